@@ -1,0 +1,94 @@
+"""assignments/ (jupytext percent .py) -> source/ (nbgrader source notebooks) -> release/ (student notebooks).
+
+The build is deterministic: cell ids come from grade_ids or positions, so rebuilding changes no byte.
+The release step runs the real ``nbgrader generate_assignment`` in a scratch course directory, so the
+instructor's gradebook is never touched by a build.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from . import ASSIGNMENT, NOTEBOOKS
+from .validate import TOTAL_POINTS, AuthoringError, validate_notebook
+
+FORBIDDEN_IN_RELEASE = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder")
+
+
+def read_authored(path: Path) -> nbformat.NotebookNode:
+    """Read one jupytext percent file as a clean nbformat 4.5 notebook with stable cell ids."""
+    nb = jupytext.read(path)
+    nb.metadata.pop("jupytext", None)
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    for index, cell in enumerate(nb.cells):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        cell["id"] = grade_id or f"cell-{index}"
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
+def build_source(repo: Path) -> list[Path]:
+    """Validate every authored notebook, then write source/ (nothing is written if any fails)."""
+    authored = repo / "assignments" / ASSIGNMENT
+    notebooks, total = {}, 0
+    for name in NOTEBOOKS:
+        path = authored / f"{name}.py"
+        if not path.exists():
+            raise AuthoringError(f"{path}: missing (every lesson of SPEC needs its authoring file)")
+        nb = read_authored(path)
+        total += validate_notebook(path, nb, name)
+        nbformat.validate(nb)
+        notebooks[name] = nb
+    if total != TOTAL_POINTS:
+        raise AuthoringError(f"{authored}: points add up to {total}, not {TOTAL_POINTS}")
+    out_dir = repo / "source" / ASSIGNMENT
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, nb in notebooks.items():
+        target = out_dir / f"{name}.ipynb"
+        target.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def build_release(repo: Path) -> list[Path]:
+    """Run nbgrader generate_assignment in a scratch course and copy release/ back."""
+    with tempfile.TemporaryDirectory(prefix="kit-build-") as scratch:
+        scratch = Path(scratch)
+        shutil.copytree(repo / "source" / ASSIGNMENT, scratch / "source" / ASSIGNMENT)
+        shutil.copy(repo / "nbgrader_config.py", scratch / "nbgrader_config.py")
+        env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        result = subprocess.run(
+            [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force",
+             f"--CourseDirectory.db_url=sqlite:///{scratch / 'gradebook.db'}"],
+            cwd=scratch, env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise AuthoringError(f"nbgrader generate_assignment failed:\n{result.stdout}\n{result.stderr}")
+        out_dir = repo / "release" / ASSIGNMENT
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        out_dir.mkdir(parents=True)
+        written = []
+        for name in NOTEBOOKS:
+            produced = scratch / "release" / ASSIGNMENT / f"{name}.ipynb"
+            text = produced.read_text(encoding="utf-8")
+            for word in FORBIDDEN_IN_RELEASE:
+                if word in text:
+                    raise AuthoringError(f"{produced.name}: the release notebook contains {word!r}")
+            target = out_dir / produced.name
+            target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+            written.append(target)
+        return written
+
+
+def build(repo: Path) -> list[Path]:
+    return build_source(repo) + build_release(repo)

@@ -1,0 +1,104 @@
+"""Hidden checks, called from the hidden test cells of the notebooks.
+
+Every check is wrapped by :func:`hidden_check`, which
+- runs the student's code with NumPy warnings and stderr silenced (nbgrader zeroes a test cell that
+  writes to stderr, so a correct solution that triggers a RuntimeWarning must not lose points),
+- turns whatever the student's code raises into a :class:`~autograder.diagnostics.Diagnosis`, so the
+  feedback shows one message and never a traceback into the kit,
+- returns ``None``: a test cell never ends in a value nbgrader could read as partial credit.
+
+Cases are drawn at grading time from fresh entropy; ``AUTOGRADER_SEED`` fixes them for debugging.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import os
+import sys
+import warnings
+
+import numpy as np
+
+from ..diagnostics import Diagnosis
+
+
+def grading_rng() -> np.random.Generator:
+    seed = os.environ.get("AUTOGRADER_SEED")
+    return np.random.default_rng(int(seed) if seed else None)
+
+
+@contextlib.contextmanager
+def quiet():
+    """Silence warnings and stderr while student code runs."""
+    saved_stderr = sys.stderr
+    sys.stderr = io.StringIO()
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        sys.stderr = saved_stderr
+
+
+def hidden_check(func):
+    """Decorate a check so that only its diagnosis reaches the student."""
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        diagnosis = None
+        try:
+            with quiet():
+                func(*args, **kwargs)
+        except Diagnosis as d:
+            diagnosis = d
+        except NotImplementedError:
+            diagnosis = Diagnosis(
+                "not-implemented",
+                "A stub still raises NotImplementedError: fill in the YOUR CODE HERE part above.",
+            )
+        except (Exception, SystemExit) as e:  # student code misbehaved in a way no check foresaw
+            diagnosis = Diagnosis("crashed", f"Your code raised {type(e).__name__}: {e}")
+        if diagnosis is not None:
+            raise diagnosis.with_traceback(None) from None
+        return None
+
+    return run
+
+
+def call(what: str, fn, *args, **kwargs):
+    """Call student code, naming it in the diagnosis if it raises."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        raise Diagnosis("not-implemented", f"{what} still raises NotImplementedError: fill in its stub.") from None
+    except Diagnosis:
+        raise
+    except (Exception, SystemExit) as e:
+        raise Diagnosis("crashed", f"{what} raised {type(e).__name__}: {e}") from None
+
+
+def expect_array(name: str, got, shape) -> np.ndarray:
+    """Check that ``got`` is a float64 ndarray of ``shape``; return it."""
+    if not isinstance(got, np.ndarray):
+        raise Diagnosis("wrong-shape", f"{name} should be a NumPy array of shape {shape}, got {type(got).__name__}.")
+    if got.shape != tuple(shape):
+        raise Diagnosis("wrong-shape", f"{name} should have shape {tuple(shape)}, got {got.shape}.")
+    if got.dtype != np.float64:
+        raise Diagnosis("wrong-dtype", f"{name} should be float64, got {got.dtype}.")
+    return got
+
+
+def expect_raises(what: str, fn, allowed: tuple, hint: str) -> None:
+    """``fn()`` must raise one of ``allowed``."""
+    try:
+        fn()
+    except allowed:
+        return
+    except NotImplementedError:
+        raise Diagnosis("not-implemented", f"{what} still raises NotImplementedError: fill in its stub.") from None
+    except (Exception, SystemExit) as e:
+        names = " or ".join(a.__name__ for a in allowed)
+        raise Diagnosis("wrong-error", f"{what} should raise {names} ({hint}), but raised {type(e).__name__}: {e}") from None
+    names = " or ".join(a.__name__ for a in allowed)
+    raise Diagnosis("no-error-raised", f"{what} should raise {names} ({hint}), but it returned normally.")

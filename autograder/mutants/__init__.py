@@ -1,0 +1,55 @@
+"""The mutant catalogue: buggy implementations that the hidden tests must catch and diagnose, and
+independent correct implementations that must score full marks.
+
+Each lesson module (``lesson01`` ... ``lesson05``) exports ``MUTANTS`` and ``ALTERNATIVES``.  A
+mutant replaces one solution cell of the reference (by its ``grade_id``), either with a whole new
+``source`` or by text ``replace`` pairs applied to the reference cell (each old text must occur
+exactly once there).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str                 # unique, short: what the student did
+    notebook: str             # e.g. "02_token_embeddings"
+    cell: str                 # grade_id of the solution cell it replaces
+    expects: str | None       # the misconception id its diagnosis must carry; None = a correct solution
+    source: str | None = None  # the whole new cell source, or
+    replace: tuple = field(default_factory=tuple)  # ((old, new), ...) applied to the reference cell
+
+    def cell_source(self, reference: str) -> str:
+        if self.source is not None:
+            return self.source
+        text = reference
+        for old, new in self.replace:
+            count = text.count(old)
+            if count != 1:
+                raise ValueError(f"mutant {self.name}: {old!r} occurs {count} times in cell {self.cell!r}, not once")
+            text = text.replace(old, new)
+        return text
+
+
+LESSONS = ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05")
+
+
+def catalogue() -> tuple[list[Mutant], list[Mutant]]:
+    """All mutants and all correct alternatives, across the lessons that have a catalogue."""
+    mutants, alternatives = [], []
+    for lesson in LESSONS:
+        try:
+            module = importlib.import_module(f"{__name__}.{lesson}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{lesson}":
+                raise
+            continue
+        mutants += module.MUTANTS
+        alternatives += module.ALTERNATIVES
+    names = [m.name for m in mutants + alternatives]
+    duplicated = {n for n in names if names.count(n) > 1}
+    if duplicated:
+        raise ValueError(f"mutant names used twice: {sorted(duplicated)}")
+    return mutants, alternatives
