@@ -21,6 +21,14 @@ def _ensure_tools_on_path() -> None:
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
 
 
+def cmd_mutants(args) -> int:
+    from .mutants.run import format_table, run_mutants
+
+    rows = run_mutants(jobs=args.jobs, names=args.only or None)
+    print(format_table(rows))
+    return 0 if all(r.ok for r in rows) else 1
+
+
 def cmd_build(args) -> int:
     from .build import build
     from .validate import AuthoringError
@@ -42,6 +50,11 @@ def main(argv=None) -> int:
     p = sub.add_parser("build", help="assignments/*.py -> source/ and release/ (validated)")
     p.add_argument("--repo", default=str(repo_root()), help="the kit's root (default: %(default)s)")
     p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("mutants", help="grade every catalogued mutant with nbgrader; print caught/diagnosed")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPU count)")
+    p.add_argument("--only", nargs="*", help="grade only these mutants (by name)")
+    p.set_defaults(func=cmd_mutants)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -124,6 +124,9 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
         if is_test and not meta.get("locked"):
             raise AuthoringError(f"{where}: a test cell must be locked")
         if is_test and cell.cell_type == "code":
+            if "BEGIN HIDDEN TESTS" in cell.source and not cell.source.lstrip().startswith("### BEGIN HIDDEN TESTS"):
+                raise AuthoringError(f"{where}: the hidden tests must come first in a test cell, so that grading "
+                                     "reports their diagnosis rather than the first failed self-check")
             _check_ends_safely(where, cell.source)
             _check_ends_safely(where + " as released", strip_hidden(cell.source))
             _check_hidden_calls(where, cell.source)

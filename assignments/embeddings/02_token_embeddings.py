@@ -117,6 +117,10 @@ class Embedding:
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-forward", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson02 as _hidden
+_hidden.embedding_forward(Embedding)
+### END HIDDEN TESTS
 # Self-check: the forward gather, for a single sequence and a batch.
 with self_check("Embedding.forward"):
     emb = Embedding(vocab_size, 8)
@@ -126,12 +130,12 @@ with self_check("Embedding.forward"):
     assert np.allclose(out, emb.E[ids]), "row t of the output should be row ids[t] of E"
     batch = data[:12].reshape(3, 4)
     assert emb.forward(batch).shape == (3, 4, 8), "ids of shape (B, T) give an output of shape (B, T, C)"
-### BEGIN HIDDEN TESTS
-import autograder.hidden.lesson02 as _hidden
-_hidden.embedding_forward(Embedding)
-### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-bad-ids", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson02 as _hidden
+_hidden.embedding_bad_ids(Embedding)
+### END HIDDEN TESTS
 # Self-check: ids outside [0, vocab_size) must be refused, not silently wrapped around.
 with self_check("Embedding.forward rejects bad ids"):
     emb = Embedding(5, 3)
@@ -142,12 +146,12 @@ with self_check("Embedding.forward rejects bad ids"):
             pass
         else:
             raise AssertionError(f"forward({bad.tolist()}) should raise IndexError or ValueError for vocab_size=5")
-### BEGIN HIDDEN TESTS
-import autograder.hidden.lesson02 as _hidden
-_hidden.embedding_bad_ids(Embedding)
-### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-backward", "locked": true, "points": 6, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson02 as _hidden
+_hidden.embedding_backward(Embedding)
+### END HIDDEN TESTS
 # Self-check: the ids [2, 0, 2] from the lesson, then a repeated id.
 with self_check("Embedding.backward"):
     emb = Embedding(4, 2)
@@ -166,12 +170,12 @@ with self_check("Embedding.backward"):
     emb.forward(np.array([2, 0, 2]))
     emb.backward(dout)
     assert np.allclose(emb.dE, [[3, 4], [0, 0], [6, 8], [0, 0]]), f"dE should be [[3, 4], [0, 0], [6, 8], [0, 0]], got\n{emb.dE}"
-### BEGIN HIDDEN TESTS
-import autograder.hidden.lesson02 as _hidden
-_hidden.embedding_backward(Embedding)
-### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-backward-fresh", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson02 as _hidden
+_hidden.embedding_backward_fresh(Embedding)
+### END HIDDEN TESTS
 # Self-check: two backward calls with the same dout give the same dE (each call starts from zeros).
 with self_check("Embedding.backward starts from zeros"):
     emb = Embedding(vocab_size, 4)
@@ -183,10 +187,6 @@ with self_check("Embedding.backward starts from zeros"):
     assert np.allclose(emb.dE, first), (
         "Calling backward twice changed dE: each backward must start from zeros instead of adding to "
         f"the previous gradient (max difference {np.abs(emb.dE - first).max():.3g}).")
-### BEGIN HIDDEN TESTS
-import autograder.hidden.lesson02 as _hidden
-_hidden.embedding_backward_fresh(Embedding)
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-gradcheck", "locked": true, "schema_version": 3, "solution": false}
 # ## 2. Checking a gradient numerically
@@ -227,6 +227,10 @@ def numerical_gradient(f, x, eps=1e-6):
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-numerical-gradient", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson02 as _hidden
+_hidden.numerical_gradient_values(numerical_gradient)
+### END HIDDEN TESTS
 # Self-check: the gradient of sum(x**3) is 3 x**2, and x comes back untouched.
 with self_check("numerical_gradient"):
     x = np.array([[1.0, -2.0, 0.5], [3.0, 0.1, -1.5]])
@@ -238,12 +242,12 @@ with self_check("numerical_gradient"):
     assert err < 1e-5, (
         f"the gradient of sum(x**3) should be 3*x**2, off by up to {err:.2e} at eps=1e-3. A one-sided difference "
         "(f(x+eps) - f(x)) / eps is off by about 3*x*eps; the check needs central differences.")
-### BEGIN HIDDEN TESTS
-import autograder.hidden.lesson02 as _hidden
-_hidden.numerical_gradient_values(numerical_gradient)
-### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "test-numerical-gradient-restore", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson02 as _hidden
+_hidden.numerical_gradient_restore(numerical_gradient)
+### END HIDDEN TESTS
 # Self-check: x is restored bit for bit, even for values where x + eps - eps != x.
 with self_check("numerical_gradient restores x"):
     x = np.array([0.1, 0.7, 1e8, -3.3])
@@ -252,10 +256,6 @@ with self_check("numerical_gradient restores x"):
     assert np.array_equal(x, before), (
         f"x must be restored exactly after each nudge; it changed by up to {np.abs(x - before).max():.3g}. "
         "Save old = x[i] and write it back.")
-### BEGIN HIDDEN TESTS
-import autograder.hidden.lesson02 as _hidden
-_hidden.numerical_gradient_restore(numerical_gradient)
-### END HIDDEN TESTS
 
 # %% nbgrader={"grade": false, "grade_id": "rel-error", "locked": false, "schema_version": 3, "solution": true}
 def rel_error(a, b):
@@ -268,16 +268,16 @@ def rel_error(a, b):
 
 
 # %% nbgrader={"grade": true, "grade_id": "test-rel-error", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson02 as _hidden
+_hidden.rel_error_values(rel_error)
+### END HIDDEN TESTS
 # Self-check: relative, entry by entry, and safe when both entries are zero.
 with self_check("rel_error"):
     r = rel_error(np.array([1.0, 100.0]), np.array([1.0, 101.0]))
     assert abs(r - 1 / 201) < 1e-12, f"rel_error([1, 100], [1, 101]) should be 1/201 = {1 / 201:.6g}, got {r}"
     z = rel_error(np.zeros(3), np.zeros(3))
     assert z == 0.0, f"rel_error of two zero arrays should be 0.0 (the 1e-12 floor avoids 0/0), got {z}"
-### BEGIN HIDDEN TESTS
-import autograder.hidden.lesson02 as _hidden
-_hidden.rel_error_values(rel_error)
-### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-check-table", "locked": true, "schema_version": 3, "solution": false}
 # ## 3. The whole check, on the corpus

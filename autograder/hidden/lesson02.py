@@ -174,8 +174,8 @@ def numerical_gradient_values(numerical_gradient):
 @hidden_check
 def numerical_gradient_restore(numerical_gradient):
     rng = grading_rng()
-    x = rng.standard_normal(int(rng.integers(4, 9))) * 10.0 ** rng.integers(-3, 4)
-    x[0] = 0.1  # 0.1 + 1e-6 - 1e-6 != 0.1
+    # values near 1, where x + eps - 2 eps + eps != x for most entries: an incremental "restore" shows
+    x = rng.standard_normal(16)
     before = x.copy()
     calls = []
 

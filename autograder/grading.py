@@ -1,0 +1,142 @@
+"""Grading one submission: the single step every grader of the kit runs.
+
+``grade_student(course_dir, assignment, student, db_url)`` is a plain function of the course
+directory on shared storage and the gradebook URL, so any worker process can run it: a local
+process pool today, a distributed engine later.  It autogrades with nbgrader's own converters
+(so the gradebook is nbgrader's), generates the feedback, and returns a :class:`StudentResult`
+with the per-test points and diagnoses.  It never raises for a bad submission: a failure is
+recorded with its reason.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from .results import StudentResult, TestResult, notebook_failures, run_problems
+
+DEFAULT_NOTEBOOK_BUDGET = 120.0
+DEFAULT_CELL_TIMEOUT = 60
+
+
+def sqlite_url(path: Path) -> str:
+    # a generous busy timeout: several worker processes may write the same SQLite gradebook
+    return f"sqlite:///{Path(path).resolve()}?timeout=60"
+
+
+def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budget: float = DEFAULT_NOTEBOOK_BUDGET,
+                  cell_timeout: int = DEFAULT_CELL_TIMEOUT) -> Config:
+    """The course's nbgrader_config.py, pointed at ``course_dir`` and ``db_url``, with the kit's executor."""
+    course_dir = Path(course_dir).resolve()
+    config = Config()
+    if (course_dir / "nbgrader_config.py").exists():
+        config.merge(PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config())
+    config.CourseDirectory.root = str(course_dir)
+    config.CourseDirectory.db_url = db_url or config.CourseDirectory.get("db_url") or sqlite_url(course_dir / "gradebook.db")
+    config.Execute.timeout = cell_timeout
+    config.BudgetedExecute.notebook_budget = notebook_budget
+    config.BudgetedExecute.timeout = cell_timeout
+    config.Autograde.autograde_preprocessors = [
+        "autograder.preprocessors.BudgetedExecute",
+        "nbgrader.preprocessors.IgnorePattern",
+        "nbconvert.preprocessors.ClearMetadataPreprocessor",
+        "nbgrader.preprocessors.LimitOutput",
+        "nbgrader.preprocessors.SaveAutoGrades",
+        "nbgrader.preprocessors.AssignLatePenalties",
+        "nbgrader.preprocessors.CheckCellMetadata",
+    ]
+    return config
+
+
+def _ensure_tools_on_path() -> None:
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+
+
+def _run(converter_cls, config: Config, assignment: str, student: str, force: bool = True) -> dict:
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.utils import capture_log
+
+    coursedir = CourseDirectory(config=config)
+    coursedir.assignment_id = assignment
+    coursedir.student_id = student
+    app = converter_cls(coursedir=coursedir, config=config)
+    app.force = force
+    if hasattr(app, "create_student"):
+        app.create_student = True
+    cwd = os.getcwd()
+    try:
+        return capture_log(app)
+    finally:
+        os.chdir(cwd)
+
+
+def _log_reason(outcome: dict) -> str:
+    text = (outcome.get("log") or "") + "\n" + (outcome.get("error") or "")
+    for marker in ("DeadKernelError", "Kernel died", "UnresponsiveKernelError", "CellTimeoutError",
+                   "NotJSONError", "JSONDecodeError", "ValidationError", "Notebook does not appear to be JSON"):
+        if marker in text:
+            return marker
+    lines = [line for line in text.splitlines() if line.startswith("[ERROR]")]
+    return lines[0][8:][:300] if lines else "nbgrader could not grade it (see the log)"
+
+
+def read_result(course_dir: Path, assignment: str, student: str, db_url: str) -> StudentResult:
+    """The student's per-test points from the gradebook, with the diagnoses of the autograded notebooks."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    autograded = Path(course_dir) / "autograded" / student / assignment
+    with Gradebook(db_url) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return StudentResult(student, "failed", "no submission in the gradebook")
+        tests = []
+        for nb in sorted(submission.notebooks, key=lambda n: n.name):
+            path = autograded / f"{nb.name}.ipynb"
+            failures = notebook_failures(path) if path.exists() else {}
+            for grade in sorted(nb.grades, key=lambda g: g.name):
+                diagnosis, message = failures.get(grade.name, (None, None))
+                if not path.exists():
+                    diagnosis, message = "missing", "the notebook was not submitted or could not be graded"
+                tests.append(TestResult(nb.name, grade.name, float(grade.score or 0.0), float(grade.max_score),
+                                        diagnosis, message))
+        score, max_score = float(submission.score or 0.0), float(submission.max_score or 0.0)
+    return StudentResult(student, "graded", "", score, max_score, 0.0, tests)
+
+
+def grade_student(course_dir, assignment: str, student: str, db_url: str | None = None, *,
+                  notebook_budget: float = DEFAULT_NOTEBOOK_BUDGET, cell_timeout: int = DEFAULT_CELL_TIMEOUT,
+                  feedback: bool = True) -> StudentResult:
+    """Autograde one student's submission and generate its feedback; never raises for a bad submission."""
+    from nbgrader.converters import Autograde, GenerateFeedback
+
+    _ensure_tools_on_path()
+    warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy noise
+    start = time.monotonic()
+    course_dir = Path(course_dir).resolve()
+    config = course_config(course_dir, db_url, notebook_budget=notebook_budget, cell_timeout=cell_timeout)
+    db_url = config.CourseDirectory.db_url
+    outcome = _run(Autograde, config, assignment, student)
+    if not outcome["success"]:
+        result = StudentResult(student, "failed", _log_reason(outcome))
+    else:
+        if feedback:
+            fb = _run(GenerateFeedback, config, assignment, student)
+            if not fb["success"]:
+                outcome = fb
+        result = read_result(course_dir, assignment, student, db_url)
+        problems = []
+        for path in sorted((course_dir / "autograded" / student / assignment).glob("*.ipynb")):
+            problems += run_problems(path)
+        result.reason = "; ".join(problems)
+        if not outcome["success"]:
+            result.reason = "; ".join(filter(None, [result.reason, "feedback: " + _log_reason(outcome)]))
+    result.seconds = round(time.monotonic() - start, 3)
+    return result
