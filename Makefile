@@ -11,6 +11,8 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 setup: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
+	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq bubblewrap); } \
+	  || echo "note: bubblewrap (bwrap) is missing; grading refuses to run student code unsandboxed (apt-get install bubblewrap)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24"
 	$(PY) -m pip install --quiet -r requirements.lock

@@ -29,6 +29,59 @@ def cmd_mutants(args) -> int:
     return 0 if all(r.ok for r in rows) else 1
 
 
+def cmd_check(args) -> int:
+    from .selfcheck import format_rows, run_self_checks
+
+    status = 0
+    for notebook in args.notebooks:
+        try:
+            rows = run_self_checks(Path(notebook), timeout=args.timeout)
+        except (ValueError, FileNotFoundError) as e:
+            print(f"check: {e}", file=sys.stderr)
+            status = 2
+            continue
+        print(format_rows(Path(notebook), rows))
+        if not rows or not all(r.passed for r in rows):
+            status = max(status, 1)
+    return status
+
+
+def cmd_grade(args) -> int:
+    from .batch import BatchOptions, GradingError
+    from .grade_command import grade_assignment
+    from .progress import Progress
+
+    options = BatchOptions(jobs=args.jobs, force=args.force, notebook_budget=args.notebook_budget,
+                           cell_timeout=args.cell_timeout)
+    try:
+        grade_assignment(Path(args.course_dir), args.assignment, db_url=args.db_url, students=args.student or None,
+                         options=options, progress=Progress(quiet=None))
+    except GradingError as e:
+        print(f"grade: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_collect(args) -> int:
+    from .collect import collect
+
+    try:
+        report = collect(Path(args.course_dir), args.assignment, Path(args.path),
+                         Path(args.roster) if args.roster else None)
+    except ValueError as e:
+        print(f"collect: {e}", file=sys.stderr)
+        return 2
+    print(report.text())
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    run_demo(Path(args.workdir) if args.workdir else None, jobs=args.jobs)
+    return 0
+
+
 def cmd_build(args) -> int:
     from .build import build
     from .validate import AuthoringError
@@ -55,6 +108,34 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPU count)")
     p.add_argument("--only", nargs="*", help="grade only these mutants (by name)")
     p.set_defaults(func=cmd_mutants)
+
+    p = sub.add_parser("grade", help="grade every submission in parallel; feedback, exports, class report")
+    p.add_argument("assignment", help="the assignment name, e.g. %s" % ASSIGNMENT)
+    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
+    p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPU count)")
+    p.add_argument("--student", nargs="+", help="grade only these students")
+    p.add_argument("--force", action="store_true", help="regrade submissions already graded and unchanged")
+    p.add_argument("--notebook-budget", type=float, default=120.0, help="seconds one notebook may run (default: %(default)s)")
+    p.add_argument("--cell-timeout", type=int, default=60, help="seconds one cell may run (default: %(default)s)")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("collect", help="import submissions from a folder or an LMS (Canvas-style) zip")
+    p.add_argument("assignment")
+    p.add_argument("path", help="a folder or a .zip download")
+    p.add_argument("--roster", help="CSV with student_id and login / lms_id / canvas_id / email columns")
+    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
+    p.set_defaults(func=cmd_collect)
+
+    p = sub.add_parser("demo", help="collect, grade, export and report a built-in class in a scratch course")
+    p.add_argument("--workdir", help="where to put the scratch course (default: a new temporary folder)")
+    p.add_argument("--jobs", type=int, default=2, help="worker processes (default: %(default)s)")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("check", help="run a notebook's visible self-checks and print a table (exit 0: all pass)")
+    p.add_argument("notebooks", nargs="+", help="student notebooks (.ipynb)")
+    p.add_argument("--timeout", type=int, default=60, help="seconds per cell (default: %(default)s)")
+    p.set_defaults(func=cmd_check)
 
     args = parser.parse_args(argv)
     return args.func(args)

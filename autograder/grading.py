@@ -18,6 +18,10 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from .intake import STAGING, grade_ids, read_notebook, stage_submission
+from .judge import judge_notebooks
+from .preprocessors import LAST_TIMINGS
+from .sandbox import sandbox_enabled
 from .results import StudentResult, TestResult, notebook_failures, run_problems
 
 DEFAULT_NOTEBOOK_BUDGET = 120.0
@@ -37,10 +41,13 @@ def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budge
     if (course_dir / "nbgrader_config.py").exists():
         config.merge(PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config())
     config.CourseDirectory.root = str(course_dir)
+    config.CourseDirectory.submitted_directory = STAGING  # checked copies; submitted/ is never touched
     config.CourseDirectory.db_url = db_url or config.CourseDirectory.get("db_url") or sqlite_url(course_dir / "gradebook.db")
     config.Execute.timeout = cell_timeout
     config.BudgetedExecute.notebook_budget = notebook_budget
     config.BudgetedExecute.timeout = cell_timeout
+    config.BudgetedExecute.sandbox = sandbox_enabled()
+    config.SandboxedKernelManager.hide_paths = [str(course_dir)]
     config.Autograde.autograde_preprocessors = [
         "autograder.preprocessors.BudgetedExecute",
         "nbgrader.preprocessors.IgnorePattern",
@@ -51,6 +58,16 @@ def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budge
         "nbgrader.preprocessors.CheckCellMetadata",
     ]
     return config
+
+
+def expected_notebooks(course_dir: Path, assignment: str) -> dict[str, set[str]]:
+    """Notebook name -> grade_ids of its graded cells, from the course's source notebooks."""
+    found = {}
+    for path in sorted((Path(course_dir) / "source" / assignment).glob("*.ipynb")):
+        nb = read_notebook(path)
+        found[path.stem] = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+                            if c.metadata.get("nbgrader", {}).get("grade")}
+    return found
 
 
 def _ensure_tools_on_path() -> None:
@@ -87,7 +104,30 @@ def _log_reason(outcome: dict) -> str:
     return lines[0][8:][:300] if lines else "nbgrader could not grade it (see the log)"
 
 
-def read_result(course_dir: Path, assignment: str, student: str, db_url: str) -> StudentResult:
+def apply_verdicts(db_url: str, assignment: str, student: str, verdicts: dict[str, dict]) -> list[str]:
+    """Zero every test that scored in the student's kernel but fails the clean re-run; return the reasons."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    reasons = []
+    with Gradebook(db_url) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return reasons
+        for nb in submission.notebooks:
+            tests = verdicts.get(nb.name, {})
+            for grade in nb.grades:
+                passed, diagnosis, message = tests.get(grade.name, [True, None, None])
+                if not passed and (grade.score or 0) > 0:
+                    grade.manual_score = 0.0
+                    reasons.append(f"{nb.name}/{grade.name} scored in the student's kernel but fails the clean re-run "
+                                   f"[{diagnosis}]: 0 points")
+        gb.db.commit()
+    return reasons
+
+
+def read_result(course_dir: Path, assignment: str, student: str, db_url: str,
+                verdicts: dict[str, dict] | None = None) -> StudentResult:
     """The student's per-test points from the gradebook, with the diagnoses of the autograded notebooks."""
     from nbgrader.api import Gradebook, MissingEntry
 
@@ -103,6 +143,9 @@ def read_result(course_dir: Path, assignment: str, student: str, db_url: str) ->
             failures = notebook_failures(path) if path.exists() else {}
             for grade in sorted(nb.grades, key=lambda g: g.name):
                 diagnosis, message = failures.get(grade.name, (None, None))
+                verdict = (verdicts or {}).get(nb.name, {}).get(grade.name)
+                if verdict and not verdict[0] and diagnosis is None:
+                    diagnosis, message = verdict[1], verdict[2]
                 if not path.exists():
                     diagnosis, message = "missing", "the notebook was not submitted or could not be graded"
                 tests.append(TestResult(nb.name, grade.name, float(grade.score or 0.0), float(grade.max_score),
@@ -113,7 +156,7 @@ def read_result(course_dir: Path, assignment: str, student: str, db_url: str) ->
 
 def grade_student(course_dir, assignment: str, student: str, db_url: str | None = None, *,
                   notebook_budget: float = DEFAULT_NOTEBOOK_BUDGET, cell_timeout: int = DEFAULT_CELL_TIMEOUT,
-                  feedback: bool = True) -> StudentResult:
+                  feedback: bool = True, verify: bool = True) -> StudentResult:
     """Autograde one student's submission and generate its feedback; never raises for a bad submission."""
     from nbgrader.converters import Autograde, GenerateFeedback
 
@@ -123,20 +166,32 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     course_dir = Path(course_dir).resolve()
     config = course_config(course_dir, db_url, notebook_budget=notebook_budget, cell_timeout=cell_timeout)
     db_url = config.CourseDirectory.db_url
-    outcome = _run(Autograde, config, assignment, student)
-    if not outcome["success"]:
-        result = StudentResult(student, "failed", _log_reason(outcome))
+    try:
+        intake_notes = stage_submission(course_dir, assignment, student, expected_notebooks(course_dir, assignment))
+    except OSError as e:
+        intake_notes = None
+        result = StudentResult(student, "failed", f"could not read the submission: {e}")
+    LAST_TIMINGS.clear()
+    graded = _run(Autograde, config, assignment, student) if intake_notes is not None else {"success": False}
+    if intake_notes is None:
+        pass
+    elif not graded["success"]:
+        result = StudentResult(student, "failed", "; ".join(intake_notes + [_log_reason(graded)]))
     else:
+        problems, verdicts = list(intake_notes), None
+        notebooks = sorted((course_dir / "autograded" / student / assignment).glob("*.ipynb"))
+        for path in notebooks:
+            problems += run_problems(path)
+        if verify and notebooks:
+            verdicts = judge_notebooks(notebooks, budget=notebook_budget, hide=[str(course_dir)],
+                                       sandbox=sandbox_enabled())
+            problems += apply_verdicts(db_url, assignment, student, verdicts)
+        result = read_result(course_dir, assignment, student, db_url, verdicts)
+        result.notebook_seconds = dict(LAST_TIMINGS)
         if feedback:
             fb = _run(GenerateFeedback, config, assignment, student)
             if not fb["success"]:
-                outcome = fb
-        result = read_result(course_dir, assignment, student, db_url)
-        problems = []
-        for path in sorted((course_dir / "autograded" / student / assignment).glob("*.ipynb")):
-            problems += run_problems(path)
+                problems.append("feedback: " + _log_reason(fb))
         result.reason = "; ".join(problems)
-        if not outcome["success"]:
-            result.reason = "; ".join(filter(None, [result.reason, "feedback: " + _log_reason(outcome)]))
     result.seconds = round(time.monotonic() - start, 3)
     return result

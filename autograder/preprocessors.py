@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import time
 
+from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Float
+from traitlets import Bool, Float
 
 BUDGET_ENAME = "NotebookBudgetExceeded"
+DEAD_ENAME = "KernelDied"
+# notebook name -> seconds its execution took, for the grading step running in this same process
+LAST_TIMINGS: dict[str, float] = {}
 
 
 class BudgetedExecute(Execute):
@@ -19,11 +23,25 @@ class BudgetedExecute(Execute):
     """
 
     notebook_budget = Float(120.0, help="Seconds one notebook may run in all.").tag(config=True)
+    sandbox = Bool(False, help="Run the kernel inside bubblewrap (autograder.sandbox).").tag(config=True)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.sandbox:  # nbgrader's Execute pins AsyncKernelManager; swap in the sandboxed one
+            from .sandbox import SandboxedKernelManager
+
+            self.kernel_manager_class = SandboxedKernelManager
 
     def preprocess(self, nb, resources=None, km=None):
-        self._deadline = time.monotonic() + self.notebook_budget
+        self._kernel_died = None
+        started = time.monotonic()
+        self._deadline = started + self.notebook_budget
         self.timeout_func = self._cell_timeout
-        return super().preprocess(nb, resources, km)
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            name = (resources or {}).get("unique_key", "?")
+            LAST_TIMINGS[name] = round(time.monotonic() - started, 3)
 
     def _remaining(self) -> float:
         return self._deadline - time.monotonic()
@@ -33,10 +51,21 @@ class BudgetedExecute(Execute):
         return max(1, int(min(per_cell, self._remaining()) + 0.999))
 
     def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type == "code" and cell.source.strip() and self._remaining() <= 0:
-            cell.outputs = [NotebookNode(
-                output_type="error", ename=BUDGET_ENAME,
-                evalue=f"not run: the notebook used up its {self.notebook_budget:g} s budget",
-                traceback=[f"{BUDGET_ENAME}: not run: the notebook used up its {self.notebook_budget:g} s budget"])]
-            return cell, resources
-        return super().preprocess_cell(cell, resources, index)
+        if cell.cell_type != "code" or not cell.source.strip():
+            return super().preprocess_cell(cell, resources, index)
+        if self._kernel_died is not None:
+            return _fail(cell, DEAD_ENAME, f"not run: the kernel died in cell `{self._kernel_died}`"), resources
+        if self._remaining() <= 0:
+            return _fail(cell, BUDGET_ENAME, f"not run: the notebook used up its {self.notebook_budget:g} s budget"), resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            # the student's code killed its kernel (os._exit, a crash, the OOM killer): this cell and
+            # every later one score 0, the cells before keep their points, and grading goes on
+            self._kernel_died = cell.metadata.get("nbgrader", {}).get("grade_id") or cell.get("id") or str(index)
+            return _fail(cell, DEAD_ENAME, f"the kernel died while running cell `{self._kernel_died}`"), resources
+
+
+def _fail(cell, ename: str, message: str):
+    cell.outputs = [NotebookNode(output_type="error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])]
+    return cell

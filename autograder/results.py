@@ -29,6 +29,7 @@ class StudentResult:
     max_score: float = 0.0
     seconds: float = 0.0
     tests: list[TestResult] = field(default_factory=list)
+    notebook_seconds: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -67,7 +68,7 @@ def notebook_failures(path: Path) -> dict[str, tuple[str | None, str | None]]:
 
 def run_problems(path: Path) -> list[str]:
     """Human reasons from an autograded notebook: timeouts, an exhausted budget, a dead kernel."""
-    from .preprocessors import BUDGET_ENAME
+    from .preprocessors import BUDGET_ENAME, DEAD_ENAME
 
     nb = nbformat.read(str(path), as_version=4)
     reasons = []
@@ -78,6 +79,8 @@ def run_problems(path: Path) -> list[str]:
                 continue
             if out.get("ename") == "CellTimeoutError":
                 reasons.append(f"{path.stem}: timed out in cell `{name}`")
+            elif out.get("ename") == DEAD_ENAME and "while running" in out.get("evalue", ""):
+                reasons.append(f"{path.stem}: kernel died in cell `{name}`")
             elif out.get("ename") == BUDGET_ENAME:
                 reasons.append(f"{path.stem}: ran out of its time budget before cell `{name}`")
                 return reasons

@@ -76,7 +76,10 @@ def _check_hidden_calls(where: str, source: str) -> None:
     if calls and len(set(modules)) != 1:
         raise AuthoringError(f"{where}: hidden checks must be imported as 'import autograder.hidden.<lesson> as _hidden'")
     for name in calls:
-        module = importlib.import_module(f"autograder.hidden.{modules[0]}")
+        try:
+            module = importlib.import_module(f"autograder.hidden.{modules[0]}")
+        except ImportError as e:
+            raise AuthoringError(f"{where}: cannot import autograder.hidden.{modules[0]}: {e}") from None
         if not callable(getattr(module, name, None)):
             raise AuthoringError(f"{where}: autograder.hidden.{modules[0]} has no check named {name!r}")
 

@@ -66,6 +66,11 @@ def hidden_check(func):
     return run
 
 
+# Set by the clean re-run (autograder.judge): called every time control returns from student code,
+# to put back anything the student's code replaced (NumPy functions, builtins, the kit's modules).
+after_student_code = None
+
+
 def call(what: str, fn, *args, **kwargs):
     """Call student code, naming it in the diagnosis if it raises."""
     try:
@@ -76,6 +81,9 @@ def call(what: str, fn, *args, **kwargs):
         raise
     except (Exception, SystemExit) as e:
         raise Diagnosis("crashed", f"{what} raised {type(e).__name__}: {e}") from None
+    finally:
+        if after_student_code is not None:
+            after_student_code()
 
 
 def expect_array(name: str, got, shape) -> np.ndarray:
@@ -86,7 +94,8 @@ def expect_array(name: str, got, shape) -> np.ndarray:
         raise Diagnosis("wrong-shape", f"{name} should have shape {tuple(shape)}, got {got.shape}.")
     if got.dtype != np.float64:
         raise Diagnosis("wrong-dtype", f"{name} should be float64, got {got.dtype}.")
-    return got
+    # a plain ndarray copy: a subclass with its own arithmetic or comparisons cannot fool the checks
+    return np.array(got, dtype=np.float64, copy=True, subok=False)
 
 
 def expect_raises(what: str, fn, allowed: tuple, hint: str) -> None:

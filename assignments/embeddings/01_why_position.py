@@ -1,0 +1,353 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false}
+# # Lesson 1 — Why attention needs position
+#
+# Back in Module 1 you may have noticed something odd: two copies of the same character produced
+# exactly the same attention row, no matter where in the sentence they stood. That was not a bug in
+# your code. Self-attention has no idea *where* a token is. It compares every token with every other
+# token by content alone, so it treats a sequence like a bag of vectors: shuffle the tokens and the
+# outputs come back shuffled in the same way, each one otherwise unchanged. The course overview calls
+# this "permutation invariance" (the *set* of outputs does not change); the precise word is
+# **permutation equivariance**: permuting the input permutes the output by the same permutation.
+#
+# For a language model that is fatal: "the boat" and "boat the" would look alike to it. In this
+# lesson you build a small attention head, measure the symmetry numerically, and watch it break the
+# moment each slot of the sequence gets a position vector added to it.
+#
+# What you write: `softmax`, `self_attention` and `permutation_gap`. Every graded unit is followed
+# by self-check cells; run them after each step. Hidden tests draw fresh random cases when your
+# notebook is graded, so make the code right, not just the examples.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+
+
+@contextmanager
+def self_check(name):
+    """Run one self-check quietly; a stub that is not filled in yet is reported as such."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            yield
+        except NotImplementedError:
+            raise AssertionError(f"{name}: not implemented yet. Fill in its stub above, run that cell, then this one.") from None
+    print(f"self-check passed: {name}")
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-softmax", "locked": true, "schema_version": 3, "solution": false}
+# ## 1. A softmax that never overflows
+#
+# Attention turns raw scores into weights with the softmax: for a vector of scores $x$,
+#
+# $$\mathrm{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}.$$
+#
+# Every weight is positive and the weights add up to 1. For `[1, 2, 3]` you get
+# `[0.0900, 0.2447, 0.6652]`: the largest score wins most of the weight, but not all of it.
+#
+# **The overflow trap.** float64 cannot hold numbers above about `1.8e308`, and `np.exp(710)` is
+# already `inf`. Scores around 1000 are not exotic (large activations, long training), and then the
+# formula computes `inf / inf = nan`. Scores around -1000 fail the other way: every exponential
+# underflows to 0 and you divide `0 / 0`.
+#
+# The fix costs one line. Subtracting the same constant $m$ from every score changes nothing, because
+# $e^{x_i - m} / \sum_j e^{x_j - m} = e^{-m} e^{x_i} / (e^{-m} \sum_j e^{x_j})$ and the $e^{-m}$
+# cancels. Choose $m = \max_j x_j$: the largest shifted score is exactly 0, so no exponential exceeds
+# 1 and at least one equals 1, which keeps the sum away from 0. Worked example:
+# `softmax([1000, 1001, 1002])` becomes `softmax([-2, -1, 0])` = `[0.0900, 0.2447, 0.6652]`, the same
+# numbers as for `[1, 2, 3]`.
+#
+# **The axis.** `softmax(x, axis=-1)` works on arrays of any shape: every 1-D slice taken along
+# `axis` is normalised on its own, so the slices along `axis` sum to 1. Take the max and the sum
+# *along that axis* with `keepdims=True`, so that the reduced array broadcasts back against `x`.
+# For a `(2, 3)` array, `axis=-1` normalises each row and `axis=0` each column.
+#
+# Do not change `x` in place (`x -= x.max(...)` would overwrite the caller's array); build a new one.
+
+# %% nbgrader={"grade": false, "grade_id": "softmax", "locked": false, "schema_version": 3, "solution": true}
+def softmax(x, axis=-1):
+    """Numerically stable softmax: every slice of x along `axis` becomes positive weights summing to 1."""
+    ### BEGIN SOLUTION
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-softmax-values", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson01 as _hidden
+_hidden.softmax_values(softmax)
+### END HIDDEN TESTS
+# Self-check: the worked example, then rows (the default axis) and columns (axis=0) of a small array.
+with self_check("softmax"):
+    p = softmax(np.array([1.0, 2.0, 3.0]))
+    assert np.allclose(p, [0.09003057, 0.24472847, 0.66524096]), f"softmax([1, 2, 3]) should be [0.0900 0.2447 0.6652], got {p}"
+    x = np.array([[1.0, 2.0, 3.0], [4.0, 4.0, 4.0]])
+    rows = softmax(x)
+    assert np.shape(rows) == x.shape, f"softmax keeps the shape of its input {x.shape}, got {np.shape(rows)}"
+    assert np.allclose(rows.sum(axis=1), 1), f"with the default axis=-1 every row should sum to 1, got row sums {rows.sum(axis=1)}"
+    assert np.allclose(rows[1], 1 / 3), f"equal scores get equal weights: softmax([4, 4, 4]) should be 1/3 each, got {rows[1]}"
+    cols = softmax(x, axis=0)
+    assert np.allclose(cols.sum(axis=0), 1), f"softmax(x, axis=0) should make every column sum to 1, got column sums {cols.sum(axis=0)}"
+    assert np.allclose(cols[:, 2], [0.26894142, 0.73105858]), f"column 2 of softmax(x, axis=0) is softmax([3, 4]) = [0.2689 0.7311], got {cols[:, 2]}"
+    assert np.array_equal(x, [[1.0, 2.0, 3.0], [4.0, 4.0, 4.0]]), "softmax must not change its input x: build a new array instead of x -= ..."
+
+# %% nbgrader={"grade": true, "grade_id": "test-softmax-stable", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson01 as _hidden
+_hidden.softmax_stable(softmax)
+### END HIDDEN TESTS
+# Self-check: scores around +1000 and -1000 give the same weights as small scores, without inf or nan.
+with self_check("softmax is stable"):
+    big = softmax(np.array([1000.0, 1001.0, 1002.0]))
+    assert np.all(np.isfinite(big)), f"softmax overflows on large inputs; subtract the max. softmax([1000, 1001, 1002]) gave {big}"
+    assert np.allclose(big, [0.09003057, 0.24472847, 0.66524096]), f"softmax([1000, 1001, 1002]) should equal softmax([1, 2, 3]) = [0.0900 0.2447 0.6652], got {big}"
+    low = softmax(np.array([[-1000.0, -1001.0], [2.0, 1.0]]))
+    assert np.all(np.isfinite(low)), f"softmax overflows on large inputs; subtract the max. A row around -1000 gave {low[0]} (0/0 after every exp underflows)"
+    assert np.allclose(low[0], low[1]), f"softmax([-1000, -1001]) should equal softmax([2, 1]) = {low[1]}, got {low[0]}"
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-attention", "locked": true, "schema_version": 3, "solution": false}
+# ## 2. One attention head
+#
+# The input is a batch of sequences `X` of shape `(B, T, C)`: `B` sequences, `T` tokens each, every
+# token a vector of width `C`. Three weight matrices of shape `(C, hs)` project each token to a
+# **query**, a **key** and a **value** of width `hs` (the head size):
+#
+# * `Q = X @ Wq`, `K = X @ Wk`, `V = X @ Wv`, each `(B, T, hs)`;
+# * `scores = Q @ Kᵀ / sqrt(hs)`, shape `(B, T, T)`: entry `[b, t, s]` says how well query `t` matches
+#   key `s`. Transpose only the last two axes of `K` (`K.swapaxes(-1, -2)` or
+#   `K.transpose(0, 2, 1)`); `K.T` on a 3-D array would reverse all three axes;
+# * `weights = softmax(scores)` over the **last** axis, the keys: row `t` of the weights is how query
+#   `t` spreads its attention over the `T` tokens, and each row sums to 1;
+# * `out = weights @ V`, shape `(B, T, hs)`: token `t` receives a weighted average of the values.
+#
+# There is no mask in this lesson: every token may look at every other token.
+#
+# **Why divide by `sqrt(hs)`?** A query and a key with `hs` independent entries of variance 1 have a
+# dot product with variance `hs`. With `hs = 64` the raw scores spread over about ±8, the softmax
+# puts nearly all the weight on one token, and its gradients vanish. Dividing by `sqrt(hs)` brings
+# the spread back to about 1, whatever the head size. Note that `hs` is the head size,
+# `Wq.shape[1]`, not the width `C` of the input.
+#
+# A worked example with `T = 2`, `C = hs = 2` and all three matrices the identity:
+# `X = [[1, 0], [0, 1]]` gives `scores = [[1, 0], [0, 1]] / sqrt(2) = [[0.7071, 0], [0, 0.7071]]`, so
+# row 0 of the weights is `softmax([0.7071, 0]) = [0.6698, 0.3302]`, and since `V = X`, that is also
+# row 0 of the output. Forget the scaling and you get `softmax([1, 0]) = [0.7311, 0.2689]` instead.
+#
+# Use your own `softmax` from above.
+
+# %% nbgrader={"grade": false, "grade_id": "self-attention", "locked": false, "schema_version": 3, "solution": true}
+def self_attention(X, Wq, Wk, Wv):
+    """One attention head, no mask: X (B, T, C), each W (C, hs) -> (B, T, hs)."""
+    ### BEGIN SOLUTION
+    Q = X @ Wq
+    K = X @ Wk
+    V = X @ Wv
+    hs = Wq.shape[1]
+    scores = Q @ K.swapaxes(-1, -2) / np.sqrt(hs)
+    weights = softmax(scores, axis=-1)
+    return weights @ V
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-attention-values", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson01 as _hidden
+_hidden.attention_values(self_attention, softmax)
+### END HIDDEN TESTS
+# Self-check: the output shape, uniform attention when every score is 0, and weights that sum to 1 over the keys.
+with self_check("self_attention"):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((2, 5, 4))
+    Wk, Wv = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    out = self_attention(X, np.zeros((4, 3)), Wk, Wv)
+    assert np.shape(out) == (2, 5, 3), f"X (2, 5, 4) with W of shape (4, 3) should give (B, T, hs) = (2, 5, 3), got {np.shape(out)}"
+    mean_v = (X @ Wv).mean(axis=1, keepdims=True)
+    assert np.allclose(out, mean_v), (
+        "with Wq = 0 every score is 0, every token attends to all 5 tokens equally, and each output row "
+        "should be the mean of the values V = X @ Wv over the sequence")
+    X[:, :, 0] = 1.0                      # a constant feature ...
+    Wv = np.zeros((4, 3))
+    Wv[0] = 1.0                           # ... makes every value vector all ones
+    out = self_attention(X, rng.standard_normal((4, 3)), Wk, Wv)
+    assert np.allclose(out, 1.0), (
+        "when every value vector is all ones, each output is a weighted average of ones, i.e. 1, because the "
+        f"weights of each query sum to 1 over the keys (softmax over the last axis); got entries from {out.min():.4f} to {out.max():.4f}")
+
+# %% nbgrader={"grade": true, "grade_id": "test-attention-scaling", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson01 as _hidden
+_hidden.attention_scaling(self_attention, softmax)
+### END HIDDEN TESTS
+# Self-check: the worked example from the text.
+with self_check("self_attention scaling"):
+    X = np.array([[[1.0, 0.0], [0.0, 1.0]]])
+    eye = np.eye(2)
+    out = self_attention(X, eye, eye, eye)
+    assert np.allclose(out[0], [[0.66976155, 0.33023845], [0.33023845, 0.66976155]]), (
+        "scores are scaled by 1/sqrt(head size): with hs = 2 row 0 of the scores is [0.7071, 0] and the output "
+        f"row 0 is [0.6698 0.3302] (unscaled scores give [0.7311 0.2689]); got {out[0, 0]}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-equivariance", "locked": true, "schema_version": 3, "solution": false}
+# ## 3. Shuffle the input, and the output shuffles along
+#
+# Here is the blind spot in numbers. The words "lamp" and "palm" use the same four letters in a
+# different order. Give every letter a made-up vector, run both words through the same attention
+# head, and compare the output of each letter in the two words.
+
+# %% nbgrader={"grade": false, "grade_id": "demo-anagram", "locked": true, "schema_version": 3, "solution": false}
+rng = np.random.default_rng(0)
+letter_vec = {ch: rng.standard_normal(4) for ch in "almp"}   # a made-up vector per letter
+Wq, Wk, Wv = (rng.standard_normal((4, 4)) / 2 for _ in range(3))
+
+
+def as_batch(word):
+    """The word as a batch of one sequence, shape (1, T, C)."""
+    return np.array([[letter_vec[ch] for ch in word]])
+
+
+out_lamp = self_attention(as_batch("lamp"), Wq, Wk, Wv)[0]
+out_palm = self_attention(as_batch("palm"), Wq, Wk, Wv)[0]
+print("no positions: the output of each letter in 'lamp' and in 'palm'")
+for ch in "lamp":
+    i, j = "lamp".index(ch), "palm".index(ch)
+    print(f"  {ch!r}  lamp: {np.round(out_lamp[i], 4)}  palm: {np.round(out_palm[j], 4)}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-why-equivariant", "locked": true, "schema_version": 3, "solution": false}
+# Each letter gets exactly the same output in both words. The reason fits in three lines. Write
+# the shuffle as a permutation matrix $\Pi$ acting on the sequence axis, so the shuffled input is
+# $\Pi X$. Then
+#
+# * the projections shuffle along: $Q' = \Pi Q$, $K' = \Pi K$, $V' = \Pi V$;
+# * the scores shuffle in both rows and columns: $Q' K'^\top = \Pi\, Q K^\top\, \Pi^\top$, and a
+#   row-wise softmax does not care in which order rows and columns come, so the weights become
+#   $\Pi A \Pi^\top$;
+# * the output is $\Pi A \Pi^\top \Pi V = \Pi (A V)$, because $\Pi^\top \Pi = I$.
+#
+# So $f(\Pi X) = \Pi f(X)$: nothing in the formula knows which slot a token sits in. The order of
+# the words is simply not part of what attention sees.
+#
+# ## 4. Adding position breaks the symmetry
+#
+# The cure is to change the input, not the attention: add to the token in slot `t` a vector `P[t]`
+# that belongs to the *slot*, one row per position, `P` of shape `(block_size, C)`. A sequence of
+# length `T` uses the first `T` rows, `pos = P[:T]`, and the layer sees `X + pos`. When you shuffle
+# the tokens, the slots stay where they are: the shuffled input is `X[:, perm] + P[:T]`, which is
+# *not* a shuffled copy of `X + P[:T]`, so the output is no longer a shuffled copy either.
+# (Lessons 3 and 4 build good tables `P`; here a random one is enough to break the symmetry.)
+#
+# `permutation_gap(X, perm, Wq, Wk, Wv, P=None)` measures how far attention is from equivariant for
+# one permutation `perm` of the `T` slots:
+#
+# 1. `pos = P[:T]`, or `0` when `P` is `None`;
+# 2. `first = self_attention(X[:, perm] + pos, ...)`: shuffle the tokens, then attend;
+# 3. `after = self_attention(X + pos, ...)[:, perm]`: attend, then shuffle the outputs the same way;
+# 4. return the largest absolute difference `max |first - after|` as one Python float.
+#
+# Without positions the two agree up to rounding, about `1e-15`. With positions they clearly differ.
+# Three ways to get this wrong that look plausible: forgetting to shuffle `after` (then you compare
+# outputs of different tokens), shuffling `P` together with `X` (`P[:T][perm]` travels with the
+# tokens, so the positions say nothing about slots and the gap is back to 0), and adding `pos` to the
+# *output* of attention instead of its input (too late: attention has already ignored the order).
+
+# %% nbgrader={"grade": false, "grade_id": "permutation-gap", "locked": false, "schema_version": 3, "solution": true}
+def permutation_gap(X, perm, Wq, Wk, Wv, P=None):
+    """max |self_attention(X[:, perm] + pos) - self_attention(X + pos)[:, perm]| with pos = P[:T] (or 0)."""
+    ### BEGIN SOLUTION
+    T = X.shape[1]
+    pos = 0.0 if P is None else P[:T]
+    first = self_attention(X[:, perm] + pos, Wq, Wk, Wv)
+    after = self_attention(X + pos, Wq, Wk, Wv)[:, perm]
+    return float(np.max(np.abs(first - after)))
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-permutation-gap-no-pos", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson01 as _hidden
+_hidden.permutation_gap_no_pos(permutation_gap, self_attention)
+### END HIDDEN TESTS
+# Self-check: without positions the gap is at rounding level.
+with self_check("permutation_gap without positions"):
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((2, 6, 4))
+    Wq, Wk, Wv = (rng.standard_normal((4, 4)) / 2 for _ in range(3))
+    perm = np.array([3, 0, 5, 1, 4, 2])
+    gap = permutation_gap(X, perm, Wq, Wk, Wv)
+    assert np.ndim(gap) == 0, f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}"
+    assert 0 <= gap < 1e-12, (
+        f"without positions shuffling the input only shuffles the output, so the gap should be about 1e-15; got {gap:.3g}. "
+        "Compare self_attention(X[:, perm]) with self_attention(X)[:, perm].")
+
+# %% nbgrader={"grade": true, "grade_id": "test-permutation-gap-with-pos", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson01 as _hidden
+_hidden.permutation_gap_with_pos(permutation_gap, self_attention)
+### END HIDDEN TESTS
+# Self-check: with positions the gap is clearly above 0, except for the permutation that moves nothing.
+with self_check("permutation_gap with positions"):
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((2, 6, 4))
+    Wq, Wk, Wv = (rng.standard_normal((4, 4)) / 2 for _ in range(3))
+    P = rng.standard_normal((8, 4))           # block_size 8 > T = 6: only the first 6 rows are used
+    X_before, P_before = X.copy(), P.copy()
+    gap = permutation_gap(X, np.array([3, 0, 5, 1, 4, 2]), Wq, Wk, Wv, P)
+    assert np.ndim(gap) == 0, f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}"
+    assert gap > 1e-3, (
+        f"with positions the gap should be clearly above 0, got {gap:.3g}. Add pos = P[:T] to the input of attention, in slot "
+        "order (not shuffled with the tokens), on both sides.")
+    assert np.array_equal(X, X_before) and np.array_equal(P, P_before), "permutation_gap must not change X or P (use X + pos, not X += pos)"
+    still = permutation_gap(X, np.arange(6), Wq, Wk, Wv, P)
+    assert still < 1e-12, f"the identity permutation moves nothing, so its gap should be 0 even with positions; got {still:.3g}"
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-demo-gap", "locked": true, "schema_version": 3, "solution": false}
+# ## 5. See the symmetry break
+#
+# The cell below repeats the "lamp"/"palm" comparison with a random position table added, then
+# measures the gap for a few random shuffles of a longer batch: without positions, with a position
+# table of unit scale, and with one scaled by `0.02`, the small initial scale of the learned table
+# you build in lesson 4. Even tiny positions break the symmetry; training is what makes them large
+# enough to matter.
+
+# %% nbgrader={"grade": false, "grade_id": "demo-gap", "locked": true, "schema_version": 3, "solution": false}
+rng = np.random.default_rng(0)
+letter_vec = {ch: rng.standard_normal(4) for ch in "almp"}
+Wq, Wk, Wv = (rng.standard_normal((4, 4)) / 2 for _ in range(3))
+P = rng.standard_normal((8, 4))
+out_lamp = self_attention(np.array([[letter_vec[ch] for ch in "lamp"]]) + P[:4], Wq, Wk, Wv)[0]
+out_palm = self_attention(np.array([[letter_vec[ch] for ch in "palm"]]) + P[:4], Wq, Wk, Wv)[0]
+print("with positions: the output of each letter in 'lamp' and in 'palm'")
+for ch in "lamp":
+    i, j = "lamp".index(ch), "palm".index(ch)
+    print(f"  {ch!r}  lamp: {np.round(out_lamp[i], 4)}  palm: {np.round(out_palm[j], 4)}")
+
+X = rng.standard_normal((3, 8, 4))
+print("\ngap for random shuffles of 8 slots:")
+print(f"  {'perm':26s} {'no P':>10s} {'P':>10s} {'0.02 * P':>10s}")
+for _ in range(4):
+    perm = rng.permutation(8)
+    gaps = [permutation_gap(X, perm, Wq, Wk, Wv, table) for table in (None, P, 0.02 * P)]
+    print(f"  {str(perm):26s} {gaps[0]:10.2e} {gaps[1]:10.2e} {gaps[2]:10.2e}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-summary", "locked": true, "schema_version": 3, "solution": false}
+# ## What to take away
+#
+# * Self-attention compares tokens by content only. Shuffling the tokens shuffles the outputs the
+#   same way (equivariance), so on its own it cannot tell "lamp" from "palm".
+# * Adding a vector that belongs to each *slot*, `X + P[:T]`, gives identical tokens in different
+#   places different inputs, and the symmetry is gone.
+# * Positions must be added to the input before attention, in slot order; positions that travel
+#   with the tokens, or that arrive after attention, change nothing.
+#
+# Next, lesson 2 builds the token table that turns character ids into the vectors `X`, and lessons 3
+# and 4 build the position tables `P`.

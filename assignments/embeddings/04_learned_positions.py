@@ -1,0 +1,311 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false}
+# # Lesson 4 — Learned positional embeddings
+#
+# Lesson 1 showed the problem: self-attention treats its input as a *set*. Shuffle the tokens and
+# the outputs come back shuffled the same way, so "the boats wait" and "wait the boats" look alike
+# to it. Lesson 3 solved this with a formula: every slot receives a fixed pattern of sines and
+# cosines. This lesson takes the other road, the one GPT-2 takes. Instead of designing the position
+# vectors, the model **learns** them.
+#
+# The whole idea fits in one line: keep a second table `P` of shape `(block_size, C)`, one row per
+# slot, and add row `t` to whatever vector sits in slot `t`. Training then adjusts the rows of `P`
+# exactly as it adjusts the rows of the token table `E` from lesson 2.
+#
+# What you write: `PositionalEmbedding.forward` and `PositionalEmbedding.backward` (the `__init__`
+# that draws the table is given). Each graded step is followed by a self-check cell; run it after
+# each step. Hidden tests draw fresh random cases when your notebook is graded, so make the code
+# right for every shape, not just for the examples.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+
+
+@contextmanager
+def self_check(name):
+    """Run one self-check quietly; a stub that is not filled in yet is reported as such."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            yield
+        except NotImplementedError:
+            raise AssertionError(f"{name}: not implemented yet. Fill in its stub above, run that cell, then this one.") from None
+    print(f"self-check passed: {name}")
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-table", "locked": true, "schema_version": 3, "solution": false}
+# ## 1. One learned vector per slot
+#
+# `block_size` is the context window: the longest sequence the model is ever asked to read. The
+# table gets exactly that many rows, `P[0]` for the first slot up to `P[block_size - 1]` for the
+# last, and nothing beyond. That is the main difference from lesson 3. The sinusoidal formula can
+# produce a vector for position 5000 as easily as for position 5; a learned table simply has no row
+# 5000. A sequence longer than `block_size` has nowhere to look up its tail, so the layer must
+# **refuse** it.
+#
+# The table costs `block_size * C` numbers. With `block_size = 8` and `C = 16` that is 128 extra
+# weights; GPT-2 small, with a 1024-token window and width 768, spends 1024 × 768 = 786,432 of them
+# on positions. Like `E`, the table starts as small random numbers (standard deviation 0.02) drawn
+# from a seeded generator, so every run starts from the same place.
+#
+# ### Forward: add one row per slot
+#
+# The input `x` has shape `(B, T, C)`: a batch of `B` sequences, `T` slots each, a `C`-vector in
+# every slot (in the full model these are the token embeddings of lesson 2). The output is
+# `x + P[:T]`. The slab `P[:T]` has shape `(T, C)`, and broadcasting matches it against the last two
+# axes of `x`, then repeats it along the batch axis. So slot `t` of *every* sequence receives the same
+# row `P[t]`; which sequence the slot belongs to makes no difference.
+#
+# A small case: `block_size = 4`, `C = 2`, and
+#
+#     P = [[0.1, 0.2],
+#          [0.3, 0.4],
+#          [0.5, 0.6],
+#          [0.7, 0.8]]
+#
+# Feed one sequence of two identical vectors, `x = [[[1, 1], [1, 1]]]` (so `B = 1`, `T = 2`). The
+# output is `[[[1.1, 1.2], [1.3, 1.4]]]`: rows 0 and 1 of `P` were added, rows 2 and 3 were not
+# touched. The two slots held the same vector and now hold different ones. Attention can tell them
+# apart, which is exactly the symmetry-breaking lesson 1 asked for.
+#
+# ### Refuse sequences that are too long, explicitly
+#
+# You might hope NumPy refuses a too-long sequence for you. It does not, reliably. Slicing past the
+# end is not an error (`P[:10]` of a 4-row table quietly returns 4 rows), and what fails afterwards
+# is the addition `(B, 10, C) + (4, C)`, with a message about broadcasting. With `block_size = 1` not
+# even that fails: a `(1, C)` slab broadcasts over any `T`, and every slot silently gets the same
+# vector. So test the length yourself and raise `ValueError` with a message that says what is wrong.
+#
+# Forward also **caches** what backward will need. Here that is just `T`.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-backward", "locked": true, "schema_version": 3, "solution": false}
+# ### Backward: where did each row of P go?
+#
+# Write the forward pass entry by entry: `out[b, t] = x[b, t] + P[t]`.
+#
+# * **Gradient for x.** Each `x[b, t]` reaches the output once, through a plain addition, so its
+#   gradient is the upstream gradient unchanged: `dx = dout`. Backward **returns** it, so the chain
+#   can continue into the layer below (the token table).
+# * **Gradient for P.** Row `P[t]` was added to slot `t` of all `B` sequences, so it collects the
+#   upstream gradient from all of them: `dP[t] = dout[0, t] + dout[1, t] + ... + dout[B-1, t]`. For all
+#   slots at once that is `dout.sum(axis=0)`, of shape `(T, C)`. It is the general rule for
+#   broadcasting: when forward *copies* a value along an axis, backward *adds up* along that axis.
+# * **Rows `T` and beyond.** This forward never read them, so their gradient is zero. `dP` still has
+#   P's full shape `(block_size, C)`: an optimizer updates the table with `P -= lr * dP`, and the
+#   shapes must match.
+#
+# The numbers, with `block_size = 4`, `B = 2`, `T = 2`, `C = 2` and
+#
+#     dout = [[[1, 2], [3, 4]],      # sequence 0
+#             [[5, 6], [7, 8]]]      # sequence 1
+#
+# give `dP[0] = [1 + 5, 2 + 6] = [6, 8]`, `dP[1] = [3 + 7, 4 + 8] = [10, 12]`, and rows 2 and 3 stay
+# `[0, 0]`. Two easy slips: keeping only `dout[0]` (the first sequence), which gives `[1, 2]` and
+# `[3, 4]`, and averaging over the batch instead of summing. Finally, start from a fresh
+# `np.zeros_like(self.P)` on every call, so no gradient from an earlier batch leaks into this one.
+
+# %% nbgrader={"grade": false, "grade_id": "positional-embedding", "locked": false, "schema_version": 3, "solution": true}
+class PositionalEmbedding:
+    """A learned table of position vectors: slot t of every sequence receives row t of P."""
+
+    def __init__(self, block_size, C, seed=42):
+        self.block_size = block_size
+        self.C = C
+        self.P = np.random.default_rng(seed).standard_normal((block_size, C)) * 0.02
+        self.cache = None
+        self.dP = None
+
+    def forward(self, x):
+        """x of shape (B, T, C) -> x + P[:T]; raise ValueError when T > block_size; cache what backward needs."""
+        ### BEGIN SOLUTION
+        x = np.asarray(x)
+        B, T, C = x.shape
+        if T > self.block_size:
+            raise ValueError(f"sequence length T={T} is longer than block_size={self.block_size}")
+        self.cache = T
+        return x + self.P[:T]
+        ### END SOLUTION
+
+    def backward(self, dout):
+        """Set self.dP (P's shape; rows :T = dout summed over the batch, rows T: zero) and return dx."""
+        ### BEGIN SOLUTION
+        T = self.cache
+        self.dP = np.zeros_like(self.P)
+        self.dP[:T] = dout.sum(axis=0)
+        return dout
+        ### END SOLUTION
+
+
+# %% nbgrader={"grade": true, "grade_id": "test-pos-forward", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson04 as _hidden
+_hidden.positional_forward(PositionalEmbedding)
+### END HIDDEN TESTS
+# Self-check: the worked example from the lesson, then a batch.
+with self_check("PositionalEmbedding.forward"):
+    pe = PositionalEmbedding(block_size=4, C=2)
+    pe.P = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6], [0.7, 0.8]])
+    x = np.ones((1, 2, 2))
+    out = pe.forward(x)
+    assert np.shape(out) == (1, 2, 2), f"forward(x) for x of shape (1, 2, 2) should have shape (1, 2, 2), got {np.shape(out)}"
+    assert not np.allclose(out, x), "forward returned x unchanged: forward must add P[:T] to x"
+    assert np.allclose(out, [[[1.1, 1.2], [1.3, 1.4]]]), (
+        f"forward must add P[:T] (rows 0..T-1 of P, one per slot) to x: expected [[[1.1, 1.2], [1.3, 1.4]]], got {out.tolist()}")
+    assert np.array_equal(x, np.ones((1, 2, 2))), "forward changed its input x in place; return x + P[:T] as a new array"
+    out = pe.forward(np.zeros((3, 4, 2)))
+    assert np.shape(out) == (3, 4, 2), f"x of shape (3, 4, 2) should give an output of shape (3, 4, 2), got {np.shape(out)}"
+    assert all(np.allclose(out[b], pe.P) for b in range(3)), "every sequence of the batch gets the same rows P[:T]"
+
+# %% nbgrader={"grade": true, "grade_id": "test-pos-too-long", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson04 as _hidden
+_hidden.positional_too_long(PositionalEmbedding)
+### END HIDDEN TESTS
+# Self-check: a sequence longer than block_size is refused, even when broadcasting would not notice.
+with self_check("PositionalEmbedding.forward rejects T > block_size"):
+    for block_size, T in ((4, 6), (1, 3)):
+        pe = PositionalEmbedding(block_size=block_size, C=3)
+        try:
+            pe.forward(np.zeros((2, T, 3)))
+        except (ValueError, AssertionError):
+            pass
+        else:
+            raise AssertionError(
+                f"forward with T={T} and block_size={block_size} should raise ValueError: the table has no row for "
+                "slots block_size and beyond. Compare T with block_size yourself; broadcasting does not always fail.")
+
+# %% nbgrader={"grade": true, "grade_id": "test-pos-backward", "locked": true, "points": 5, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson04 as _hidden
+_hidden.positional_backward_dP(PositionalEmbedding)
+### END HIDDEN TESTS
+# Self-check: the worked numbers of the lesson, dP = [[6, 8], [10, 12], [0, 0], [0, 0]].
+with self_check("PositionalEmbedding.backward (dP)"):
+    pe = PositionalEmbedding(block_size=4, C=2)
+    pe.forward(np.zeros((2, 2, 2)))
+    dout = np.array([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]])
+    pe.backward(dout)
+    dP = np.asarray(pe.dP)
+    assert dP.shape == (4, 2), f"dP should have P's full shape (block_size, C) = (4, 2), got {dP.shape}"
+    assert not np.allclose(dP[:2], dout[0]), (
+        f"dP[:T] is dout[0], the first sequence only, {dP[:2].tolist()}: dP sums dout over the batch axis, dout.sum(axis=0)")
+    assert np.allclose(dP[2:], 0), f"rows T and beyond of dP stay zero (slots 2 and 3 were not used), got {dP[2:].tolist()}"
+    assert np.allclose(dP, [[6, 8], [10, 12], [0, 0], [0, 0]]), f"dP should be [[6, 8], [10, 12], [0, 0], [0, 0]], got {dP.tolist()}"
+
+# %% nbgrader={"grade": true, "grade_id": "test-pos-backward-dx", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson04 as _hidden
+_hidden.positional_backward_dx(PositionalEmbedding)
+### END HIDDEN TESTS
+# Self-check: the gradient for x passes through the addition unchanged.
+with self_check("PositionalEmbedding.backward (dx)"):
+    pe = PositionalEmbedding(block_size=5, C=3)
+    pe.forward(np.zeros((2, 4, 3)))
+    dout = np.arange(24.0).reshape(2, 4, 3)
+    dx = pe.backward(dout)
+    assert dx is not None, "backward should return the gradient for x (out = x + P[:T], so it is dout itself), got None"
+    assert np.shape(dx) == (2, 4, 3), f"the gradient for x has the shape of x, (2, 4, 3); got {np.shape(dx)}"
+    assert np.allclose(dx, dout), "the gradient for x is dout: the addition passes it through unchanged"
+
+# %% nbgrader={"grade": true, "grade_id": "test-pos-backward-fresh", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+### BEGIN HIDDEN TESTS
+import autograder.hidden.lesson04 as _hidden
+_hidden.positional_backward_fresh(PositionalEmbedding)
+### END HIDDEN TESTS
+# Self-check: two backward calls with the same dout give the same dP (each call starts from zeros).
+with self_check("PositionalEmbedding.backward starts from zeros"):
+    pe = PositionalEmbedding(block_size=6, C=4)
+    pe.forward(np.zeros((3, 5, 4)))
+    g = np.ones((3, 5, 4))
+    pe.backward(g)
+    first = np.array(pe.dP, copy=True)
+    pe.backward(g)
+    assert np.allclose(pe.dP, first), (
+        "Calling backward twice changed dP: each backward starts from zeros instead of adding to the previous "
+        f"gradient (max difference {np.abs(np.asarray(pe.dP) - first).max():.3g}).")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-gradcheck", "locked": true, "schema_version": 3, "solution": false}
+# ## 2. Proving the backward pass
+#
+# Same method as lesson 2. Pick a fixed random `G` of the output's shape and use the scalar loss
+# `L = sum(out * G)`. Its gradient with respect to `out` is exactly `G`, so `backward(G)` must
+# return `dL/dx` and store `dL/dP`. Central differences measure both independently: nudge one entry
+# by `±eps`, recompute the loss, divide. The helpers below are the ones you wrote in lesson 2.
+#
+# Use `T = 5` with `block_size = 8` so the check also covers the rows nobody used. The numerical
+# gradient of rows 5, 6 and 7 is exactly zero (nudging them does not change the loss at all), so a
+# `dP` that puts anything there fails.
+
+# %% nbgrader={"grade": false, "grade_id": "demo-gradcheck", "locked": true, "schema_version": 3, "solution": false}
+def numeric_grad(f, x, eps=1e-6):
+    """Central differences of the scalar f() with respect to every entry of x (restored after)."""
+    grad = np.zeros(x.shape)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        plus = f()
+        x[i] = old - eps
+        minus = f()
+        x[i] = old
+        grad[i] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def rel_err(a, b):
+    return float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))))
+
+
+B, T, block_size, C = 3, 5, 8, 6
+pe = PositionalEmbedding(block_size, C)
+x = np.random.default_rng(1).standard_normal((B, T, C))
+G = np.random.default_rng(2).standard_normal((B, T, C))
+pe.forward(x)
+dx = pe.backward(G)
+num_dP = numeric_grad(lambda: np.sum(pe.forward(x) * G), pe.P)
+num_dx = numeric_grad(lambda: np.sum(pe.forward(x) * G), x)
+print("max relative error of dP:", rel_err(pe.dP, num_dP))
+print("max relative error of dx:", rel_err(dx, num_dx))
+print("rows", T, "to", block_size - 1, "of dP are zero:", bool(np.all(pe.dP[T:] == 0)))
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-limits", "locked": true, "schema_version": 3, "solution": false}
+# ## 3. What a learned table can and cannot do
+#
+# A row of `P` moves only when a training sequence reaches its slot. If every batch during training
+# were 4 tokens long, rows 4 and up would get a zero gradient at every step and stay at their random
+# starting values forever. The cell below runs twenty plain gradient steps `P -= lr * dP` on
+# sequences of length 4 with `block_size = 8` and reports which rows moved.
+#
+# That is the honest trade-off between the two encodings:
+#
+# | | sinusoidal (lesson 3) | learned (this lesson) |
+# |---|---|---|
+# | weights | none | `block_size * C` |
+# | longest sequence | any length, in principle | exactly `block_size` |
+# | what each slot gets | fixed by a formula | whatever training found useful |
+#
+# At the lengths they were trained on, the two perform about the same: the original Transformer
+# paper tried both and reported nearly identical results. GPT-2 chose the learned table, and so does
+# the model you are building. Its context window is fixed anyway, and lesson 5 needs nothing more
+# than one more table with a gather in forward and a sum in backward.
+
+# %% nbgrader={"grade": false, "grade_id": "demo-unused-rows", "locked": true, "schema_version": 3, "solution": false}
+pe = PositionalEmbedding(block_size=8, C=4, seed=0)
+start = pe.P.copy()
+rng = np.random.default_rng(3)
+for step in range(20):
+    pe.forward(rng.standard_normal((2, 4, 4)))
+    pe.backward(rng.standard_normal((2, 4, 4)))  # a stand-in for the gradient from the layers above
+    pe.P -= 0.1 * pe.dP
+moved = np.any(pe.P != start, axis=1)
+print("row of P:   ", list(range(8)))
+print("row moved?: ", [bool(m) for m in moved])

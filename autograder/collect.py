@@ -1,0 +1,176 @@
+"""`python -m autograder collect ASSIGNMENT PATH`: put submissions from a folder or an LMS zip into submitted/.
+
+Recognised layouts, nested folders included:
+- ``<student>/<assignment>/<notebook>.ipynb`` and ``<student>/<notebook>.ipynb`` (nbgrader's own layout);
+- Canvas-style file names ``<login>_[LATE_]<user id>_<submission id>_<notebook>[-N].ipynb``.
+A roster CSV (columns ``student_id`` plus any of ``login``, ``lms_id``, ``canvas_id``, ``email``) maps
+LMS names and ids to student ids.  A newer submission is never replaced by an older one; every file
+that cannot be placed is reported with the reason.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+CANVAS = re.compile(r"^(?P<login>[A-Za-z0-9.\-]+?)_(?:LATE_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
+RESUBMIT_SUFFIX = re.compile(r"-\d+$")
+IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints"}
+
+
+@dataclass
+class Placed:
+    student: str
+    notebook: str
+    origin: str
+    mtime: float
+
+
+@dataclass
+class CollectReport:
+    placed: list[Placed] = field(default_factory=list)
+    kept_newer: list[str] = field(default_factory=list)
+    unmatched: list[tuple[str, str]] = field(default_factory=list)
+
+    def text(self) -> str:
+        students = sorted({p.student for p in self.placed})
+        lines = [f"collected {len(self.placed)} notebook(s) for {len(students)} student(s)"]
+        for p in self.placed:
+            lines.append(f"  {p.student:20} {p.notebook:26} <- {p.origin}")
+        for origin in self.kept_newer:
+            lines.append(f"  kept the newer submission already in place; ignored older {origin}")
+        if self.unmatched:
+            lines.append(f"{len(self.unmatched)} file(s) could not be placed:")
+            for origin, why in self.unmatched:
+                lines.append(f"  {origin}: {why}")
+        return "\n".join(lines)
+
+
+def read_roster(path: Path | None) -> dict[str, str]:
+    """LMS login / id / email (lower-case) -> student id."""
+    if path is None:
+        return {}
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        if not reader.fieldnames or "student_id" not in reader.fieldnames:
+            raise ValueError(f"{path}: a roster needs a 'student_id' column (got {reader.fieldnames})")
+        mapping = {}
+        for row in reader:
+            sid = (row.get("student_id") or "").strip()
+            for key in ("student_id", "login", "lms_id", "canvas_id", "email"):
+                value = (row.get(key) or "").strip().lower()
+                if sid and value:
+                    mapping[value] = sid
+        return mapping
+
+
+def _unpack(path: Path, scratch: Path) -> Path:
+    if path.is_dir():
+        return path
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                target = (scratch / info.filename).resolve()
+                if not str(target).startswith(str(scratch.resolve())):
+                    continue  # no path traversal out of the scratch folder
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with z.open(info) as src, open(target, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                stamp = time.mktime(info.date_time + (0, 0, -1))
+                os.utime(target, (stamp, stamp))
+        return scratch
+    raise ValueError(f"{path}: neither a folder nor a zip file")
+
+
+def _identify(rel: Path, notebooks: set[str], assignment: str, roster: dict[str, str]):
+    """(student, notebook) for one file, or (None, reason)."""
+    name = rel.stem
+    match = CANVAS.match(rel.name)
+    if match:
+        nb = RESUBMIT_SUFFIX.sub("", Path(match["file"]).stem)
+        login, user = match["login"].lower(), match["user"]
+        student = roster.get(user) or roster.get(login) or (None if roster else match["login"])
+        if nb not in notebooks:
+            return None, f"not a notebook of {assignment!r} ({nb}.ipynb)"
+        if student is None:
+            return None, f"LMS user {match['login']} ({user}) is not in the roster"
+        return student, nb
+    parts = [p for p in rel.parts[:-1] if p != assignment]
+    nb = RESUBMIT_SUFFIX.sub("", name)
+    if nb not in notebooks:
+        return None, f"not a notebook of {assignment!r}"
+    if not parts:
+        return None, "no student folder or LMS name to tell whose it is"
+    folder = parts[-1]
+    student = roster.get(folder.lower()) or (None if roster else folder)
+    if student is None:
+        return None, f"student folder {folder!r} is not in the roster"
+    return student, nb
+
+
+def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | None = None) -> CollectReport:
+    course_dir = Path(course_dir)
+    notebooks = {p.stem for p in (course_dir / "source" / assignment).glob("*.ipynb")}
+    if not notebooks:
+        raise ValueError(f"unknown assignment {assignment!r}: no notebooks in {course_dir / 'source' / assignment}")
+    if not Path(source).exists():
+        raise ValueError(f"{source}: no such file or folder")
+    roster = read_roster(roster_csv)
+    report = CollectReport()
+    with tempfile.TemporaryDirectory(prefix="kit-collect-") as scratch:
+        root = _unpack(Path(source), Path(scratch))
+        chosen: dict[tuple[str, str], tuple[Path, float, str]] = {}
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            rel = path.relative_to(root)
+            if IGNORED_PARTS & set(rel.parts) or rel.name.startswith("._"):
+                continue
+            origin = str(rel)
+            if path.suffix != ".ipynb":
+                report.unmatched.append((origin, "not a notebook (.ipynb)"))
+                continue
+            student, nb = _identify(rel, notebooks, assignment, roster)
+            if student is None:
+                report.unmatched.append((origin, nb))
+                continue
+            mtime = path.stat().st_mtime
+            key = (student, nb)
+            if key in chosen and chosen[key][1] >= mtime:
+                report.kept_newer.append(origin)
+                continue
+            if key in chosen:
+                report.kept_newer.append(chosen[key][2])
+            chosen[key] = (path, mtime, origin)
+        for (student, nb), (path, mtime, origin) in sorted(chosen.items()):
+            folder = course_dir / "submitted" / student / assignment
+            target = folder / f"{nb}.ipynb"
+            if target.exists() and target.stat().st_mtime > mtime:
+                report.kept_newer.append(origin)
+                continue
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+            _write_timestamp(folder, mtime)
+            report.placed.append(Placed(student, nb, origin, mtime))
+    return report
+
+
+def _write_timestamp(folder: Path, mtime: float) -> None:
+    """nbgrader reads the submission time from timestamp.txt; keep the newest notebook's time."""
+    stamp_file = folder / "timestamp.txt"
+    new = datetime.fromtimestamp(mtime)
+    try:
+        old = datetime.fromisoformat(stamp_file.read_text().strip())
+        if old >= new:
+            return
+    except (OSError, ValueError):
+        pass
+    stamp_file.write_text(new.isoformat(sep=" "))

@@ -1,0 +1,133 @@
+"""`make demo` / `python -m autograder demo`: the whole kit on a built-in class, in a scratch course.
+
+A class of students (the reference, an untouched stub, an independent solution, a half-finished
+notebook, the common misconceptions, one that hangs, one that kills its kernel, one broken file) is
+written as a Canvas-style zip with a roster, collected, graded in parallel on a fresh SQLite
+gradebook, given feedback, exported and reported.  The instructor's own course is never touched.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+from . import ASSIGNMENT, NOTEBOOKS
+from .batch import BatchOptions
+from .collect import collect
+from .course import make_scratch_course, repo_root
+from .grade_command import grade_assignment
+from .mutants import catalogue
+from .progress import Progress
+from .submissions import filled_notebook, reference_cells
+
+HANG = "        while True:  # an infinite loop in backward\n            pass\n"
+
+# student id -> (LMS login, what they handed in): mutant names per notebook, or a special persona
+CLASS = {
+    "s01-ada": ("lovelace", "reference"),
+    "s02-ben": ("bennett", "stub"),
+    "s03-cleo": ("cleopatra", "independent"),
+    "s04-dev": ("devi", "half-done"),
+    "s05-eli": ("eliot", ["scatter-overwrite"]),
+    "s06-fay": ("fayez", ["sin-cos-swap"]),
+    "s07-gus": ("gustavo", ["halves-not-interleaved", "dP-not-summed"]),
+    "s08-hana": ("hanako", ["softmax-unstable", "attention-unscaled"]),
+    "s09-ivo": ("ivanov", ["positions-by-token"]),
+    "s10-jun": ("junko", ["freeze-ignored", "scatter-overwrite"]),
+    "s11-kai": ("kaiser", ["grad-accumulates", "one-sided-difference"]),
+    "s12-lea": ("leandra", ["freq-sign", "no-restore"]),
+    "s13-max": ("maxwell", "hangs"),
+    "s14-nia": ("nia", "crashes"),
+    "s15-oz": ("osbourne", "broken-file"),
+    "s16-pia": ("piaget", ["scatter-overwrite", "positions-missing"]),
+}
+
+
+def _mutant_overrides(names: list[str]) -> dict[str, dict[str, str]]:
+    mutants, _ = catalogue()
+    by_name = {m.name: m for m in mutants}
+    per_notebook: dict[str, dict[str, str]] = {}
+    for name in names:
+        m = by_name.get(name) or next(x for x in mutants if x.expects == name)
+        source = nbformat.read(str(repo_root() / "source" / ASSIGNMENT / f"{m.notebook}.ipynb"), as_version=4)
+        per_notebook.setdefault(m.notebook, {})[m.cell] = m.cell_source(reference_cells(source)[m.cell])
+    return per_notebook
+
+
+def persona_notebooks(persona) -> dict[str, object]:
+    """notebook name -> NotebookNode (or raw text for a broken file) for one persona."""
+    repo = repo_root()
+    if persona == "stub":
+        return {n: (repo / "release" / ASSIGNMENT / f"{n}.ipynb").read_text() for n in NOTEBOOKS}
+    if persona == "independent":
+        _, alternatives = catalogue()
+        out = {}
+        for n in NOTEBOOKS:
+            overrides = {}
+            source = nbformat.read(str(repo / "source" / ASSIGNMENT / f"{n}.ipynb"), as_version=4)
+            for alt in alternatives:
+                if alt.notebook == n and alt.cell not in overrides:
+                    overrides[alt.cell] = alt.cell_source(reference_cells(source)[alt.cell])
+            out[n] = filled_notebook(repo, n, overrides)
+        return out
+    if persona == "half-done":
+        return {n: filled_notebook(repo, n, solve=i < 3) for i, n in enumerate(NOTEBOOKS)}
+    notebooks = {n: filled_notebook(repo, n) for n in NOTEBOOKS}
+    if persona == "hangs":
+        source = nbformat.read(str(repo / "source" / ASSIGNMENT / "02_token_embeddings.ipynb"), as_version=4)
+        cell = reference_cells(source)["embedding"]
+        hung = cell.replace("        idx = self.cache\n", HANG + "        idx = self.cache\n", 1)
+        notebooks["02_token_embeddings"] = filled_notebook(repo, "02_token_embeddings", {"embedding": hung})
+    elif persona == "crashes":
+        notebooks["03_sinusoidal"] = filled_notebook(repo, "03_sinusoidal", {})
+        for cell in notebooks["03_sinusoidal"].cells:
+            if cell.metadata.get("nbgrader", {}).get("solution"):
+                cell.source = "import os\nos._exit(3)\n" + cell.source
+                break
+    elif persona == "broken-file":
+        text = nbformat.writes(notebooks["04_learned_positions"])
+        notebooks["04_learned_positions"] = text[: len(text) // 2]  # a truncated upload
+    elif isinstance(persona, list):
+        for nb, overrides in _mutant_overrides(persona).items():
+            notebooks[nb] = filled_notebook(repo, nb, overrides)
+    return notebooks
+
+
+def build_class_zip(target: Path) -> tuple[Path, Path]:
+    """The class as an LMS download (Canvas-style names) plus its roster CSV."""
+    roster = target.with_suffix(".roster.csv")
+    with open(roster, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student_id", "login", "lms_id"])
+        for i, (student, (login, _)) in enumerate(CLASS.items()):
+            writer.writerow([student, login, 1000 + i])
+    stamp = time.localtime()[:6]
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
+        for i, (student, (login, persona)) in enumerate(CLASS.items()):
+            for name, nb in persona_notebooks(persona).items():
+                text = nb if isinstance(nb, str) else nbformat.writes(nb)
+                info = zipfile.ZipInfo(f"submissions/{login}_{1000 + i}_{5000 + i}_{name}.ipynb", date_time=stamp)
+                z.writestr(info, text)
+        z.writestr(zipfile.ZipInfo("submissions/readme_from_lms.txt", date_time=stamp), "Downloaded from the LMS\n")
+    return target, roster
+
+
+def run_demo(workdir: Path | None = None, jobs: int = 2) -> Path:
+    base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="kit-demo-"))
+    course = base / "course"
+    print(f"demo course (scratch, never your own): {course}")
+    db_url = make_scratch_course(course)
+    zip_path, roster = build_class_zip(base / "class-download.zip")
+    print(f"\n$ python -m autograder collect {ASSIGNMENT} {zip_path.name} --roster {roster.name}")
+    print(collect(course, ASSIGNMENT, zip_path, roster).text())
+    print(f"\n$ python -m autograder grade {ASSIGNMENT} --jobs {jobs}")
+    grade_assignment(course, ASSIGNMENT, db_url=db_url,
+                     options=BatchOptions(jobs=jobs, notebook_budget=20.0, cell_timeout=10),
+                     progress=Progress(quiet=None))
+    return course

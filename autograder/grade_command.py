@@ -1,0 +1,87 @@
+"""`python -m autograder grade ASSIGNMENT`: grade a class, give feedback, export, report."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
+from .course import register_assignment
+from .export import export_grades, export_tests
+from .grading import course_config
+from .progress import Progress
+from .sandbox import SandboxUnavailable, bwrap_path, sandbox_enabled
+from .report import figures, text_report, write_report
+
+
+def _registered_notebooks(db_url: str, assignment: str) -> set[str] | None:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url) as gb:
+        try:
+            return {nb.name for nb in gb.find_assignment(assignment).notebooks}
+        except MissingEntry:
+            return None
+
+
+def ensure_assignment(course_dir: Path, assignment: str, db_url: str) -> None:
+    """The assignment and its source notebooks must be in the gradebook; put them there if not."""
+    source = course_dir / "source" / assignment
+    names = {p.stem for p in source.glob("*.ipynb")}
+    if not names:
+        raise GradingError(f"unknown assignment {assignment!r}: no source notebooks in {source}")
+    try:
+        known = _registered_notebooks(db_url, assignment)
+    except Exception as e:  # noqa: BLE001 - any gradebook failure is reported the same way
+        raise GradingError(f"cannot open the gradebook {db_url}: {type(e).__name__}: {e}") from None
+    if known != names:
+        try:
+            register_assignment(course_dir, db_url, assignment)
+        except RuntimeError as e:
+            raise GradingError(str(e)) from None
+
+
+def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = None, students: list[str] | None = None,
+                     options: BatchOptions | None = None, progress: Progress | None = None, out=print) -> BatchOutcome:
+    options = options or BatchOptions()
+    course_dir = Path(course_dir).resolve()
+    if not course_dir.is_dir():
+        raise GradingError(f"course directory {course_dir} does not exist")
+    try:
+        config = course_config(course_dir, db_url)
+    except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
+        raise GradingError(f"{course_dir / 'nbgrader_config.py'}: {type(e).__name__}: {e}") from None
+    db_url = config.CourseDirectory.db_url
+    if sandbox_enabled():
+        try:
+            bwrap_path()
+        except SandboxUnavailable as e:
+            raise GradingError(str(e)) from None
+    ensure_assignment(course_dir, assignment, db_url)
+    found = submissions(course_dir, assignment, students)
+    if not found:
+        out(f"no submissions of {assignment!r} under {course_dir / 'submitted'}: nothing to grade")
+        return BatchOutcome()
+    out(f"grading {len(found)} submission(s) of {assignment!r} with {options.jobs} worker(s); gradebook {db_url}")
+    outcome = grade_all(course_dir, assignment, db_url, found, options, progress)
+    report_dir = course_dir / "reports" / assignment
+    report_dir.mkdir(parents=True, exist_ok=True)
+    grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv")
+    tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
+    index = write_report(outcome.results, report_dir, assignment)
+    out("")
+    out(class_table(outcome))
+    out("")
+    out(text_report(figures(outcome.results)))
+    out("")
+    out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed} "
+        f"in {outcome.seconds:.1f}s")
+    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\nfeedback: {course_dir / 'feedback'}")
+    return outcome
+
+
+def class_table(outcome: BatchOutcome) -> str:
+    width = max([len(r.student) for r in outcome.results] + [7])
+    lines = [f"{'student':{width}}  {'score':>9}  status   notes", "-" * (width + 40)]
+    for r in outcome.results:
+        score = f"{r.score:g}/{r.max_score:g}" if r.status != "failed" else "-"
+        lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {r.reason}")
+    return "\n".join(lines)

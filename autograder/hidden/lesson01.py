@@ -1,0 +1,677 @@
+"""Hidden checks for lesson 1: softmax, self_attention, permutation_gap.
+
+Partial credit is split on purpose:
+- ``softmax_values`` judges the values and the axis on moderate inputs (an unstable softmax passes),
+  ``softmax_stable`` judges inputs around +-1e3;
+- ``attention_values`` judges the structure of attention (projections, softmax over the keys, the
+  weighted sum of the values) and accepts any constant scale of the scores; ``attention_scaling``
+  judges the scale 1/sqrt(hs);
+- ``permutation_gap_*`` compare the student's gap with the gap computed from the student's own
+  ``self_attention`` (or the reference one), so a fault in attention is not charged twice.
+When attention is wrong, the checks find out whether the fault is really in the student's softmax.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..diagnostics import Diagnosis, fmt
+from . import call, expect_array, grading_rng, hidden_check
+
+STABLE_MSG = "softmax overflows on large inputs; subtract the max"
+SCALE_MSG = "scores are scaled by 1/sqrt(head size)"
+
+
+# --------------------------------------------------------------------------- references
+
+
+def _softmax(x, axis=-1):
+    z = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _scores(X, Wq, Wk, scale):
+    return (X @ Wq) @ (X @ Wk).swapaxes(-1, -2) * scale
+
+
+def _attention(X, Wq, Wk, Wv, scale=None, softmax=_softmax):
+    if scale is None:
+        scale = 1.0 / np.sqrt(Wq.shape[1])
+    return softmax(_scores(X, Wq, Wk, scale)) @ (X @ Wv)
+
+
+def _scales(C, hs):
+    """Scale factors of the scores a student may have used; the first is the right one."""
+    return {
+        "1/sqrt(hs)": 1.0 / np.sqrt(hs),
+        "none": 1.0,
+        "1/hs": 1.0 / hs,
+        "1/sqrt(C)": 1.0 / np.sqrt(C),
+        "1/C": 1.0 / C,
+        "*sqrt(hs)": np.sqrt(hs),
+    }
+
+
+def _same(a, b, rtol=1e-7, atol=1e-10) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=False))
+
+
+def _weights(X, Wq, Wk, scale):
+    return _softmax(_scores(X, Wq, Wk, scale))
+
+
+# --------------------------------------------------------------------------- softmax
+
+
+def _describe_softmax(got, x, axis, default_axis=False):
+    """None when ``got`` is softmax(x, axis); else a sentence saying what is wrong."""
+    want = _softmax(x, axis)
+    if _same(got, want, rtol=1e-9, atol=1e-12):
+        return None
+    nd = x.ndim
+    ax = axis % nd
+    call_text = "softmax(x)" if default_axis else f"softmax(x, axis={axis})"
+    if not np.all(np.isfinite(got)):
+        return (f"{call_text} returned {int(np.sum(~np.isfinite(got)))} non-finite value(s) (inf or nan) for inputs "
+                f"between {x.min():.3g} and {x.max():.3g}.")
+    for other in range(nd):
+        if other != ax and _same(got, _softmax(x, other)):
+            if default_axis:
+                return (f"softmax(x) with the default axis should normalise along the last axis (axis=-1), so every "
+                        f"slice along it sums to 1; yours normalises along axis {other}. Check the default value of "
+                        f"the axis parameter.")
+            hint = " The axis argument seems to be ignored:" if other == nd - 1 else ""
+            return (f"{call_text} should make every slice along axis {axis} sum to 1, but yours normalises along axis "
+                    f"{other}.{hint} pass axis on to both the max and the sum (with keepdims=True).")
+    e = np.exp(x - x.max())
+    if _same(got, e / e.sum()):
+        return (f"{call_text} divides by the sum over the whole array, so all entries together sum to 1; each slice "
+                f"along axis {axis} must sum to 1 on its own: sum along axis={axis} with keepdims=True.")
+    for max_keep in (True, False):
+        for sum_keep in (True, False):
+            if max_keep and sum_keep:
+                continue
+            try:
+                z = x - np.max(x, axis=axis, keepdims=max_keep)
+                ez = np.exp(z)
+                variant = ez / np.sum(ez, axis=axis, keepdims=sum_keep)
+            except ValueError:
+                continue
+            if _same(got, variant):
+                which = "the max and the sum" if not (max_keep or sum_keep) else ("the max" if not max_keep else "the sum")
+                return (f"{call_text} is off because {which} along axis {axis} lost that axis and broadcast against "
+                        f"the wrong axis of x: reduce with keepdims=True so the result lines up with x.")
+    for other in range(nd):
+        if other == ax:
+            continue
+        ez = np.exp(x - np.max(x, axis=other, keepdims=True))
+        if _same(got, ez / np.sum(ez, axis=axis, keepdims=True)):
+            return (f"{call_text} subtracts the max along axis {other} but normalises along axis {axis}; the shift "
+                    f"only cancels when it is constant along the normalised axis: take the max along axis {axis}.")
+    sums = np.sum(got, axis=axis)
+    if not np.allclose(sums, 1.0):
+        return (f"{call_text}: every slice along axis {axis} should sum to 1; yours sum to values between "
+                f"{sums.min():.6g} and {sums.max():.6g}.")
+    err = np.abs(got - want)
+    where = np.unravel_index(int(np.argmax(err)), err.shape)
+    where_txt = ", ".join(str(int(i)) for i in where)
+    return (f"{call_text} is off by up to {err.max():.3g}; entry [{where_txt}] should be {want[where]:.6g}, "
+            f"got {got[where]:.6g}.")
+
+
+def _call_softmax(softmax, x, axis):
+    what = "softmax(x)" if axis is None else f"softmax(x, axis={axis})"
+    try:
+        return softmax(x) if axis is None else softmax(x, axis=axis)
+    except NotImplementedError:
+        raise Diagnosis("not-implemented", "softmax still raises NotImplementedError: fill in its stub.") from None
+    except ValueError as e:
+        hint = " (reduce along the axis with keepdims=True so the result broadcasts against x)" if "broadcast" in str(e) else ""
+        raise Diagnosis("crashed", f"{what} for x of shape {x.shape} raised ValueError: {e}{hint}") from None
+    except Exception as e:
+        raise Diagnosis("crashed", f"{what} for x of shape {x.shape} raised {type(e).__name__}: {e}") from None
+
+
+def _softmax_case(softmax, x, axis):
+    x0 = x.copy()
+    got = _call_softmax(softmax, x, axis)
+    label = "softmax(x)" if axis is None else f"softmax(x, axis={axis})"
+    if not np.array_equal(x, x0, equal_nan=True):
+        raise Diagnosis("side-effect",
+                        f"{label} changed its input x (by up to {np.nanmax(np.abs(x - x0)):.3g}). Build a new array, "
+                        "e.g. z = x - x.max(axis=axis, keepdims=True), instead of x -= ... which overwrites the caller's scores.")
+    got = expect_array(f"{label} for x of shape {x.shape}", got, x0.shape)
+    return got, x0
+
+
+def _dims(rng, n, lo=2, hi=7):
+    """n distinct sizes in [lo, hi)."""
+    return [int(v) for v in rng.choice(np.arange(lo, hi), size=n, replace=False)]
+
+
+@hidden_check
+def softmax_values(softmax):
+    rng = grading_rng()
+    k = int(rng.integers(3, 7))
+    a, b = _dims(rng, 2)
+    p, q, r = _dims(rng, 3)
+    cases = [
+        ((int(rng.integers(3, 9)),), None),
+        ((k, k), None),                 # square: a missing keepdims shows as wrong values, not a crash
+        ((a, b), 0),
+        ((p, q, r), 1),
+        ((q, r, p), -1),
+    ]
+    for shape, axis in cases:
+        x = rng.normal(0.0, 2.0, size=shape) + rng.normal(0.0, 3.0)
+        got, x0 = _softmax_case(softmax, x, axis)
+        problem = _describe_softmax(got, x0, -1 if axis is None else axis, default_axis=axis is None)
+        if problem:
+            raise Diagnosis("wrong-value", problem)
+
+
+@hidden_check
+def softmax_stable(softmax):
+    rng = grading_rng()
+    n = int(rng.integers(3, 8))
+    a, b, c = _dims(rng, 3)
+    centre_rows = np.array([1000.0, 0.0, -1000.0])[rng.permutation(3)]
+    cases = [
+        (1000.0 + rng.normal(0, 3, size=(int(rng.integers(2, 5)), n)), None, "around 1e3"),
+        (-1000.0 + rng.normal(0, 3, size=n), None, "around -1e3"),
+        (1000.0 + rng.normal(0, 3, size=(a, b, c)), 0, "around 1e3"),
+        (centre_rows[:, None] + rng.normal(0, 3, size=(3, n)), -1, "with rows around 1e3, 0 and -1e3"),
+    ]
+    for x, axis, where in cases:
+        got, x0 = _softmax_case(softmax, x, axis)
+        ax = -1 if axis is None else axis
+        label = "softmax(x)" if axis is None else f"softmax(x, axis={axis})"
+        if _describe_softmax(got, x0, ax) is None:
+            continue
+        bad = ~np.isfinite(got)
+        if bad.any():
+            slice_at = np.unravel_index(int(np.argmax(bad)), bad.shape)
+            idx = list(slice_at)
+            idx[ax] = slice(None)
+            xs, gs = x0[tuple(idx)], got[tuple(idx)]
+            e = np.exp(x0 - x0.max())
+            global_max = e / np.sum(e, axis=ax, keepdims=True)
+            if where.startswith("with rows") and bad.shape == global_max.shape and np.array_equal(bad, ~np.isfinite(global_max)):
+                raise Diagnosis(
+                    "softmax-unstable",
+                    f"{STABLE_MSG} along the axis you normalise, not the max of the whole array: in {label} for x "
+                    f"{where}, the slice {fmt(xs)} lies {x0.max() - xs.max():.0f} below the overall max, every exp in "
+                    f"it underflows to 0 and it becomes 0/0 (it gave {fmt(gs)}). Use x.max(axis=axis, keepdims=True).")
+            raise Diagnosis(
+                "softmax-unstable",
+                f"{STABLE_MSG}. {label} for x {where} gave {int(bad.sum())} inf/nan value(s), e.g. softmax({fmt(xs)}) = "
+                f"{fmt(gs)}. In float64 exp(1000) is inf (and exp(-1000) is 0), so the ratio becomes inf/inf or 0/0. "
+                "Since softmax(x - m) == softmax(x) for a constant m, subtract x.max(axis=axis, keepdims=True) first.")
+        raise Diagnosis("wrong-value", f"for x {where}: " + _describe_softmax(got, x0, ax, default_axis=axis is None))
+
+
+# --------------------------------------------------------------------------- self_attention
+
+
+def _softmax_fault(softmax, rng):
+    """What is wrong with the student's softmax on (B, T, T) scores along the last axis, or None."""
+    s = rng.normal(0.0, 1.5, size=(2, 3, 4))
+    want = _softmax(s, -1)
+    for label, form in (("softmax(scores)", lambda v: softmax(v)), ("softmax(scores, axis=-1)", lambda v: softmax(v, axis=-1))):
+        v = s.copy()
+        try:
+            got = form(v)
+        except NotImplementedError:
+            return "softmax still raises NotImplementedError"
+        except Exception as e:
+            return f"{label} raises {type(e).__name__}: {e}"
+        if not isinstance(got, np.ndarray) or got.shape != s.shape:
+            return f"{label} for scores of shape {s.shape} returns shape {np.shape(got)}"
+        if not _same(got, want, rtol=1e-9, atol=1e-12):
+            problem = _describe_softmax(np.asarray(got, dtype=np.float64), s, -1, default_axis=label == "softmax(scores)")
+            return problem.replace("softmax(x)", label)
+    return None
+
+
+def _student_softmax_versions(softmax):
+    yield lambda v: softmax(v)
+    yield lambda v: softmax(v, axis=-1)
+
+
+ATTENTION_VARIANTS = {
+    "softmax-queries": (
+        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=-2) @ (X @ Wv),
+        "the softmax runs over the queries (axis -2 / axis 1), so each column of the weights sums to 1. It must run "
+        "over the keys, the last axis: row t of the weights is how query t spreads its attention, and it sums to 1."),
+    "softmax-batch": (
+        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=0) @ (X @ Wv),
+        "the softmax runs over the batch axis (axis 0), mixing different sequences. It must run over the keys, the "
+        "last axis of the (B, T, T) scores: softmax(scores, axis=-1)."),
+    "weights-transposed": (
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s).swapaxes(-1, -2) @ (X @ Wv),
+        "the attention weights are transposed before multiplying V: the output is weights @ V, with row t of the "
+        "weights (query t over all keys) averaging the values."),
+    "keys-times-queries": (
+        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wk, Wq, s)) @ (X @ Wv),
+        "the scores are K @ Q^T (keys by queries) instead of Q @ K^T: entry [t, s] must compare query t with key s "
+        "(or Wq and Wk are swapped)."),
+    "no-softmax": (
+        lambda X, Wq, Wk, Wv, s: _scores(X, Wq, Wk, s) @ (X @ Wv),
+        "the scores multiply V directly: turn them into weights with softmax over the last axis first."),
+    "no-value-projection": (
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ X,
+        "the weights average the inputs X instead of the values: the output is weights @ V with V = X @ Wv "
+        "(the value projection)."),
+    "values-with-wq": (
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wq),
+        "the values are projected with Wq: V = X @ Wv."),
+    "values-with-wk": (
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wk),
+        "the values are projected with Wk: V = X @ Wv."),
+}
+
+
+def _raised_in(error, fn) -> bool:
+    """True if ``error`` was raised inside the function ``fn``."""
+    code = getattr(fn, "__code__", None)
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is code:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv):
+    B, T, C = X.shape
+    hs = Wq.shape[1]
+    saved = [a.copy() for a in (X, Wq, Wk, Wv)]
+    try:
+        out = self_attention(X, Wq, Wk, Wv)
+    except NotImplementedError as e:
+        if _raised_in(e, softmax):
+            raise Diagnosis("not-implemented", "self_attention calls softmax, which still raises NotImplementedError: "
+                                               "fill in softmax first.") from None
+        raise Diagnosis("not-implemented", "self_attention still raises NotImplementedError: fill in its stub.") from None
+    except (Exception, SystemExit) as e:
+        message = f"self_attention(X, Wq, Wk, Wv) raised {type(e).__name__}: {e}"
+        if "matmul" in str(e):
+            message += (" (on a 3-D array K.T reverses all three axes; transpose only the last two, "
+                        "K.swapaxes(-1, -2), and check the shapes of Q, K and V)")
+        fault = _softmax_fault(softmax, rng)
+        if fault:
+            message += f"\nIt calls your softmax, which is where the fault is: {fault}"
+        raise Diagnosis("crashed", message) from None
+    for name, a, a0 in zip(("X", "Wq", "Wk", "Wv"), (X, Wq, Wk, Wv), saved):
+        if not np.array_equal(a, a0):
+            raise Diagnosis("side-effect", f"self_attention changed its input {name}; it should only read it.")
+    if isinstance(out, np.ndarray) and out.shape != (B, T, hs):
+        if out.shape == (B, T, C) and C != hs:
+            raise Diagnosis(
+                "wrong-shape",
+                f"self_attention for X {X.shape} and W of shape ({C}, {hs}) returned shape {out.shape}, the width C = {C} "
+                f"of X, not the head size hs = {hs}: the output is weights @ V with V = X @ Wv (the value projection), "
+                f"so it should have shape {(B, T, hs)}.")
+        if out.shape == (B, T, T) and T != hs:
+            raise Diagnosis(
+                "wrong-shape",
+                f"self_attention returned shape {out.shape}, the shape of the attention weights; the output is "
+                f"weights @ V, shape {(B, T, hs)}.")
+    return expect_array(f"self_attention(X, Wq, Wk, Wv) for X of shape {X.shape} and W of shape ({C}, {hs})", out, (B, T, hs))
+
+
+def _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, lead):
+    """Raise the most specific diagnosis for a wrong attention output."""
+    C, hs = Wq.shape
+    scales = _scales(C, hs)
+    fault = _softmax_fault(softmax, rng)
+    if fault:
+        for version in _student_softmax_versions(softmax):
+            for s in scales.values():
+                try:
+                    with np.errstate(all="ignore"):
+                        candidate = _attention(X, Wq, Wk, Wv, s, softmax=version)
+                except Exception:
+                    continue
+                if _same(out, candidate):
+                    raise Diagnosis(
+                        "wrong-value",
+                        f"{lead} self_attention itself looks right, but it calls your softmax, which is wrong: {fault} "
+                        "Fix softmax (its own test says more) and this test passes too.")
+    for name, (variant, why) in ATTENTION_VARIANTS.items():
+        for s in scales.values():
+            candidate = variant(X, Wq, Wk, Wv, s)
+            if _same(out, candidate):
+                raise Diagnosis("wrong-value", f"{lead} In your self_attention {why}")
+    want = _attention(X, Wq, Wk, Wv)
+    err = np.abs(out - want)
+    b, t, j = (int(i) for i in np.unravel_index(int(np.argmax(err)), err.shape))
+    note = f"\nYour softmax is also wrong: {fault}" if fault else ""
+    raise Diagnosis(
+        "wrong-value",
+        f"{lead} self_attention(X, Wq, Wk, Wv) differs from softmax(Q K^T / sqrt(hs)) @ V by up to {err.max():.3g}: "
+        f"out[{b}, {t}, {j}] should be {want[b, t, j]:.6g}, got {out[b, t, j]:.6g}. Check Q = X @ Wq, K = X @ Wk, "
+        f"V = X @ Wv, the scores Q @ K.swapaxes(-1, -2), the softmax over the last axis, and weights @ V.{note}")
+
+
+def _draw_attention(rng, B, T, C, hs):
+    X = rng.standard_normal((B, T, C))
+    Ws = [rng.standard_normal((C, hs)) / np.sqrt(C) for _ in range(3)]
+    return X, Ws
+
+
+@hidden_check
+def attention_values(self_attention, softmax):
+    rng = grading_rng()
+    C1 = int(rng.integers(3, 8))
+    C2 = int(rng.integers(2, 7))
+    cases = [
+        (int(rng.integers(2, 4)), int(rng.integers(3, 7)), C1, C1 + int(rng.choice([-1, 1, 2]))),   # hs != C
+        (2, int(rng.integers(2, 6)), C2, C2),                                                      # hs == C
+        (int(rng.integers(2, 4)), int(rng.integers(4, 8)), int(rng.integers(2, 6)), 1),            # hs == 1
+    ]
+    for B, T, C, hs in cases:
+        X, (Wq, Wk, Wv) = _draw_attention(rng, B, T, C, hs)
+        out = _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv)
+        # this test is about the structure; the scale of the scores is judged by attention_scaling
+        if any(_same(out, _attention(X, Wq, Wk, Wv, s)) for s in _scales(C, hs).values()):
+            continue
+        _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, f"For X of shape {X.shape} and hs = {hs}:")
+
+
+@hidden_check
+def attention_scaling(self_attention, softmax):
+    rng = grading_rng()
+    hs_even = int(rng.choice([8, 10, 12, 16]))
+    hs_odd = int(rng.choice([7, 9, 11, 15]))
+    for hs in (hs_even, hs_odd):
+        C = hs + int(rng.choice([-3, -2, 2, 3]))
+        B, T = int(rng.integers(2, 4)), int(rng.integers(3, 7))
+        X, (Wq, Wk, Wv) = _draw_attention(rng, B, T, C, hs)
+        out = _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv)
+        if _same(out, _attention(X, Wq, Wk, Wv)):
+            continue
+        root = np.sqrt(hs)
+        scales = _scales(C, hs)
+        messages = {
+            "none": f"{SCALE_MSG}: with hs = {hs} every score should be divided by sqrt({hs}) = {root:.4g}, but your "
+                    "output matches unscaled scores Q @ K^T. Unscaled scores grow with the head size and push the "
+                    "softmax towards one-hot weights.",
+            "1/hs": f"{SCALE_MSG}, not by 1/(head size): your output matches Q @ K^T / {hs}; divide by "
+                    f"sqrt({hs}) = {root:.4g} instead.",
+            "1/sqrt(C)": f"{SCALE_MSG}: the head size is hs = Wq.shape[1] = {hs}, not the width of X, C = {C}; your "
+                         f"output matches Q @ K^T / sqrt({C}).",
+            "1/C": f"{SCALE_MSG}: your output matches Q @ K^T / {C}, the width of X; divide by sqrt(hs) = "
+                   f"sqrt({hs}) = {root:.4g}.",
+            "*sqrt(hs)": f"{SCALE_MSG}: your output matches Q @ K^T * sqrt({hs}); divide by sqrt(hs), don't multiply.",
+        }
+        for name, text in messages.items():
+            if _same(out, _attention(X, Wq, Wk, Wv, scales[name])):
+                raise Diagnosis("attention-unscaled", text)
+        _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, f"For X of shape {X.shape} and hs = {hs}:")
+
+
+# --------------------------------------------------------------------------- permutation_gap
+
+
+def _perm(rng, T):
+    """A permutation of T >= 3 slots that is neither the identity nor its own inverse."""
+    while True:
+        p = rng.permutation(T)
+        if not np.array_equal(p[p], np.arange(T)):
+            return p
+
+
+def _as_gap(got, label):
+    if isinstance(got, np.ndarray) and got.size != 1:
+        raise Diagnosis("wrong-value", f"{label} should return one float (the largest absolute difference), got an array "
+                                       f"of shape {got.shape}.")
+    try:
+        value = float(got)
+    except (TypeError, ValueError):
+        raise Diagnosis("wrong-value", f"{label} should return one float, got {type(got).__name__}.") from None
+    return value
+
+
+def _gap_parts(sa, X, perm, Wq, Wk, Wv, P):
+    T = X.shape[1]
+    pos = 0.0 if P is None else P[:T]
+    first = sa(X[:, perm] + pos, Wq, Wk, Wv)
+    full = sa(X + pos, Wq, Wk, Wv)
+    return pos, np.asarray(first, dtype=np.float64), np.asarray(full, dtype=np.float64)
+
+
+def _correct_gap(sa, X, perm, Wq, Wk, Wv, P):
+    _, first, full = _gap_parts(sa, X, perm, Wq, Wk, Wv, P)
+    return float(np.max(np.abs(first - full[:, perm])))
+
+
+def _gap_variants(sa, X, perm, Wq, Wk, Wv, P):
+    """name -> (value, explanation) for the wrong gaps students compute."""
+    pos, first, full = _gap_parts(sa, X, perm, Wq, Wk, Wv, P)
+    after = full[:, perm]
+    d = first - after
+    m = lambda a: float(np.max(np.abs(a)))  # noqa: E731
+    out = {
+        "output-not-permuted": (m(first - full),
+                                "compares self_attention(X[:, perm] + pos) with self_attention(X + pos) without "
+                                "shuffling the second output: row t of the first belongs to token perm[t], so compare "
+                                "it with self_attention(X + pos)[:, perm]."),
+        "input-not-permuted": (m(full - after),
+                               "compares self_attention(X + pos) with its own shuffled copy: the first term must "
+                               "attend over the shuffled tokens, self_attention(X[:, perm] + pos, ...)."),
+        "inverse-permutation": (m(first - full[:, np.argsort(perm)]),
+                                "shuffles the output with the inverse permutation: to line up with "
+                                "self_attention(X[:, perm] + pos), index the other output with the same perm, [:, perm]."),
+        "mean": (float(np.mean(np.abs(d))), "returns the mean absolute difference; the gap is the largest one, np.max(np.abs(...))."),
+        "sum": (float(np.sum(np.abs(d))), "returns the sum of the absolute differences; the gap is the largest one, np.max(np.abs(...))."),
+        "norm": (float(np.linalg.norm(d)), "returns the norm of the difference; the gap is the largest absolute entry, np.max(np.abs(...))."),
+        "signed": (float(np.max(d)), "returns the largest signed difference; take the absolute value first, np.max(np.abs(...))."),
+        "signed-reversed": (float(np.max(-d)), "returns the largest signed difference; take the absolute value first, np.max(np.abs(...))."),
+    }
+    if P is not None:
+        plain = np.asarray(sa(X, Wq, Wk, Wv), dtype=np.float64)
+        plain_first = np.asarray(sa(X[:, perm], Wq, Wk, Wv), dtype=np.float64)
+        out["pos-only-shuffled"] = (m(first - plain[:, perm]),
+                                    "adds pos only to the shuffled input; add the same pos = P[:T] to both inputs, "
+                                    "X[:, perm] + pos and X + pos.")
+        out["pos-only-reference"] = (m(plain_first - after),
+                                     "adds pos only to the unshuffled input; add the same pos = P[:T] to both inputs, "
+                                     "X[:, perm] + pos and X + pos.")
+        if first.shape[-1] == pos.shape[-1]:
+            out["pos-after-attention"] = (m((plain_first + pos) - (plain + pos)[:, perm]),
+                                          "adds the positions to the output of attention; they must go into its input, "
+                                          "self_attention(X[:, perm] + pos, ...): after attention the order is already lost.")
+    return out
+
+
+def _gap_matches(got, value):
+    return abs(got - value) <= 1e-7 * abs(value) + 1e-12
+
+
+def _sa_candidates(self_attention):
+    yield self_attention
+    yield lambda X, Wq, Wk, Wv: _attention(X, Wq, Wk, Wv)
+
+
+def _innermost(error) -> str:
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_name if tb is not None else ""
+
+
+def _call_gap(permutation_gap, self_attention, X, perm, Ws, P, label, use_keyword=True):
+    def run():
+        try:
+            if P is None and not use_keyword:
+                return permutation_gap(X, perm, *Ws)
+            return permutation_gap(X, perm, *Ws, P=P)
+        except NotImplementedError as e:
+            inner = _innermost(e)
+            if not _raised_in(e, permutation_gap) or inner != getattr(permutation_gap, "__name__", inner):
+                raise Diagnosis("not-implemented", f"permutation_gap calls {inner or 'a function'}, which still raises "
+                                                   f"NotImplementedError: fill in {inner or 'it'} first.") from None
+            raise
+    try:
+        return call(label, run)
+    except Diagnosis as d:
+        if d.misconception == "crashed":
+            try:
+                self_attention(X, *Ws)
+            except Exception as e:
+                raise Diagnosis("crashed", f"{d.message}\nIt calls your self_attention, which raises "
+                                           f"{type(e).__name__}: {e}") from None
+        raise
+
+
+def _gap_case(rng, B, T, C, hs, block_size=None):
+    X = rng.standard_normal((B, T, C))
+    Ws = [rng.standard_normal((C, hs)) / np.sqrt(C) for _ in range(3)]
+    P = None if block_size is None else rng.standard_normal((block_size, C))
+    return X, _perm(rng, T), Ws, P
+
+
+@hidden_check
+def permutation_gap_no_pos(permutation_gap, self_attention):
+    rng = grading_rng()
+    for use_keyword in (False, True):
+        C = int(rng.integers(3, 7))
+        X, perm, Ws, _ = _gap_case(rng, int(rng.integers(1, 4)), int(rng.integers(3, 9)), C, C + int(rng.integers(-1, 2)))
+        X0 = X.copy()
+        label = "permutation_gap(X, perm, Wq, Wk, Wv" + (", P=None)" if use_keyword else ")")
+        got = _as_gap(_call_gap(permutation_gap, self_attention, X, perm, Ws, None, label, use_keyword), label)
+        if not np.array_equal(X, X0):
+            raise Diagnosis("side-effect", f"{label} changed X; it should only read it.")
+        if np.isfinite(got) and abs(got) < 1e-10:
+            continue
+        candidates = []
+        for sa in _sa_candidates(self_attention):
+            try:
+                candidates.append((_correct_gap(sa, X, perm, *Ws, None), _gap_variants(sa, X, perm, *Ws, None)))
+            except Exception:
+                continue
+        # a self_attention that is itself not equivariant is charged by its own tests, not here
+        if any(_gap_matches(got, correct) for correct, _ in candidates):
+            continue
+        for _, variants in candidates:
+            if _gap_matches(got, variants["output-not-permuted"][0]) and variants["output-not-permuted"][0] > 1e-8:
+                # without positions sa(X[:, perm]) == sa(X)[:, perm], so these two mistakes give the same number
+                raise Diagnosis(
+                    "wrong-value",
+                    f"Without positions the gap should be about 1e-15, yours is {got:.3g}: your permutation_gap compares "
+                    "a shuffled output with an unshuffled one. Shuffle the tokens in the first term, "
+                    "self_attention(X[:, perm] + pos), and shuffle the output of the second, "
+                    "self_attention(X + pos)[:, perm], so that row t of both belongs to token perm[t].")
+            for name, (value, why) in variants.items():
+                if value > 1e-8 and _gap_matches(got, value):
+                    raise Diagnosis("wrong-value", f"Without positions the gap should be about 1e-15, yours is {got:.3g}: "
+                                                   f"your permutation_gap {why}")
+        raise Diagnosis(
+            "wrong-value",
+            f"Without positions attention is permutation-equivariant, so {label} should be about 1e-15 (rounding); "
+            f"yours is {got:.3g}. It should be the largest |self_attention(X[:, perm]) - self_attention(X)[:, perm]|.")
+
+
+def _nan_probe(permutation_gap, X, perm, Ws, P):
+    """True if the student's gap uses P (a P full of nan makes it nan), False if not, None if unknown."""
+    try:
+        value = float(permutation_gap(X.copy(), perm, *Ws, P=np.full_like(P, np.nan)))
+    except Exception:
+        return None
+    return not np.isfinite(value)
+
+
+def _with_pos_cases(rng):
+    """Cases that pin every classification down: hs == C with T < block_size, T == block_size with hs != C,
+    and the largest |difference| at a positive and at a negative entry (to catch a signed max)."""
+    cases = []
+    C = int(rng.integers(3, 7))
+    T = int(rng.integers(3, 8))
+    cases.append(_gap_case(rng, int(rng.integers(1, 4)), T, C, C, T + int(rng.integers(1, 4))))
+    C = int(rng.integers(3, 7))
+    T = int(rng.integers(3, 8))
+    cases.append(_gap_case(rng, int(rng.integers(1, 4)), T, C, C + 1, T))
+    need = {True, False}
+    for _ in range(60):
+        if not need:
+            break
+        C = int(rng.integers(3, 7))
+        T = int(rng.integers(3, 8))
+        case = _gap_case(rng, int(rng.integers(1, 3)), T, C, int(rng.integers(2, 6)), T + int(rng.integers(0, 3)))
+        X, perm, Ws, P = case
+        _, first, full = _gap_parts(lambda *a: _attention(*a), X, perm, *Ws, P)
+        d = first - full[:, perm]
+        sign = bool(d.reshape(-1)[int(np.argmax(np.abs(d)))] > 0)
+        if sign in need and np.max(np.abs(d)) > 1e-3 and abs(np.max(d) + np.max(-d)) > 1e-6:
+            need.discard(sign)
+            cases.append(case)
+    return cases
+
+
+@hidden_check
+def permutation_gap_with_pos(permutation_gap, self_attention):
+    rng = grading_rng()
+    for X, perm, Ws, P in _with_pos_cases(rng):
+        B, T, C = X.shape
+        X0, P0 = X.copy(), P.copy()
+        label = f"permutation_gap(X, perm, Wq, Wk, Wv, P) for T = {T} and P of shape {P.shape}"
+        try:
+            raw = _call_gap(permutation_gap, self_attention, X, perm, Ws, P, label)
+        except Diagnosis as d:
+            if d.misconception == "crashed" and P.shape[0] > T:
+                try:
+                    retry = float(permutation_gap(X.copy(), perm, *Ws, P=P[:T].copy()))
+                except Exception:
+                    retry = None
+                if retry is not None and np.isfinite(retry):
+                    raise Diagnosis(
+                        "wrong-shape",
+                        f"permutation_gap fails when P has more rows than the sequence is long (P of shape {P.shape}, "
+                        f"T = {T}): it {d.message.replace(label + ' ', '', 1)}. Use pos = P[:T], the rows of the "
+                        "first T slots.") from None
+            raise
+        got = _as_gap(raw, label)
+        if not np.array_equal(X, X0) or not np.array_equal(P, P0):
+            which = "X" if not np.array_equal(X, X0) else "P"
+            raise Diagnosis("side-effect", f"{label} changed {which}; build new arrays (X + pos) instead of X += pos.")
+        expected = []
+        for sa in _sa_candidates(self_attention):
+            try:
+                expected.append((sa, _correct_gap(sa, X, perm, *Ws, P)))
+            except Exception:
+                continue
+        if any(_gap_matches(got, value) for _, value in expected):
+            continue
+        want = expected[-1][1]
+        if np.isfinite(got) and abs(got) < 1e-10:
+            uses_p = _nan_probe(permutation_gap, X, perm, Ws, P)
+            if uses_p is False:
+                raise Diagnosis(
+                    "wrong-value",
+                    f"With positions the gap should be clearly above 0 ({want:.3g} here), yours is {got:.3g}: your "
+                    "permutation_gap ignores P. Add pos = P[:T] to the input on both sides, self_attention(X[:, perm] + pos) "
+                    "and self_attention(X + pos)[:, perm].")
+            raise Diagnosis(
+                "wrong-value",
+                f"With positions the gap should be clearly above 0 ({want:.3g} here), yours is {got:.3g}: your positions "
+                "move along with the tokens (P[:T][perm]) or are added after attention, and either way the symmetry "
+                "survives. Positions belong to slots: add pos = P[:T], unshuffled, to X[:, perm] and to X, before "
+                "self_attention.")
+        for sa, _ in expected:
+            try:
+                variants = _gap_variants(sa, X, perm, *Ws, P)
+            except Exception:
+                continue
+            for name, (value, why) in variants.items():
+                if _gap_matches(got, value):
+                    raise Diagnosis("wrong-value", f"{label} should be {want:.6g}, yours is {got:.6g}: your "
+                                                   f"permutation_gap {why}")
+        raise Diagnosis(
+            "wrong-value",
+            f"{label} should be {want:.6g}, the largest |self_attention(X[:, perm] + P[:T]) - "
+            f"self_attention(X + P[:T])[:, perm]|; yours returned {got:.6g}.")

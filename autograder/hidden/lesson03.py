@@ -1,0 +1,409 @@
+"""Hidden checks for lesson 3: sinusoidal_table and shift_matrix.
+
+A wrong table is classified by rebuilding it under every combination of the catalogued mistakes
+(column layout x frequency formula x first position) and naming the combination the student's table
+matches.  The layouts are tried interleave-first, then halves, then swapped, so a table with sines in
+the first half and cosines in the second is told to interleave, never that sin and cos are swapped.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..diagnostics import Diagnosis, fmt
+from . import call, expect_array, expect_raises, grading_rng, hidden_check
+
+DEFAULT_BASE = 10000.0
+PASS_ATOL = 1e-9      # a correct table or matrix agrees with the reference to ~1e-12
+MATCH_ATOL = 1e-6     # looser: only used to recognise which mistake a failing answer makes
+CLASSIFY_ROWS = 64    # the variants are rebuilt on at most this many leading rows
+
+
+# ----------------------------------------------------------------------------------------------
+# reference and the catalogued variants
+# ----------------------------------------------------------------------------------------------
+
+def _reference_table(T: int, C: int, base: float) -> np.ndarray:
+    return _variant_table(T, C, base, "interleave", "right", 0)
+
+
+def _column_frequency(j: int, i: int, C: int, base: float, freq: str) -> float:
+    """The frequency (radians per position) a variant gives column j, which belongs to pair i."""
+    if freq == "right":
+        return base ** (-2.0 * i / C)
+    if freq == "sign":
+        return base ** (2.0 * i / C)
+    if freq == "per-column":
+        return base ** (-1.0 * j / C)
+    if freq == "pair-index":
+        return base ** (-1.0 * i / C)
+    if freq == "base-ignored":
+        return DEFAULT_BASE ** (-2.0 * i / C)
+    raise ValueError(freq)
+
+
+def _variant_table(T: int, C: int, base: float, layout: str, freq: str, offset: int) -> np.ndarray:
+    """The table a student writes with one column layout, one frequency formula, positions from ``offset``."""
+    pos = np.arange(offset, offset + T, dtype=np.float64)
+    table = np.empty((T, C))
+    half = (C + 1) // 2
+    for j in range(C):
+        if layout == "halves":
+            is_sin, i = (True, j) if j < half else (False, j - half)
+        else:
+            is_sin, i = (j % 2 == 0), j // 2
+            if layout == "swap":
+                is_sin = not is_sin
+        w = _column_frequency(j, i, C, base, freq)
+        table[:, j] = np.sin(pos * w) if is_sin else np.cos(pos * w)
+    return table
+
+
+LAYOUTS = ("interleave", "halves", "swap")
+FREQS = ("right", "sign", "per-column", "pair-index", "base-ignored")
+OFFSETS = (0, 1)
+
+
+def _matching_variant(S: np.ndarray, T: int, C: int, base: float):
+    """(layout, freq, offset) of the first catalogued variant that S matches, or None."""
+    rows = min(T, CLASSIFY_ROWS)
+    head = S[:rows]
+    for layout in LAYOUTS:
+        for freq in FREQS:
+            if freq == "base-ignored" and base == DEFAULT_BASE:
+                continue
+            for offset in OFFSETS:
+                if (layout, freq, offset) == ("interleave", "right", 0):
+                    continue
+                if np.allclose(head, _variant_table(rows, C, base, layout, freq, offset), rtol=0, atol=MATCH_ATOL):
+                    return layout, freq, offset
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# messages
+# ----------------------------------------------------------------------------------------------
+
+def _entry(S, ref, p, j) -> str:
+    kind = "sin" if j % 2 == 0 else "cos"
+    return (f"column {j} at position {p} should be {kind}({p} / base**({2 * (j // 2)}/C)) = {ref[p, j]:.6g}, "
+            f"got {S[p, j]:.6g} (off by {abs(S[p, j] - ref[p, j]):.3g})")
+
+
+def _worst(S, ref):
+    diff = np.abs(S - ref)
+    p, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    return int(p), int(j)
+
+
+def _first_wrong(S, ref):
+    bad = np.argwhere(~np.isclose(S, ref, rtol=0, atol=PASS_ATOL))
+    p, j = bad[0]
+    return int(p), int(j)
+
+
+def _layout_message(layout, S, ref, C) -> tuple[str, str]:
+    half = (C + 1) // 2
+    if layout == "halves":
+        return "halves-not-interleaved", (
+            f"Sin and cos columns interleave: column 2i holds sin(pos * w_i) and column 2i+1 holds cos(pos * w_i), "
+            f"the same w_i for both. Your table puts the sines in columns 0..{half - 1} and the cosines in columns "
+            f"{half}..{C - 1} (row 0 is {fmt(S[0])}; it should alternate, {fmt(ref[0])}). Fill table[:, 0::2] "
+            "with sines and table[:, 1::2] with cosines.")
+    return "sin-cos-swap", (
+        f"Even dims at pos 0 should be sin(0)=0, got {fmt(S[0, 0::2])}. Even columns take np.sin and odd columns "
+        f"np.cos; your table has them the other way round (its odd dims at pos 0 are {fmt(S[0, 1::2])}, they "
+        "should be cos(0)=1).")
+
+
+def _freq_message(freq, S, ref, T, C, base) -> tuple[str, str]:
+    last = (C + 1) // 2 - 1                     # the last pair
+    p = 1 if T > 1 else 0
+    if freq == "sign":
+        w_last = base ** (-2.0 * last / C)
+        return "freq-sign", (
+            f"Lower dims should oscillate faster: the angle of pair i is pos / base**(2i/C), so the frequency "
+            f"base**(-2i/C) falls from 1 radian per position (columns 0, 1) to {w_last:.3g} (column {2 * last}). "
+            f"Your exponent has the wrong sign, so the last pair turns {1 / w_last:.3g} radians per position; "
+            + _entry(S, ref, p, 2 * last) + ".")
+    if freq == "per-column":
+        j = 1
+        return "freq-per-column", (
+            f"Columns 2i and 2i+1 must share one frequency: both use the angle pos / base**(2i/C), with 2i the "
+            f"even column of the pair. Your table gives every column j its own angle pos / base**(j/C), so column "
+            f"1 (a cos) turns {base ** (-1.0 / C):.4g} radians per position instead of the 1 radian of column 0; "
+            + _entry(S, ref, p, j) + ".")
+    if freq == "pair-index":
+        return "wrong-value", (
+            f"The exponent of pair i is 2i/C, where 2i is the pair's even column (0, 2, 4, ...); your table uses "
+            f"i/C, the pair number, so its frequencies fall only half as fast: "
+            + _entry(S, ref, p, min(2, C - 1)) + ".")
+    # base-ignored
+    return "wrong-value", (
+        f"The table ignores its base argument: with base={base:g} the angle of pair i is pos / {base:g}**(2i/C), "
+        f"but your table matches base=10000; " + _entry(S, ref, p, min(2, C - 1)) + ".")
+
+
+def _offset_message(S, ref) -> str:
+    return (f"Row p must encode position p, counting from 0: row 0 should be {fmt(ref[0])} (sin(0)=0, cos(0)=1), "
+            f"but your row 0 is {fmt(S[0])}, the encoding of position 1. Use np.arange(T), not np.arange(1, T + 1).")
+
+
+def _judge_table(S, T: int, C: int, base: float, what: str) -> None:
+    """Raise a Diagnosis unless S is the (T, C) sinusoidal table for ``base``."""
+    if isinstance(S, np.ndarray) and S.ndim == 2 and S.shape != (T, C):
+        if S.shape == (C, T):
+            raise Diagnosis("wrong-shape", f"{what} should have shape (T, C) = {(T, C)}: one row per position, one "
+                                           f"column per dim. Yours has shape {S.shape}, it looks transposed.")
+        if C % 2 and S.shape == (T, C - 1):
+            raise Diagnosis("wrong-shape", f"{what} should have shape {(T, C)}, got {S.shape}. With an odd C the last "
+                                           f"column ({C - 1}) is a sin column on its own, sin(pos / base**({C - 1}/{C})); "
+                                           "your table drops it.")
+        if C % 2 and S.shape == (T, C + 1):
+            raise Diagnosis("wrong-shape", f"{what} should have shape {(T, C)}, got {S.shape}. With an odd C the last "
+                                           f"column ({C - 1}) is a sin column without a cos partner; your table adds "
+                                           "an extra cos column.")
+    if isinstance(S, np.ndarray) and S.dtype == np.float32:
+        raise Diagnosis("wrong-dtype", f"{what} should be float64, got float32: float32 keeps only ~7 digits, so "
+                                       "positions in the thousands lose their angle. Build the table with float64.")
+    S = expect_array(what, S, (T, C))
+    if not np.all(np.isfinite(S)):
+        p, j = (int(v) for v in np.argwhere(~np.isfinite(S))[0])
+        raise Diagnosis("wrong-value", f"{what} has a non-finite value at position {p}, column {j}: {S[p, j]}.")
+    ref = _reference_table(T, C, base)
+    if np.allclose(S, ref, rtol=0, atol=PASS_ATOL):
+        return
+    variant = _matching_variant(S, T, C, base)
+    problems = []
+    if variant is not None:
+        layout, freq, offset = variant
+        if layout != "interleave":
+            problems.append(_layout_message(layout, S, ref, C))
+        if freq != "right":
+            problems.append(_freq_message(freq, S, ref, T, C, base))
+        if offset:
+            problems.append(("wrong-value", _offset_message(S, ref)))
+    if not problems:
+        problems = _heuristic_problems(S, ref, T, C)
+    if len(problems) > 1:
+        body = "\n".join(f"({k}) {m}" for k, (_, m) in enumerate(problems, 1))
+        raise Diagnosis(problems[0][0], f"{what} has {len(problems)} mistakes:\n{body}")
+    raise Diagnosis(problems[0][0], f"{what}: {problems[0][1]}")
+
+
+def _heuristic_problems(S, ref, T, C) -> list[tuple[str, str]]:
+    """A table outside the catalogued combinations: name the first symptom, in an order that tells them apart."""
+    half = (C + 1) // 2
+    row0 = S[0]
+    halves0 = np.r_[np.zeros(half), np.ones(C - half)]
+    if C >= 3 and np.allclose(row0, halves0, atol=MATCH_ATOL):
+        return [_layout_message("halves", S, ref, C)]
+    if C >= 2 and np.allclose(row0[0::2], 1, atol=MATCH_ATOL) and np.allclose(row0[1::2], 0, atol=MATCH_ATOL):
+        return [_layout_message("swap", S, ref, C)]
+    if not np.allclose(row0, ref[0], rtol=0, atol=PASS_ATOL):
+        j = int(np.argmax(np.abs(row0 - ref[0])))
+        return [("wrong-value", f"row 0 (position 0) should be {fmt(ref[0])}: sin(0)=0 in the even columns and "
+                                f"cos(0)=1 in the odd ones; your row 0 is {fmt(row0)}, column {j} is off by "
+                                f"{abs(row0[j] - ref[0, j]):.3g}.")]
+    p, j = _first_wrong(S, ref)
+    pw, jw = _worst(S, ref)
+    where = f"The first wrong entry: {_entry(S, ref, p, j)}"
+    if (pw, jw) != (p, j):
+        where += f"; the largest error: {_entry(S, ref, pw, jw)}"
+    return [("wrong-value", where + ".")]
+
+
+# ----------------------------------------------------------------------------------------------
+# the table checks
+# ----------------------------------------------------------------------------------------------
+
+def _table(sinusoidal_table, T, C, base=None):
+    if base is None:
+        what = f"sinusoidal_table({T}, {C})"
+        return what, call(what, sinusoidal_table, T, C)
+    what = f"sinusoidal_table({T}, {C}, base={base:g})"
+    return what, call(what, sinusoidal_table, T, C, base=base)
+
+
+def _even(rng, lo, hi):
+    return 2 * int(rng.integers(lo // 2, hi // 2 + 1))
+
+
+@hidden_check
+def table_even_values(sinusoidal_table):
+    rng = grading_rng()
+    cases = [(int(rng.integers(12, 70)), _even(rng, 6, 32)),
+             (int(rng.integers(2, 12)), _even(rng, 2, 8)),
+             (1, _even(rng, 2, 10))]
+    for T, C in cases:
+        what, S = _table(sinusoidal_table, T, C)
+        _judge_table(S, T, C, DEFAULT_BASE, what)
+
+
+@hidden_check
+def table_odd_values(sinusoidal_table):
+    rng = grading_rng()
+    cases = [(int(rng.integers(12, 70)), 2 * int(rng.integers(2, 16)) + 1),
+             (int(rng.integers(2, 12)), 3),
+             (int(rng.integers(2, 12)), 1)]
+    for T, C in cases:
+        what, S = _table(sinusoidal_table, T, C)
+        _judge_table(S, T, C, DEFAULT_BASE, what)
+
+
+@hidden_check
+def table_base_and_length(sinusoidal_table):
+    rng = grading_rng()
+    base = float(np.round(10.0 ** rng.uniform(1.5, 5.5), 1))
+    if base == DEFAULT_BASE:
+        base += 1.0
+    cases = [(int(rng.integers(2000, 6000)), _even(rng, 8, 48), base),
+             (int(rng.integers(12, 40)), 2 * int(rng.integers(2, 10)) + 1, base),
+             (int(rng.integers(3000, 6000)), _even(rng, 4, 16), None)]
+    for T, C, b in cases:
+        what, S = _table(sinusoidal_table, T, C, b)
+        _judge_table(S, T, C, DEFAULT_BASE if b is None else b, what)
+
+
+@hidden_check
+def table_bad_sizes(sinusoidal_table):
+    rng = grading_rng()
+    T, C = int(rng.integers(2, 9)), _even(rng, 2, 10)
+    what, S = _table(sinusoidal_table, T, C)
+    expect_array(what, S, (T, C))
+    good_T, good_C = int(rng.integers(2, 9)), _even(rng, 2, 10)
+    bad = [
+        (0, good_C, "T = 0 is not a positive integer"),
+        (good_T, 0, "C = 0 is not a positive integer"),
+        (-int(rng.integers(1, 6)), good_C, "a negative T is not a positive integer"),
+        (good_T, -int(rng.integers(1, 6)), "a negative C is not a positive integer"),
+        (int(rng.integers(2, 6)) + 0.5, good_C, "a fractional T is not a positive integer, even if np.arange accepts it"),
+        (good_T, int(rng.integers(2, 6)) + 0.5, "a fractional C is not a positive integer"),
+    ]
+    for t, c, hint in bad:
+        expect_raises(f"sinusoidal_table({t}, {c})", lambda t=t, c=c: sinusoidal_table(t, c), (ValueError,), hint)
+
+
+# ----------------------------------------------------------------------------------------------
+# shift_matrix
+# ----------------------------------------------------------------------------------------------
+
+def _reference_shift(k, C, base) -> np.ndarray:
+    M = np.zeros((C, C))
+    for i in range(C // 2):
+        t = k * base ** (-2.0 * i / C)
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]
+    return M
+
+
+def _block(b) -> str:
+    """A 2x2 block on one line."""
+    return "[[{:.4f}, {:.4f}], [{:.4f}, {:.4f}]]".format(*np.asarray(b, dtype=np.float64).ravel())
+
+
+def _same_angle(a, b) -> bool:
+    return abs(np.cos(a) - np.cos(b)) + abs(np.sin(a) - np.sin(b)) < MATCH_ATOL
+
+
+def _judge_shift(M, k, C, base, what: str) -> None:
+    if isinstance(M, np.ndarray) and M.dtype == np.float32:
+        raise Diagnosis("wrong-dtype", f"{what} should be float64, got float32.")
+    M = expect_array(what, M, (C, C))
+    if not np.all(np.isfinite(M)):
+        raise Diagnosis("wrong-value", f"{what} has non-finite entries.")
+    ref = _reference_shift(k, C, base)
+    if np.allclose(M, ref, rtol=0, atol=PASS_ATOL):
+        return
+    table = _reference_table(max(k, 0) + 8, C, base)
+    gap = float(np.abs(table[k:k + 8] - table[:8] @ M.T).max())
+    law = (f"table[p + {k}] == M @ table[p] fails by up to {gap:.3g} (on a correct table for base={base:g}, "
+           f"positions 0..7).")
+    # 1. block structure
+    blocks = np.kron(np.eye(C // 2), np.ones((2, 2))).astype(bool)
+    off = np.where(blocks, 0.0, np.abs(M))
+    if off.max() > MATCH_ATOL:
+        r, c = (int(v) for v in np.unravel_index(int(np.argmax(off)), off.shape))
+        raise Diagnosis("wrong-value", (
+            f"{what} must be block diagonal: a shift only mixes the sin and cos of one frequency, so every entry "
+            f"outside the 2x2 blocks on the diagonal is 0. Your M[{r}, {c}] = {M[r, c]:.4g} couples pair {r // 2} "
+            f"with pair {c // 2}. {law}"))
+    # 2. each block: a rotation, and by which angle
+    transposed, notes = True, []
+    for i in range(C // 2):
+        blk = M[2 * i:2 * i + 2, 2 * i:2 * i + 2]
+        want = ref[2 * i:2 * i + 2, 2 * i:2 * i + 2]
+        if not np.allclose(blk, want.T, rtol=0, atol=MATCH_ATOL):
+            transposed = False
+        if np.allclose(blk, want, rtol=0, atol=PASS_ATOL):
+            continue
+        t = k * base ** (-2.0 * i / C)
+        head = (f"the block of pair {i} (rows and columns {2 * i}, {2 * i + 1}) should rotate by t = k / base**({2 * i}/C) "
+                f"= {t:.6g}: [[cos t, sin t], [-sin t, cos t]] = {_block(want)}; yours is {_block(blk)}")
+        is_rotation = (abs(blk[0, 0] - blk[1, 1]) < MATCH_ATOL and abs(blk[0, 1] + blk[1, 0]) < MATCH_ATOL
+                       and abs(blk[0, 0] ** 2 + blk[0, 1] ** 2 - 1) < MATCH_ATOL)
+        if is_rotation:
+            phi = float(np.arctan2(blk[0, 1], blk[0, 0]))
+            guesses = [
+                (base ** (-2.0 * i / C), "one step of pair i, whatever k is: the angle must be multiplied by k"),
+                (k * base ** (2.0 * i / C), "k * base**(+2i/C): the frequency exponent has the wrong sign"),
+                (k * base ** (-1.0 * i / C), "k / base**(i/C): the exponent uses the pair number i instead of 2i"),
+                (k * DEFAULT_BASE ** (-2.0 * i / C), "base=10000 whatever base is passed: use the base argument"),
+            ]
+            reason = next((why for angle, why in guesses if _same_angle(phi, angle)), None)
+            head += f", a rotation by {phi:.6g} (mod 2 pi)" + (f", which is {reason}" if reason else "")
+        elif (abs(blk[0, 0] ** 2 + blk[0, 1] ** 2 - 1) < MATCH_ATOL and abs(blk[1, 0] ** 2 + blk[1, 1] ** 2 - 1) < MATCH_ATOL
+              and abs(blk[0, 0] - blk[1, 1]) > MATCH_ATOL):
+            a0 = float(np.arctan2(blk[0, 1], blk[0, 0]))
+            a1 = float(np.arctan2(-blk[1, 0], blk[1, 1]))
+            head += (f"; its first row (which gives the new sin) uses the angle {a0:.6g} and its second row (the new cos) "
+                     f"the angle {a1:.6g} (mod 2 pi), but the two columns of a pair share one frequency, so both rows "
+                     "use the same t")
+        notes.append(head)
+    if transposed and C >= 2:
+        raise Diagnosis("wrong-value", (
+            f"{what} rotates the wrong way: it maps table[p] to table[p - {k}], not table[p + {k}]. Acting on the "
+            "column (sin a, cos a), sin(a + t) = cos t * sin a + sin t * cos a and cos(a + t) = -sin t * sin a + "
+            "cos t * cos a, so each block is [[cos t, sin t], [-sin t, cos t]]; yours is its transpose. "
+            f"Pair 0: should be {_block(ref[:2, :2])}, got {_block(M[:2, :2])}."))
+    raise Diagnosis("wrong-value", f"{what}: {notes[0]}. {law}")
+
+
+def _shift(shift_matrix, k, C, base=None):
+    if base is None:
+        what = f"shift_matrix({k}, {C})"
+        return what, call(what, shift_matrix, k, C)
+    what = f"shift_matrix({k}, {C}, base={base:g})"
+    return what, call(what, shift_matrix, k, C, base=base)
+
+
+@hidden_check
+def shift_matrix_values(shift_matrix):
+    rng = grading_rng()
+    cases = [(int(rng.integers(2, 60)), _even(rng, 6, 32)),
+             (int(rng.integers(2, 9)), 2),
+             (1, _even(rng, 4, 12)),
+             (0, _even(rng, 2, 8))]
+    for k, C in cases:
+        what, M = _shift(shift_matrix, k, C)
+        _judge_shift(M, k, C, DEFAULT_BASE, what)
+
+
+@hidden_check
+def shift_matrix_base(shift_matrix):
+    rng = grading_rng()
+    base = float(np.round(10.0 ** rng.uniform(1.5, 5.5), 1))
+    if base == DEFAULT_BASE:
+        base += 1.0
+    for k, C in [(int(rng.integers(2, 40)), _even(rng, 4, 24)), (int(rng.integers(500, 3000)), _even(rng, 4, 16))]:
+        what, M = _shift(shift_matrix, k, C, base)
+        _judge_shift(M, k, C, base, what)
+
+
+@hidden_check
+def shift_matrix_odd_C(shift_matrix):
+    rng = grading_rng()
+    k, C = int(rng.integers(1, 9)), _even(rng, 2, 12)
+    what, M = _shift(shift_matrix, k, C)
+    expect_array(what, M, (C, C))
+    C_odd = 2 * int(rng.integers(0, 8)) + 1
+    expect_raises(f"shift_matrix({k}, {C_odd})", lambda: shift_matrix(k, C_odd), (ValueError,),
+                  "with an odd C the last sin column has no cos partner, so no (C, C) matrix shifts it")

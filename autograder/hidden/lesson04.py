@@ -1,0 +1,274 @@
+"""Hidden checks for lesson 4: PositionalEmbedding.
+
+The dP diagnosis (``dP_diagnosis``) and the forward helpers are shared with lesson 5, whose
+EmbeddingLayer has the same position table.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..diagnostics import Diagnosis
+from ..gradcheck import compare, numerical_gradient
+from . import call, expect_array, expect_raises, grading_rng, hidden_check
+
+TOO_LONG_ERRORS = (ValueError, AssertionError)  # SPEC: ValueError; an AssertionError is accepted
+EXACT = dict(rtol=0.0, atol=1e-12)  # forward values are a gather and an add: any correct code is exact
+
+
+def call_forward(what: str, fn, arg, T: int, block_size: int):
+    """``call`` for a forward pass, with a hint when a valid length is refused or the slab has the wrong length."""
+    try:
+        return fn(arg)
+    except NotImplementedError:
+        raise Diagnosis("not-implemented", f"{what} still raises NotImplementedError: fill in its stub.") from None
+    except Diagnosis:
+        raise
+    except (Exception, SystemExit) as e:
+        text = str(e).strip()
+        hint = ""
+        if isinstance(e, ValueError) and "broadcast" in text:
+            hint = (f" The position slab must have shape (T, C) with T = {T}: add P[:T], the first T rows of the table, "
+                    "not the whole table or a slice of another length.")
+        elif T == block_size and isinstance(e, TOO_LONG_ERRORS):
+            hint = (f" A sequence with T == block_size ({T}) is allowed: the table has rows 0..{block_size - 1}, one for "
+                    "each slot. Only T > block_size must raise.")
+        raise Diagnosis("crashed", f"{what} raised {type(e).__name__}: {text}.{hint}") from None
+
+
+def forward_diagnosis(out, base, P, T, *, base_name: str, idx=None) -> None:
+    """Raise the diagnosis for a forward output ``out`` that should be ``base + P[:T]``.
+
+    ``base`` is what forward adds positions to (x in lesson 4, E[idx] in lesson 5); ``idx`` (lesson 5)
+    lets a position looked up by token id be recognised.
+    """
+    want = base + P[:T]
+    if np.allclose(out, want, **EXACT):
+        return
+    block_size = P.shape[0]
+    err = float(np.abs(out - want).max())
+    if np.allclose(out, base, **EXACT):
+        raise Diagnosis(
+            "positions-missing",
+            f"forward returned {base_name} alone: forward must add P[:T], the position rows, to {base_name}. Without "
+            "them two equal tokens in different slots get equal vectors and attention cannot tell the order.",
+        )
+    if idx is not None and int(np.max(idx)) < block_size and np.allclose(out, base + P[idx], **EXACT):
+        b, t = map(int, np.argwhere(idx != np.arange(T))[0])
+        raise Diagnosis(
+            "positions-by-token",
+            f"forward added P[idx], the position row chosen by the token id. Positions are looked up by slot t, not by "
+            f"token id: the token in slot t of every sequence gets P[t], so add P[:T]. At [b, t] = [{b}, {t}] the id "
+            f"is {int(idx[b, t])}, so you added P[{int(idx[b, t])}] where P[{t}] belongs.",
+        )
+    if T < block_size and np.allclose(out, base + P[T], **EXACT):
+        raise Diagnosis(
+            "wrong-value",
+            f"forward added the single row P[T] = P[{T}] to every slot. Slot t gets row t, so add the slab P[:T] "
+            f"(rows 0..{T - 1}); the output is off by up to {err:.3g}.",
+        )
+    if T < block_size and np.allclose(out, base + P[1:T + 1], **EXACT):
+        raise Diagnosis(
+            "wrong-value",
+            f"forward added P[1:T+1]: every slot got the row of the slot after it. Slots count from 0, so slot t "
+            f"takes row t and the slab is P[:T]; the output is off by up to {err:.3g}.",
+        )
+    worst = np.unravel_index(int(np.argmax(np.abs(out - want))), out.shape)
+    b, t = int(worst[0]), int(worst[1])
+    raise Diagnosis(
+        "wrong-value",
+        f"forward(...)[{b}, {t}] should be {base_name}[{b}, {t}] + P[{t}]; the output differs from {base_name} + P[:T] "
+        f"by up to {err:.3g} (worst at batch {b}, slot {t}).",
+    )
+
+
+def expect_grad(name: str, got, shape, T: int):
+    """expect_array for dP, with a targeted message when the zero rows T: were left off."""
+    if isinstance(got, np.ndarray) and got.ndim == 2 and got.shape[0] == T and got.shape[1:] == tuple(shape[1:]) \
+            and T != shape[0]:
+        raise Diagnosis(
+            "wrong-shape",
+            f"{name} should have P's full shape {tuple(shape)}, got {got.shape}: dP has a row for every slot of the "
+            f"table. Start from np.zeros_like(self.P) and fill rows :T; rows {T} and beyond stay zero.",
+        )
+    return expect_array(name, got, shape)
+
+
+def dP_diagnosis(dP, numeric, G, T, prev=None, *, owner: str = "backward") -> None:
+    """Compare ``dP`` with the numerical gradient; on failure raise the matching diagnosis.
+
+    ``G`` is the upstream gradient (B, T, C); ``prev`` the dP of the previous backward on the same
+    object (to recognise accumulation), or None.
+    """
+    report = compare("dP", dP, numeric)
+    if report.ok:
+        return
+    B = G.shape[0]
+    block_size = dP.shape[0]
+    right = numeric[:T]
+    head, tail = dP[:T], dP[T:]
+    close = lambda a, b: np.allclose(a, b, rtol=1e-6, atol=1e-8)  # noqa: E731 (numeric is good to ~1e-10)
+    if prev is not None and close(dP, prev + numeric):
+        raise Diagnosis(
+            "grad-accumulates",
+            "dP equals the previous backward's dP plus this one's: the gradient keeps growing across calls. Each "
+            "backward starts from zeros (self.dP = np.zeros_like(self.P)) instead of adding to the last gradient.",
+        )
+    if tail.size and np.any(tail != 0):
+        state = ("Rows :T are right. " if close(head, right)
+                 else f"Rows :T are off too, by up to {np.abs(head - right).max():.3g}. ")
+        stale = " (they look left over from an earlier, longer call)" if prev is not None and close(tail, prev[T:]) else ""
+        raise Diagnosis(
+            "dP-tail-not-zero",
+            f"Rows T and beyond of dP stay zero: this forward used T={T} of the block_size={block_size} slots, so rows "
+            f"{T}..{block_size - 1} received no gradient, but your dP[{T}:] holds values up to {np.abs(tail).max():.3g}"
+            f"{stale}. {state}Start every backward from np.zeros_like(self.P) and fill only dP[:T].",
+        )
+    for b in range(B):
+        if close(head, G[b]):
+            raise Diagnosis(
+                "dP-not-summed",
+                f"dP[:T] equals dout[{b}], the gradient of one sequence, but the batch holds B={B} sequences and each "
+                f"of them added P[:T]. dP sums dout over the batch axis: dP[:T] = dout.sum(axis=0). "
+                f"(Off by up to {np.abs(head - right).max():.3g}.)",
+            )
+    if close(head, G.mean(axis=0)):
+        raise Diagnosis(
+            "wrong-gradient",
+            f"dP[:T] is dout.mean(axis=0), 1/B = 1/{B} of the right value. Each of the B sequences adds its own "
+            "gradient to the shared rows, so sum over the batch axis, do not average: dP[:T] = dout.sum(axis=0).",
+        )
+    if G.shape[0] == G.shape[1] and close(head, G.sum(axis=1)):
+        raise Diagnosis(
+            "wrong-gradient",
+            "dP[:T] is dout.sum(axis=1), a sum over the slots of each sequence. The batch axis is axis 0: row t of P "
+            "collects slot t of every sequence, dP[:T] = dout.sum(axis=0).",
+        )
+    if np.all(head == 0):
+        raise Diagnosis(
+            "wrong-gradient",
+            f"{owner} left dP[:T] all zero, but rows 0..{T - 1} of P were used: dP[:T] = dout.sum(axis=0).",
+        )
+    raise Diagnosis("wrong-gradient", f"dP fails the gradient check. {report.describe('position')}.")
+
+
+def _draw_C(rng):
+    """Two widths, one odd and one even, in random order."""
+    odd, even = 2 * int(rng.integers(1, 4)) + 1, 2 * int(rng.integers(1, 4))
+    return (odd, even) if rng.random() < 0.5 else (even, odd)
+
+
+@hidden_check
+def positional_forward(PositionalEmbedding):
+    rng = grading_rng()
+    C1, C2 = _draw_C(rng)
+    block_size = int(rng.integers(5, 10))
+    # T < block_size first (so a wrong slice shows as a wrong value), then the full window T == block_size
+    cases = [(int(rng.integers(2, 5)), int(rng.integers(2, block_size)), C1), (int(rng.integers(2, 5)), block_size, C2)]
+    for B, T, C in cases:
+        pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
+        P0 = np.array(pe.P, dtype=np.float64, copy=True)
+        x = rng.standard_normal((B, T, C))
+        x0 = x.copy()
+        out = call_forward(f"PositionalEmbedding.forward for x of shape {(B, T, C)} (block_size={block_size})",
+                           pe.forward, x, T, block_size)
+        out = expect_array(f"forward(x) for x of shape {(B, T, C)}", out, (B, T, C))
+        if not np.array_equal(x, x0):
+            raise Diagnosis("side-effect", "forward changed its input x in place (x += ...); return x + P[:T] as a new "
+                                           "array, the caller still needs x.")
+        if not np.array_equal(pe.P, P0):
+            raise Diagnosis("side-effect", "forward changed the table P; it should only read its first T rows.")
+        forward_diagnosis(out, x0, P0, T, base_name="x")
+
+
+@hidden_check
+def positional_too_long(PositionalEmbedding):
+    rng = grading_rng()
+    block_size = int(rng.integers(3, 9))
+    C = int(rng.integers(2, 6))
+    T = block_size + int(rng.integers(1, 4))
+    pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
+    x = rng.standard_normal((2, T, C))
+    expect_raises(f"forward with T={T} and block_size={block_size}", lambda: pe.forward(x), TOO_LONG_ERRORS,
+                  "the table has no rows for slots block_size and beyond")
+    T = int(rng.integers(2, 5))
+    pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, 1, C)
+    x = rng.standard_normal((2, T, C))
+    expect_raises(f"forward with T={T} and block_size=1", lambda: pe.forward(x), TOO_LONG_ERRORS,
+                  "with block_size=1, NumPy broadcasting adds the single row P[0] to every slot instead of failing, "
+                  "so compare T with block_size explicitly")
+
+
+def _backward_cases(rng):
+    """(B, T) pairs per layer: a fresh layer with B == T < block_size (a sum over the wrong axis shows as a value),
+    then one layer used twice, T == block_size and then T < block_size (stale rows and accumulation show)."""
+    block_size = int(rng.integers(5, 9))
+    C1, C2 = _draw_C(rng)
+    n = int(rng.integers(2, 5))
+    return [
+        (block_size, C1, [(n, n)]),
+        (block_size, C2, [(int(rng.integers(2, 5)), block_size), (int(rng.integers(2, 5)), int(rng.integers(2, block_size)))]),
+    ]
+
+
+@hidden_check
+def positional_backward_dP(PositionalEmbedding):
+    rng = grading_rng()
+    for block_size, C, calls in _backward_cases(rng):
+        pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
+        prev = None
+        for B, T in calls:
+            x = rng.standard_normal((B, T, C))
+            G = rng.standard_normal((B, T, C))
+            call_forward(f"PositionalEmbedding.forward for x of shape {(B, T, C)}", pe.forward, x, T, block_size)
+            call("PositionalEmbedding.backward", pe.backward, G)
+            dP = expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", pe.dP, (block_size, C), T)
+            dP = np.array(dP, copy=True)
+            P = np.array(pe.P, dtype=np.float64, copy=True)
+            numeric = numerical_gradient(lambda: np.sum((x + P[:T]) * G), P)
+            dP_diagnosis(dP, numeric, G, T, prev)
+            prev = dP
+
+
+@hidden_check
+def positional_backward_dx(PositionalEmbedding):
+    rng = grading_rng()
+    block_size = int(rng.integers(4, 8))
+    for T in (int(rng.integers(2, block_size)), block_size):
+        B, C = int(rng.integers(2, 4)), int(rng.integers(2, 6))
+        pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
+        x = rng.standard_normal((B, T, C))
+        G = rng.standard_normal((B, T, C))
+        call_forward(f"PositionalEmbedding.forward for x of shape {(B, T, C)}", pe.forward, x, T, block_size)
+        dx = call("PositionalEmbedding.backward", pe.backward, G.copy())
+        if dx is None:
+            raise Diagnosis("wrong-value", "backward returned None; it should return the gradient for x, which is dout "
+                                           "itself: out = x + P[:T], so each entry of x passes its gradient through unchanged.")
+        dx = expect_array(f"the gradient for x that backward returns (x had shape {(B, T, C)})", dx, (B, T, C))
+        P = np.array(pe.P, dtype=np.float64, copy=True)
+        numeric = numerical_gradient(lambda: np.sum((x + P[:T]) * G), x)
+        report = compare("dx", dx, numeric)
+        if not report.ok:
+            raise Diagnosis("wrong-gradient", f"The returned gradient for x fails the gradient check; it should be dout "
+                                              f"unchanged. {report.describe('batch row')}.")
+
+
+@hidden_check
+def positional_backward_fresh(PositionalEmbedding):
+    rng = grading_rng()
+    block_size = int(rng.integers(4, 8))
+    B, T, C = int(rng.integers(2, 4)), int(rng.integers(2, block_size + 1)), int(rng.integers(2, 6))
+    pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
+    x = rng.standard_normal((B, T, C))
+    G = rng.standard_normal((B, T, C))
+    call_forward("PositionalEmbedding.forward", pe.forward, x, T, block_size)
+    call("PositionalEmbedding.backward", pe.backward, G)
+    first = np.array(expect_grad("self.dP after backward", pe.dP, (block_size, C), T), copy=True)
+    call("PositionalEmbedding.backward", pe.backward, G)
+    second = expect_grad("self.dP after a second backward", pe.dP, (block_size, C), T)
+    if not np.allclose(second, first):
+        ratio = np.abs(second).sum() / max(np.abs(first).sum(), 1e-300)
+        raise Diagnosis(
+            "grad-accumulates",
+            f"A second backward with the same dout changed dP (it grew by a factor of {ratio:.3g}). Each backward "
+            "starts from zeros, e.g. self.dP = np.zeros_like(self.P), instead of adding to the last gradient.",
+        )

@@ -1,0 +1,336 @@
+"""Hidden checks for lesson 5: EmbeddingLayer (token table + learned positions + freeze_positions)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..diagnostics import Diagnosis, fmt
+from ..gradcheck import compare, numerical_gradient
+from . import call, expect_array, expect_raises, grading_rng, hidden_check
+from .lesson04 import TOO_LONG_ERRORS, call_forward, dP_diagnosis, expect_grad, forward_diagnosis
+
+SAME = dict(rtol=0.0, atol=1e-12)  # "exactly what it would be without the flag": same code, same numbers
+
+
+def _ids(rng, V, B, T):
+    """Random ids (B, T) in [0, V) with a repeated id forced inside one sequence (so no row is arange(T))."""
+    ids = rng.integers(0, V, size=(B, T))
+    b = int(rng.integers(B))
+    t1, t2 = rng.choice(T, size=2, replace=False)
+    ids[b, t2] = ids[b, t1]
+    return ids
+
+
+def _widths(rng):
+    odd, even = 2 * int(rng.integers(1, 4)) + 1, 2 * int(rng.integers(1, 4))
+    return (odd, even) if rng.random() < 0.5 else (even, odd)
+
+
+def _make(EmbeddingLayer, V, block_size, C, seed, **kwargs):
+    args = ", freeze_positions=True" if kwargs.get("freeze_positions") else ""
+    return call(f"EmbeddingLayer(vocab_size, block_size, C{args})", EmbeddingLayer, V, block_size, C, seed=seed, **kwargs)
+
+
+def _forward(layer, idx, block_size):
+    B, T = idx.shape
+    return call_forward(f"EmbeddingLayer.forward for ids of shape {(B, T)} (block_size={block_size})",
+                        layer.forward, idx, T, block_size)
+
+
+def _backward(layer, G):
+    return call("EmbeddingLayer.backward", layer.backward, G)
+
+
+def _numeric(layer, idx, G, table: str):
+    """Central differences of L = sum((E[idx] + P[:T]) * G) with respect to a copy of one table."""
+    E = np.array(layer.E, dtype=np.float64, copy=True)
+    P = np.array(layer.P, dtype=np.float64, copy=True)
+    T = idx.shape[1]
+    return numerical_gradient(lambda: np.sum((E[idx] + P[:T]) * G), E if table == "E" else P)
+
+
+@hidden_check
+def layer_forward(EmbeddingLayer):
+    rng = grading_rng()
+    C1, C2 = _widths(rng)
+    block_size = int(rng.integers(6, 11))
+    # first: every id below block_size (so P[idx] is computable and recognised), T < block_size;
+    # then: the full window T == block_size with a vocabulary larger than the table of positions
+    cases = [(int(rng.integers(4, block_size + 1)), int(rng.integers(3, block_size)), C1),
+             (int(rng.integers(block_size + 1, 30)), block_size, C2)]
+    for V, T, C in cases:
+        B = int(rng.integers(2, 5))
+        layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
+        E0 = np.array(layer.E, dtype=np.float64, copy=True)
+        P0 = np.array(layer.P, dtype=np.float64, copy=True)
+        idx = _ids(rng, V, B, T)
+        idx0 = idx.copy()
+        out = _forward(layer, idx, block_size)
+        out = expect_array(f"forward(idx) for ids of shape {(B, T)}", out, (B, T, C))
+        if not (np.array_equal(layer.E, E0) and np.array_equal(layer.P, P0)):
+            raise Diagnosis("side-effect", "forward changed E or P; it should only read rows of the two tables.")
+        if not np.array_equal(idx, idx0):
+            raise Diagnosis("side-effect", "forward changed the ids it was given; it should only read them.")
+        forward_diagnosis(out, E0[idx], P0, T, base_name="E[idx]", idx=idx)
+
+
+@hidden_check
+def layer_too_long(EmbeddingLayer):
+    rng = grading_rng()
+    V, C = int(rng.integers(5, 20)), int(rng.integers(2, 6))
+    block_size = int(rng.integers(3, 9))
+    T = block_size + int(rng.integers(1, 4))
+    layer = _make(EmbeddingLayer, V, block_size, C, 42)
+    idx = _ids(rng, V, 2, T)
+    expect_raises(f"forward with T={T} and block_size={block_size}", lambda: layer.forward(idx), TOO_LONG_ERRORS,
+                  "the position table has no rows for slots block_size and beyond")
+    T = int(rng.integers(2, 5))
+    layer = _make(EmbeddingLayer, V, 1, C, 42)
+    idx = _ids(rng, V, 2, T)
+    expect_raises(f"forward with T={T} and block_size=1", lambda: layer.forward(idx), TOO_LONG_ERRORS,
+                  "with block_size=1, NumPy broadcasting adds the single row P[0] to every slot instead of failing, "
+                  "so compare T with block_size explicitly")
+
+
+def _scatter_overwrite_probe(EmbeddingLayer):
+    """SPEC's canonical example: ids [[0, 0]], dout of ones, C = 2."""
+    layer = EmbeddingLayer(3, 2, 2)
+    layer.forward(np.array([[0, 0]]))
+    layer.backward(np.ones((1, 2, 2)))
+    return np.asarray(layer.dE)[0]
+
+
+def _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report) -> None:
+    V = numeric.shape[0]
+    counts = np.bincount(idx.reshape(-1), minlength=V)
+    row_err = np.max(np.abs(dE - numeric) / np.maximum(1e-12, np.abs(dE) + np.abs(numeric)), axis=1)
+    wrong = row_err >= 1e-5
+    only_repeats_wrong = bool(np.any(wrong[counts >= 2]) and not np.any(wrong[counts == 1]))
+    if only_repeats_wrong:
+        # only rows of repeated ids are wrong: occurrences were dropped instead of added. The SPEC's probe
+        # (ids [[0, 0]], dout of ones) confirms it and gives the message its numbers.
+        try:
+            got = _scatter_overwrite_probe(EmbeddingLayer)
+        except Exception:  # noqa: BLE001 - the probe is only for the message
+            got = None
+        if got is not None and np.shape(got) == (2,) and not np.allclose(got, [2, 2]):
+            raise Diagnosis(
+                "scatter-overwrite",
+                f"Row 0 is used twice so its gradient should be [2, 2], got {got}\n"
+                "dE[idx] += dout keeps only one write per repeated id. Use np.add.at(dE, idx, dout), which adds the "
+                "gradient of every occurrence.",
+            )
+        if got is None and np.any(counts == 1):
+            tok = int(np.flatnonzero(wrong & (counts >= 2))[0])
+            raise Diagnosis(
+                "scatter-overwrite",
+                f"dE is right for ids that occur once but wrong for repeated ids: token id {tok} occurs {counts[tok]} "
+                f"times and its row should be the sum of dout at all {counts[tok]} places, {fmt(numeric[tok])}; got "
+                f"{fmt(dE[tok])}. Use np.add.at(dE, idx, dout), which adds the gradient of every occurrence.",
+            )
+    token = report.worst_index[0]
+    raise Diagnosis(
+        "wrong-gradient",
+        f"dE fails the gradient check. {report.describe('token id')}; token id {token} occurs {int(counts[token])} "
+        f"time(s) in the batch, so its row should be the sum of dout at those {int(counts[token])} place(s).",
+    )
+
+
+@hidden_check
+def layer_backward_dE(EmbeddingLayer):
+    rng = grading_rng()
+    C1, C2 = _widths(rng)
+    block_size = int(rng.integers(5, 9))
+    for T, C in ((int(rng.integers(3, block_size)), C1), (block_size, C2)):
+        V, B = int(rng.integers(4, 12)), int(rng.integers(2, 4))
+        layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
+        idx = _ids(rng, V, B, T)
+        G = rng.standard_normal((B, T, C))
+        _forward(layer, idx, block_size)
+        ret = _backward(layer, G)
+        dE = np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True)
+        if ret is not None:
+            raise Diagnosis("wrong-value", f"backward should return None (ids are integers, there is no input gradient; "
+                                           f"the results live in self.dE and self.dP), got {type(ret).__name__}.")
+        numeric = _numeric(layer, idx, G, "E")
+        report = compare("dE", dE, numeric)
+        if not report.ok:
+            _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report)
+
+
+@hidden_check
+def layer_backward_dP(EmbeddingLayer):
+    rng = grading_rng()
+    C1, C2 = _widths(rng)
+    block_size = int(rng.integers(5, 9))
+    n = int(rng.integers(2, 5))
+    # a fresh layer with B == T < block_size, then one layer used twice: T == block_size, then T < block_size
+    plans = [(C1, [(n, n)]),
+             (C2, [(int(rng.integers(2, 5)), block_size), (int(rng.integers(2, 5)), int(rng.integers(2, block_size)))])]
+    for C, calls in plans:
+        V = int(rng.integers(4, 15))
+        layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
+        prev = None
+        for B, T in calls:
+            idx = _ids(rng, V, B, T)
+            G = rng.standard_normal((B, T, C))
+            _forward(layer, idx, block_size)
+            _backward(layer, G)
+            dP = np.array(expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", layer.dP,
+                                      (block_size, C), T), copy=True)
+            dP_diagnosis(dP, _numeric(layer, idx, G, "P"), G, T, prev)
+            prev = dP
+
+
+@hidden_check
+def layer_backward_fresh(EmbeddingLayer):
+    rng = grading_rng()
+    V, C = int(rng.integers(4, 12)), int(rng.integers(2, 6))
+    block_size = int(rng.integers(4, 8))
+    B, T = int(rng.integers(2, 4)), int(rng.integers(2, block_size + 1))
+    layer = _make(EmbeddingLayer, V, block_size, C, 42)
+    idx = _ids(rng, V, B, T)
+    G = rng.standard_normal((B, T, C))
+    _forward(layer, idx, block_size)
+    _backward(layer, G)
+    first = {"dE": np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True),
+             "dP": np.array(expect_grad("self.dP after backward", layer.dP, (block_size, C), T), copy=True)}
+    _backward(layer, G)
+    second = {"dE": expect_array("self.dE after a second backward", layer.dE, (V, C)),
+              "dP": expect_grad("self.dP after a second backward", layer.dP, (block_size, C), T)}
+    grew = [name for name in ("dE", "dP") if not np.allclose(second[name], first[name])]
+    if grew:
+        name = grew[0]
+        ratio = np.abs(second[name]).sum() / max(np.abs(first[name]).sum(), 1e-300)
+        table = name[1]
+        raise Diagnosis(
+            "grad-accumulates",
+            f"A second backward with the same dout changed {' and '.join(grew)} ({name} grew by a factor of {ratio:.3g}). "
+            f"Each backward starts from zeros, e.g. self.{name} = np.zeros_like(self.{table}), instead of adding to "
+            "the last gradient.",
+        )
+
+
+def _frozen_diagnosis(layer, twin, block_size, C, V, when: str, prev_dP=None, hint=lambda: "") -> None:
+    """After the same forward/backward: ``layer`` is frozen, ``twin`` (same seed, same history) is not.
+
+    ``prev_dP`` is the layer's dP before this backward (to recognise a dP left over from the last call);
+    ``hint()`` is added when the flag had no effect at all.
+    """
+    dP = layer.dP
+    if not isinstance(dP, np.ndarray) or dP.shape != (block_size, C):
+        shape = dP.shape if isinstance(dP, np.ndarray) else type(dP).__name__
+        raise Diagnosis("wrong-shape", f"With freeze_positions=True ({when}), self.dP should be an all-zero array of P's "
+                                       f"shape {(block_size, C)} so that P -= lr * dP still works; got {shape}.")
+    if np.any(dP != 0):
+        plain = twin.dP
+        if isinstance(plain, np.ndarray) and plain.shape == dP.shape and np.allclose(dP, plain):
+            why = f" (it is the unfrozen gradient: the flag had no effect).{hint()}"
+        elif prev_dP is not None and np.allclose(dP, prev_dP):
+            why = (". It is the dP of the previous backward, left in place: while frozen, backward still sets "
+                   "self.dP = np.zeros_like(self.P).")
+        else:
+            why = "."
+        raise Diagnosis(
+            "freeze-ignored",
+            f"dP must be zero while positions are frozen ({when}), but it holds values up to {np.abs(dP).max():.3g}{why}",
+        )
+    dE, want = layer.dE, np.asarray(twin.dE)
+    if not isinstance(dE, np.ndarray) or dE.shape != (V, C):
+        shape = dE.shape if isinstance(dE, np.ndarray) else type(dE).__name__
+        raise Diagnosis("freeze-kills-dE", f"Freezing positions must not change dE: with freeze_positions=True ({when}) "
+                                           f"self.dE should still be the token gradient of shape {(V, C)}, got {shape}. "
+                                           "Only dP is affected by the flag.")
+    if not np.allclose(dE, want, **SAME):
+        what = ("all zero" if np.all(dE == 0) else f"off by up to {np.abs(dE - want).max():.3g}")
+        raise Diagnosis(
+            "freeze-kills-dE",
+            f"Freezing positions must not change dE: with freeze_positions=True ({when}) your dE is {what} compared "
+            "with the same layer unfrozen. The token gradient never depends on P; compute dE exactly as before and let "
+            "the flag decide only dP.",
+        )
+
+
+def _same_forward(out_frozen, out_plain, E, idx, when: str) -> None:
+    if np.allclose(out_frozen, out_plain, **SAME):
+        return
+    if np.allclose(out_frozen, E[idx], **SAME):
+        raise Diagnosis("positions-missing", f"With freeze_positions=True ({when}) forward returned E[idx] alone: forward "
+                                             "must add P[:T] whether or not positions are frozen. Frozen positions are "
+                                             "still used, they are just not trained.")
+    raise Diagnosis("wrong-value", f"With freeze_positions=True ({when}) forward gave a different output from the same "
+                                   f"layer unfrozen (by up to {np.abs(out_frozen - out_plain).max():.3g}); the flag "
+                                   "affects only the gradient dP.")
+
+
+@hidden_check
+def layer_freeze_at_construction(EmbeddingLayer):
+    rng = grading_rng()
+    C1, C2 = _widths(rng)
+    block_size = int(rng.integers(5, 9))
+    when = "passed to the constructor"
+    for T, C in ((int(rng.integers(2, block_size)), C1), (block_size, C2)):
+        V, B, seed = int(rng.integers(4, 12)), int(rng.integers(2, 4)), int(rng.integers(1 << 30))
+        frozen = _make(EmbeddingLayer, V, block_size, C, seed, freeze_positions=True)
+        twin = _make(EmbeddingLayer, V, block_size, C, seed)
+        idx = _ids(rng, V, B, T)
+        G = rng.standard_normal((B, T, C))
+        out_f = np.asarray(_forward(frozen, idx, block_size))
+        out_p = np.asarray(_forward(twin, idx, block_size))
+        _same_forward(out_f, out_p, np.asarray(twin.E), idx, when)
+        _backward(frozen, G.copy())
+        _backward(twin, G.copy())
+        _frozen_diagnosis(frozen, twin, block_size, C, V, when)
+
+
+def _init_copy_hint(EmbeddingLayer, idx, G) -> str:
+    """If a layer frozen at construction does get dP = 0, the flag is read from a copy made in __init__."""
+    try:
+        probe = EmbeddingLayer(int(idx.max()) + 1, idx.shape[1], G.shape[-1], freeze_positions=True)
+        probe.forward(idx)
+        probe.backward(G.copy())
+        works = isinstance(probe.dP, np.ndarray) and not np.any(probe.dP != 0)
+    except Exception:  # noqa: BLE001 - only for the wording of the message
+        works = False
+    if works:
+        return (" Freezing at construction works, so backward reads a copy of the flag taken in __init__; read "
+                "self.freeze_positions itself inside backward, so that setting it later takes effect.")
+    return " Backward must read self.freeze_positions each time it runs and leave dP at zero when it is true."
+
+
+@hidden_check
+def layer_freeze_after_construction(EmbeddingLayer):
+    rng = grading_rng()
+    block_size = int(rng.integers(5, 9))
+    V, C, seed = int(rng.integers(4, 12)), int(rng.integers(2, 7)), int(rng.integers(1 << 30))
+    layer = _make(EmbeddingLayer, V, block_size, C, seed)
+    twin = _make(EmbeddingLayer, V, block_size, C, seed)
+    # one ordinary step first (on both, so they share their history), with other ids and dout: a stale dE shows
+    B1, T1 = int(rng.integers(2, 4)), int(rng.integers(2, block_size + 1))
+    idx1, G1 = _ids(rng, V, B1, T1), rng.standard_normal((B1, T1, C))
+    for obj in (layer, twin):
+        _forward(obj, idx1, block_size)
+        _backward(obj, G1.copy())
+    # switch the flag on the existing object
+    when = "set after construction with layer.freeze_positions = True"
+    layer.freeze_positions = True
+    B, T = int(rng.integers(2, 4)), int(rng.integers(2, block_size + 1))
+    idx = _ids(rng, V, B, T)
+    G = rng.standard_normal((B, T, C))
+    out_f = np.asarray(_forward(layer, idx, block_size))
+    out_p = np.asarray(_forward(twin, idx, block_size))
+    _same_forward(out_f, out_p, np.asarray(twin.E), idx, when)
+    prev_dP = np.array(layer.dP, dtype=np.float64, copy=True) if isinstance(layer.dP, np.ndarray) else None
+    _backward(layer, G.copy())
+    _backward(twin, G.copy())
+    _frozen_diagnosis(layer, twin, block_size, C, V, when, prev_dP, hint=lambda: _init_copy_hint(EmbeddingLayer, idx, G))
+    # and off again: positions train again
+    layer.freeze_positions = False
+    _forward(layer, idx, block_size)
+    _backward(layer, G.copy())
+    dP = expect_grad("self.dP after freeze_positions was set back to False", layer.dP, (block_size, C), T)
+    if not np.any(dP[:T] != 0):
+        raise Diagnosis(
+            "wrong-value",
+            "After layer.freeze_positions = False, backward should compute dP again, but dP[:T] stayed all zero. The "
+            "flag is read at every backward; it does not stick once set.",
+        )

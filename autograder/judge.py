@@ -1,0 +1,250 @@
+"""The clean re-run: a second opinion on every hidden test, out of the student's kernel.
+
+nbgrader lets the student's own kernel decide the student's grade, and that kernel runs the student's
+code first: it can replace NumPy functions, install IPython hooks that swallow exceptions, or put a
+fake ``autograder`` on the path.  The judge re-runs each notebook in a fresh, sandboxed Python process
+(no IPython): the kit and NumPy are imported and snapshotted *before* any student code runs, the
+student's cells are executed in order, and every hidden check is called directly.  Each time control
+comes back from student code, everything the snapshot covers is put back, and student functions are
+wrapped so that this happens even when a check calls them indirectly.  A test that passed in the
+notebook but fails here scores 0.
+
+Parent side: :func:`judge_notebooks`.  Child side: ``python -m autograder.judge`` reads a JSON job on
+stdin and writes one ``KIT-JUDGE`` JSON line per notebook to the stdout it had at start.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import shutil
+from pathlib import Path
+
+MARK = "KIT-JUDGE "
+HIDDEN_IMPORT = re.compile(r"^\s*import autograder\.hidden\.(\w+) as _hidden\s*$", re.M)
+
+
+# --------------------------------------------------------------------------------------------- parent
+
+def notebook_job(path: Path) -> dict:
+    """What the judge needs from an autograded notebook: its code cells, and each test's hidden calls."""
+    import nbformat
+
+    nb = nbformat.read(str(path), as_version=4)
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and not meta.get("solution"):
+            cells.append({"kind": "test", "grade_id": meta.get("grade_id"), "calls": hidden_calls(cell.source)})
+        else:
+            cells.append({"kind": "code", "source": cell.source})
+    return {"notebook": path.stem, "cells": cells}
+
+
+def hidden_calls(source: str) -> list[list]:
+    """[[module, function, [argument names]], ...] of a test cell's hidden region."""
+    region = re.search(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", source, re.S)
+    if not region:
+        return []
+    modules = HIDDEN_IMPORT.findall(region.group(1))
+    calls = []
+    for node in ast.parse(region.group(1)).body:
+        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+                and isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == "_hidden" and modules):
+            args = [a.id for a in node.value.args if isinstance(a, ast.Name)]
+            calls.append([modules[0], node.value.func.attr, args])
+    return calls
+
+
+def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbox: bool) -> dict[str, dict]:
+    """notebook -> {grade_id: [passed, diagnosis, message]}; a notebook the judge could not finish maps
+    each of its tests to [False, "unverified", why]."""
+    from .sandbox import bwrap_command
+
+    verdicts: dict[str, dict] = {}
+    jobs = [notebook_job(p) for p in paths]
+    pending = list(jobs)
+    while pending:
+        workdir = Path(tempfile.mkdtemp(prefix="kit-judge-"))
+        try:
+            for extra in paths[0].parent.iterdir():  # the student's own files, as the kernel saw them
+                if extra.is_file() and extra.suffix != ".ipynb":
+                    shutil.copy(extra, workdir / extra.name)
+            # -I: no environment variables, no user site, no current folder on sys.path (no shadow kit)
+            cmd = [sys.executable, "-I", "-m", "autograder.judge"]
+            if sandbox:
+                cmd = bwrap_command(workdir, [], hide, 4096 * 1024 * 1024) + cmd
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "JPY_"))}
+            try:
+                proc = subprocess.run(cmd, input=json.dumps(pending), capture_output=True, text=True, cwd=workdir,
+                                      timeout=budget * len(pending) + 10, env=env)
+                out, why = proc.stdout, f"the clean re-run stopped (exit code {proc.returncode})"
+            except subprocess.TimeoutExpired as e:
+                out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+                why = "the clean re-run timed out"
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        for line in out.splitlines():
+            if line.startswith(MARK):
+                try:
+                    item = json.loads(line[len(MARK):])
+                    verdicts[item["notebook"]] = item["tests"]
+                except (ValueError, KeyError):
+                    continue
+        unfinished = [j for j in pending if j["notebook"] not in verdicts]
+        if unfinished:
+            first = unfinished[0]
+            verdicts[first["notebook"]] = {c["grade_id"]: [False, "unverified", why]
+                                           for c in first["cells"] if c["kind"] == "test"}
+        pending = unfinished[1:]
+    return verdicts
+
+
+# ---------------------------------------------------------------------------------------------- child
+
+def _child() -> None:
+    import builtins
+    import importlib
+    import threading
+    import types
+    import warnings
+
+    import numpy as np
+    import numpy.linalg
+    import numpy.random
+    import numpy.testing
+
+    import autograder
+    import autograder.hidden as hidden
+    from autograder.diagnostics import Diagnosis
+
+    for lesson in ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05"):
+        try:
+            importlib.import_module(f"autograder.hidden.{lesson}")
+        except ModuleNotFoundError:
+            pass
+
+    result_fd = os.dup(1)  # results go here; student code writes to /dev/null
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    jobs = json.loads(sys.stdin.read())
+
+    watched = [np, numpy.linalg, numpy.random, numpy.testing, builtins, warnings, json, os,
+               *[m for name, m in sorted(sys.modules.items()) if name == "autograder" or name.startswith("autograder.")]]
+    snapshot = {m: dict(vars(m)) for m in watched}
+    sys_saved = {k: getattr(sys, k) for k in ("stdout", "stderr", "excepthook", "displayhook", "meta_path",
+                                              "path_hooks", "path", "settrace", "setprofile")}
+    sys_lists = {"meta_path": list(sys.meta_path), "path_hooks": list(sys.path_hooks), "path": list(sys.path)}
+    modules_saved = {k: v for k, v in sys.modules.items() if k in ("numpy", "builtins") or k.startswith(("numpy.", "autograder"))}
+    sys_settrace, threading_count = sys.settrace, threading.active_count()
+
+    def restore() -> None:
+        sys_settrace(None)
+        sys.setprofile(None)
+        for module, saved in snapshot.items():
+            current = vars(module)
+            for key, value in saved.items():
+                if current.get(key, restore) is not value:
+                    try:
+                        current[key] = value
+                    except TypeError:
+                        pass
+            if module.__name__.startswith("autograder"):
+                for key in [k for k in current if k not in saved]:
+                    del current[key]
+        for key, value in sys_saved.items():
+            setattr(sys, key, value)
+        for key, items in sys_lists.items():
+            getattr(sys, key)[:] = items
+        sys.modules.update(modules_saved)
+        warnings.resetwarnings()
+        warnings.simplefilter("ignore")
+
+    hidden.after_student_code = restore
+    snapshot[hidden]["after_student_code"] = restore
+
+    def wrap(fn):
+        if getattr(fn, "__kit_wrapped__", False):
+            return fn
+
+        def wrapped(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                restore()
+
+        wrapped.__kit_wrapped__ = True
+        wrapped.__name__, wrapped.__doc__ = getattr(fn, "__name__", "f"), getattr(fn, "__doc__", None)
+        wrapped.__wrapped__ = fn
+        return wrapped
+
+    def guard_namespace(ns: dict, before: set) -> None:
+        for name, value in list(ns.items()):
+            if isinstance(value, types.FunctionType) and not name.startswith("__"):
+                ns[name] = wrap(value)
+            elif isinstance(value, type) and value.__module__ == "__student__":
+                for attr, member in list(vars(value).items()):
+                    if isinstance(member, types.FunctionType):
+                        setattr(value, attr, wrap(member))
+
+    def transform(source: str) -> str:
+        lines = []
+        for line in source.splitlines():
+            stripped = line.lstrip()
+            if stripped.startswith(("%", "!")):
+                continue  # IPython magics and shell escapes have no meaning in the clean re-run
+            lines.append(line)
+        return "\n".join(lines)
+
+    for job in jobs:
+        ns = {"__name__": "__student__", "__builtins__": builtins,
+              "display": lambda *a, **k: None}  # IPython's display(), a no-op here
+        tests = {}
+        for cell in job["cells"]:
+            if cell["kind"] == "code":
+                try:
+                    code = compile(transform(cell["source"]), "<cell>", "exec")
+                    exec(code, ns)  # noqa: S102 - this is the student's code, sandboxed
+                except BaseException:  # noqa: BLE001 - like nbgrader, a failing cell does not stop the run
+                    pass
+                finally:
+                    restore()
+                guard_namespace(ns, set())
+                if threading.active_count() > threading_count:
+                    tests = {c["grade_id"]: [False, "side-effect", "the code starts threads, which grading does not allow"]
+                             for c in job["cells"] if c["kind"] == "test"}
+                    break
+                continue
+            verdict = [True, None, None]
+            if not cell["calls"]:
+                verdict = [True, None, None]  # a visible-only test: nbgrader's verdict stands
+            for module_name, function, args in cell["calls"]:
+                try:
+                    check = getattr(sys.modules[f"autograder.hidden.{module_name}"], function)
+                    values = [ns[a] for a in args]
+                    check(*values)
+                except Diagnosis as d:
+                    verdict = [False, d.misconception, d.message]
+                    break
+                except KeyError as e:
+                    verdict = [False, "not-implemented", f"{e.args[0]} is not defined"]
+                    break
+                except BaseException as e:  # noqa: BLE001
+                    verdict = [False, "crashed", f"{type(e).__name__}: {e}"]
+                    break
+                finally:
+                    restore()
+            tests[cell["grade_id"]] = verdict
+        os.write(result_fd, (MARK + json.dumps({"notebook": job["notebook"], "tests": tests}) + "\n").encode())
+
+
+if __name__ == "__main__":
+    _child()
+    os._exit(0)  # no atexit handlers the student may have registered

@@ -1,0 +1,54 @@
+"""A progress bar for bulk grading: students done/total, failures, elapsed, ETA; quiet off a terminal."""
+from __future__ import annotations
+
+import sys
+import time
+
+
+class Progress:
+    def __init__(self, total: int = 0, stream=None, quiet: bool | None = None, lines: bool = True):
+        self.stream = stream or sys.stderr
+        self.bar = (not quiet) if quiet is not None else self.stream.isatty()
+        self.lines = lines
+        self.total, self.done, self.failed, self.skipped = total, 0, 0, 0
+        self.started = time.monotonic()
+
+    def start(self, total: int, skipped: int = 0) -> None:
+        self.total, self.skipped, self.started = total, skipped, time.monotonic()
+        if skipped and self.lines:
+            print(f"skipping {skipped} submission(s) already graded and unchanged (use --force to regrade)",
+                  file=sys.stdout, flush=True)
+        self._draw()
+
+    def advance(self, result) -> None:
+        self.done += 1
+        self.failed += result.status == "failed"
+        if self.lines:
+            self._clear()
+            if result.status == "failed":
+                line = f"  FAILED {result.student}: {result.reason}"
+            else:
+                line = f"  graded {result.student}: {result.score:g}/{result.max_score:g}" + (
+                    f"  ({result.reason})" if result.reason else "")
+            print(f"{line}  [{result.seconds:.1f}s]", file=sys.stdout, flush=True)
+        self._draw()
+
+    def finish(self) -> None:
+        self._clear()
+
+    def _clear(self) -> None:
+        if self.bar:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+    def _draw(self) -> None:
+        if not self.bar or not self.total:
+            return
+        elapsed = time.monotonic() - self.started
+        eta = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
+        width = 30
+        filled = int(width * self.done / self.total)
+        eta_text = "--:--" if eta != eta else f"{int(eta) // 60:02d}:{int(eta) % 60:02d}"
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} students"
+                          f"  failed {self.failed}  elapsed {int(elapsed) // 60:02d}:{int(elapsed) % 60:02d}  ETA {eta_text}")
+        self.stream.flush()

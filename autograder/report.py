@@ -1,0 +1,145 @@
+"""The class report: what the class got wrong, as PNG charts in an HTML page and as terminal text."""
+from __future__ import annotations
+
+import html
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from .diagnostics import CATALOGUE, GENERIC
+from .results import StudentResult
+
+SKIP_IDS = {"not-implemented", "missing"}  # an unfinished stub is not a misconception
+
+
+@dataclass
+class ClassFigures:
+    students: int
+    graded: int
+    failed: list[tuple[str, str]]
+    scores: list[float]
+    max_score: float
+    pass_rate: list[tuple[str, float]]          # "notebook/test" -> fraction passing
+    misconceptions: list[tuple[str, int]]       # id -> students who hit it
+    slowest: list[tuple[str, float]]            # "student/notebook" -> seconds
+
+
+def figures(results: list[StudentResult]) -> ClassFigures:
+    graded = [r for r in results if r.status in ("graded", "skipped")]
+    passes, totals = Counter(), Counter()
+    hit = defaultdict(set)
+    for r in graded:
+        for t in r.tests:
+            key = f"{t.notebook}/{t.test}"
+            totals[key] += 1
+            passes[key] += t.points >= t.max_points
+            if t.diagnosis and t.points < t.max_points and t.diagnosis not in SKIP_IDS:
+                hit[t.diagnosis].add(r.student)
+    slow = sorted(((f"{r.student}/{nb}", s) for r in graded for nb, s in r.notebook_seconds.items()),
+                  key=lambda x: -x[1])[:10]
+    return ClassFigures(
+        students=len(results), graded=len(graded),
+        failed=[(r.student, r.reason) for r in results if r.status == "failed"],
+        scores=[r.score for r in graded], max_score=max((r.max_score for r in graded), default=0.0),
+        pass_rate=[(k, passes[k] / totals[k]) for k in sorted(totals)],
+        misconceptions=sorted(((k, len(v)) for k, v in hit.items()), key=lambda x: (-x[1], x[0])),
+        slowest=slow)
+
+
+def describe(code: str) -> str:
+    return CATALOGUE.get(code) or GENERIC.get(code) or code
+
+
+def text_report(f: ClassFigures) -> str:
+    lines = [f"Class report: {f.graded} of {f.students} submissions graded, {len(f.failed)} failed"]
+    if f.scores:
+        mean = sum(f.scores) / len(f.scores)
+        full = sum(s >= f.max_score for s in f.scores)
+        lines.append(f"  mean score {mean:.1f}/{f.max_score:g}; full marks: {full}; zero: {sum(s == 0 for s in f.scores)}")
+    if f.misconceptions:
+        lines.append("  What the class got wrong (students who hit each mistake):")
+        for code, n in f.misconceptions:
+            lines.append(f"    {100 * n / max(f.graded, 1):3.0f}%  {n:3d}  {code:24} {describe(code)}")
+    weakest = sorted(f.pass_rate, key=lambda x: x[1])[:5]
+    if weakest:
+        lines.append("  Lowest pass rates: " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in weakest))
+    if f.slowest:
+        lines.append("  Slowest notebooks: " + ", ".join(f"{k} {s:.1f}s" for k, s in f.slowest[:5]))
+    for student, reason in f.failed:
+        lines.append(f"  FAILED {student}: {reason}")
+    return "\n".join(lines)
+
+
+def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    charts = {}
+
+    def save(fig, name):
+        fig.tight_layout()
+        fig.savefig(folder / name, dpi=110)
+        plt.close(fig)
+        charts[name] = name
+
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.hist(f.scores, bins=[i * f.max_score / 10 for i in range(11)] if f.max_score else 10, color="#3b75af", edgecolor="white")
+    ax.set_xlabel(f"score (out of {f.max_score:g})")
+    ax.set_ylabel("students")
+    ax.set_title("Score distribution")
+    save(fig, "scores.png")
+
+    if f.pass_rate:
+        fig, ax = plt.subplots(figsize=(8, max(3, 0.28 * len(f.pass_rate))))
+        labels = [k for k, _ in f.pass_rate][::-1]
+        ax.barh(labels, [100 * v for _, v in f.pass_rate][::-1], color="#4c9a52")
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("% of students passing")
+        ax.set_title("Pass rate per test")
+        ax.tick_params(axis="y", labelsize=7)
+        save(fig, "pass_rate.png")
+
+    if f.misconceptions:
+        fig, ax = plt.subplots(figsize=(8, max(2.5, 0.4 * len(f.misconceptions))))
+        labels = [k for k, _ in f.misconceptions][::-1]
+        ax.barh(labels, [100 * n / max(f.graded, 1) for _, n in f.misconceptions][::-1], color="#c44e52")
+        ax.set_xlabel("% of the class")
+        ax.set_title("Misconceptions: students who hit each mistake")
+        save(fig, "misconceptions.png")
+
+    if f.slowest:
+        fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * len(f.slowest))))
+        ax.barh([k for k, _ in f.slowest][::-1], [s for _, s in f.slowest][::-1], color="#8172b2")
+        ax.set_xlabel("seconds to execute")
+        ax.set_title("Slowest notebooks")
+        ax.tick_params(axis="y", labelsize=7)
+        save(fig, "slowest.png")
+    return charts
+
+
+def write_report(results: list[StudentResult], folder: Path, assignment: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    f = figures(results)
+    charts = _charts(f, folder)
+    rows = "".join(
+        f"<tr><td>{n / max(f.graded, 1):.0%}</td><td>{n}</td><td><code>{html.escape(k)}</code></td>"
+        f"<td>{html.escape(describe(k))}</td></tr>" for k, n in f.misconceptions)
+    table = "".join(
+        f"<tr><td>{html.escape(r.student)}</td><td>{r.status}</td><td>{r.score:g}/{r.max_score:g}</td>"
+        f"<td>{html.escape(r.reason)}</td></tr>" for r in results)
+    images = "".join(f'<p><img src="{name}" alt="{name}"></p>' for name in charts)
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(assignment)}: class report</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}td,th{{padding:2px 8px;text-align:left}}
+tr:nth-child(even){{background:#f3f3f3}}</style></head><body>
+<h1>{html.escape(assignment)}: class report</h1>
+<pre>{html.escape(text_report(f))}</pre>
+<h2>What the class got wrong</h2>
+<table><tr><th>class</th><th>students</th><th>misconception</th><th>the mistake</th></tr>{rows}</table>
+{images}
+<h2>Students</h2><table><tr><th>student</th><th>status</th><th>score</th><th>notes</th></tr>{table}</table>
+</body></html>"""
+    target = folder / "index.html"
+    target.write_text(page, encoding="utf-8")
+    return target

@@ -1,0 +1,71 @@
+"""The single source of truth: assignments/ builds source/ and release/ exactly, and bad authoring fails clearly."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.build import build
+from autograder.validate import AuthoringError
+
+from .conftest import REPO
+
+
+def copy_authoring(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "assignments", tmp_path / "assignments")
+    shutil.copy(REPO / "nbgrader_config.py", tmp_path / "nbgrader_config.py")
+    return tmp_path
+
+
+def test_rebuild_changes_nothing(tmp_path):
+    repo = copy_authoring(tmp_path)
+    written = build(repo)
+    assert len(written) == 2 * len(NOTEBOOKS)
+    for folder in ("source", "release"):
+        for name in NOTEBOOKS:
+            rebuilt = (repo / folder / ASSIGNMENT / f"{name}.ipynb").read_bytes()
+            committed = (REPO / folder / ASSIGNMENT / f"{name}.ipynb").read_bytes()
+            assert rebuilt == committed, f"{folder}/{name}.ipynb differs from a fresh build: run `make build`"
+
+
+LESSON = "02_token_embeddings"
+
+
+def break_lesson(repo: Path, old: str, new: str, count: int = 1) -> None:
+    path = repo / "assignments" / ASSIGNMENT / f"{LESSON}.py"
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, count))
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ('"grade_id": "test-rel-error"', '"grade_id": "test-embedding-forward"', "grade_id 'test-embedding-forward' is used again"),
+    ('"grade_id": "test-rel-error", "locked": true, "points": 3,', '"grade_id": "test-rel-error", "locked": true,',
+     "a graded cell needs positive points"),
+    ('"grade_id": "test-rel-error", "locked": true', '"grade_id": "test-rel-error", "locked": false', "a test cell must be locked"),
+    ("        ### END SOLUTION\n\n    def backward", "\n    def backward", "nested '### BEGIN SOLUTION'"),
+    ('_hidden.rel_error_values(rel_error)\n### END HIDDEN TESTS', '_hidden.rel_error_values(rel_error)\n### END HIDDEN TESTS\nrel_error(1.0, 0.5)',
+     "ends in a bare value"),
+    ("def rel_error(a, b):", "def numerical_gradient(a, b):", "'numerical_gradient' must be defined in exactly one solution cell"),
+    ("_hidden.rel_error_values(rel_error)", "_hidden.no_such_check(rel_error)", "has no check named 'no_such_check'"),
+    ("# Self-check: relative, entry by entry", "import autograder  # Self-check", "student-visible code mentions the autograder"),
+])
+def test_bad_authoring_fails_naming_file_and_cell(tmp_path, old, new, expected):
+    repo = copy_authoring(tmp_path)
+    break_lesson(repo, old, new)
+    with pytest.raises(AuthoringError) as err:
+        build(repo)
+    message = str(err.value)
+    assert f"{LESSON}.py" in message and expected in message, message
+    assert not (repo / "source").exists(), "nothing is written when validation fails"
+
+
+def test_build_command_reports_failure(tmp_path):
+    from .conftest import kit
+    repo = copy_authoring(tmp_path)
+    break_lesson(repo, '"grade_id": "test-rel-error", "locked": true', '"grade_id": "test-rel-error", "locked": false')
+    result = kit("build", "--repo", str(repo), check=False)
+    assert result.returncode == 1
+    assert "02_token_embeddings.py: cell" in result.stderr and "(test-rel-error)" in result.stderr
