@@ -18,7 +18,7 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from .intake import STAGING, grade_ids, read_notebook, stage_submission
+from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .judge import judge_notebooks
 from .preprocessors import LAST_TIMINGS
 from .sandbox import sandbox_enabled
@@ -60,14 +60,10 @@ def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budge
     return config
 
 
-def expected_notebooks(course_dir: Path, assignment: str) -> dict[str, set[str]]:
-    """Notebook name -> grade_ids of its graded cells, from the course's source notebooks."""
-    found = {}
-    for path in sorted((Path(course_dir) / "source" / assignment).glob("*.ipynb")):
-        nb = read_notebook(path)
-        found[path.stem] = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-                            if c.metadata.get("nbgrader", {}).get("grade")}
-    return found
+def expected_notebooks(course_dir: Path, assignment: str) -> dict[str, dict[str, dict]]:
+    """Notebook name -> its locked and graded cells, from the course's source notebooks."""
+    return {path.stem: locked_cells(read_notebook(path))
+            for path in sorted((Path(course_dir) / "source" / assignment).glob("*.ipynb"))}
 
 
 def _ensure_tools_on_path() -> None:

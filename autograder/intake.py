@@ -13,6 +13,8 @@ from pathlib import Path
 
 import nbformat
 
+from .validate import strip_hidden
+
 STAGING = ".kit/staging"
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
 
@@ -45,10 +47,50 @@ def grade_ids(nb) -> set[str]:
     return {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells} - {None}
 
 
-def stage_submission(course_dir: Path, assignment: str, student: str, expected: dict[str, set[str]]) -> list[str]:
+def locked_cells(nb) -> dict[str, dict]:
+    """grade_id -> {source, grade, points} of the cells a student may not change."""
+    found = {}
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("locked") or meta.get("grade"):
+            found[meta["grade_id"]] = {"source": cell.source, "grade": bool(meta.get("grade")),
+                                       "points": meta.get("points"), "solution": bool(meta.get("solution"))}
+    return found
+
+
+def tampered_cells(name: str, nb, expected: dict[str, dict]) -> list[str]:
+    """What the student changed in cells they may not change (nbgrader restores what it can)."""
+    notes, seen = [], {}
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        gid = meta.get("grade_id")
+        if gid is None:
+            continue
+        seen[gid] = seen.get(gid, 0) + 1
+        want = expected.get(gid)
+        if want is None:
+            continue
+        if want["solution"]:
+            if not meta.get("solution"):
+                notes.append(f"{name}: cell `{gid}` is no longer marked as a solution cell")
+            continue
+        if cell.source.strip() != strip_hidden(want["source"]).strip():
+            notes.append(f"{name}: locked cell `{gid}` was edited (the original is graded)")
+        if bool(meta.get("grade")) != want["grade"] or (want["grade"] and meta.get("points") != want["points"]):
+            notes.append(f"{name}: the grading metadata of cell `{gid}` was changed (the original is used)")
+    for gid, count in seen.items():
+        if count > 1:
+            notes.append(f"{name}: cell `{gid}` appears {count} times")
+    for gid, want in expected.items():
+        if want["grade"] and not want["solution"] and gid not in seen:
+            notes.append(f"{name}: test cell `{gid}` was deleted (0 points for it)")
+    return notes
+
+
+def stage_submission(course_dir: Path, assignment: str, student: str, expected: dict[str, dict[str, dict]]) -> list[str]:
     """Copy ``submitted/<student>/<assignment>`` into the staging area; return notes on what was left out.
 
-    ``expected`` maps each notebook name of the assignment to the grade_ids of its graded cells.
+    ``expected`` maps each notebook name of the assignment to its :func:`locked_cells`.
     """
     course_dir = Path(course_dir)
     source = course_dir / "submitted" / student / assignment
@@ -78,15 +120,17 @@ def stage_submission(course_dir: Path, assignment: str, student: str, expected: 
         if path.stem in expected:
             nbformat.write(nb, str(target / path.name))
             placed.add(path.stem)
+            notes += tampered_cells(path.stem, nb, expected[path.stem])
         else:
             strays.append((path, nb))
     for path, nb in strays:
         ids = grade_ids(nb)
-        candidates = [name for name, wanted in expected.items() if name not in placed and ids & wanted]
+        candidates = [name for name, wanted in expected.items() if name not in placed and ids & set(wanted)]
         if len(candidates) == 1:
             nbformat.write(nb, str(target / f"{candidates[0]}.ipynb"))
             placed.add(candidates[0])
             notes.append(f"{path.name}: graded as {candidates[0]}.ipynb (renamed file)")
+            notes += tampered_cells(candidates[0], nb, expected[candidates[0]])
         else:
             notes.append(f"{path.name}: not a notebook of this assignment, left out")
     for name in sorted(set(expected) - placed):

@@ -84,4 +84,6 @@ def run_problems(path: Path) -> list[str]:
             elif out.get("ename") == BUDGET_ENAME:
                 reasons.append(f"{path.stem}: ran out of its time budget before cell `{name}`")
                 return reasons
+            elif cell.metadata.get("nbgrader", {}).get("solution") and out.get("ename") != DEAD_ENAME:
+                reasons.append(f"{path.stem}: cell `{name}` raised {out.get('ename')}")
     return reasons

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -82,6 +83,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         # bwrap does not pass SIGINT on to the kernel: interrupt it with a message on the control channel
         self.kernel_spec.interrupt_mode = "message"
         workdir = Path(kw.get("cwd") or os.getcwd()).resolve()
+        # the kernel's own chatter (connection notes) is not the student's output: keep it off the grader's terminal
+        kw.setdefault("stdout", subprocess.DEVNULL)
+        kw.setdefault("stderr", subprocess.DEVNULL)
         limit = int(self.memory_limit_mb) * 1024 * 1024 if self.memory_limit_mb else None
         prefix = bwrap_command(workdir, [self._sandbox_runtime], list(self.hide_paths), limit)
         return prefix + kernel_cmd, kw

@@ -158,10 +158,11 @@ with self_check("PositionalEmbedding.forward"):
     x = np.ones((1, 2, 2))
     out = pe.forward(x)
     assert np.shape(out) == (1, 2, 2), f"forward(x) for x of shape (1, 2, 2) should have shape (1, 2, 2), got {np.shape(out)}"
+    assert np.array_equal(x, np.ones((1, 2, 2))), "forward changed its input x in place; return x + P[:T] as a new array"
     assert not np.allclose(out, x), "forward returned x unchanged: forward must add P[:T] to x"
     assert np.allclose(out, [[[1.1, 1.2], [1.3, 1.4]]]), (
         f"forward must add P[:T] (rows 0..T-1 of P, one per slot) to x: expected [[[1.1, 1.2], [1.3, 1.4]]], got {out.tolist()}")
-    assert np.array_equal(x, np.ones((1, 2, 2))), "forward changed its input x in place; return x + P[:T] as a new array"
+    assert out.dtype == np.float64, f"the output should be float64, got {out.dtype}"
     out = pe.forward(np.zeros((3, 4, 2)))
     assert np.shape(out) == (3, 4, 2), f"x of shape (3, 4, 2) should give an output of shape (3, 4, 2), got {np.shape(out)}"
     assert all(np.allclose(out[b], pe.P) for b in range(3)), "every sequence of the batch gets the same rows P[:T]"
@@ -201,6 +202,13 @@ with self_check("PositionalEmbedding.backward (dP)"):
         f"dP[:T] is dout[0], the first sequence only, {dP[:2].tolist()}: dP sums dout over the batch axis, dout.sum(axis=0)")
     assert np.allclose(dP[2:], 0), f"rows T and beyond of dP stay zero (slots 2 and 3 were not used), got {dP[2:].tolist()}"
     assert np.allclose(dP, [[6, 8], [10, 12], [0, 0], [0, 0]]), f"dP should be [[6, 8], [10, 12], [0, 0], [0, 0]], got {dP.tolist()}"
+    pe.forward(np.zeros((2, 4, 2)))  # a full-length call, then the short one again:
+    pe.backward(np.ones((2, 4, 2)))  # rows 2 and 3 must not keep what this call put there
+    pe.forward(np.zeros((2, 2, 2)))
+    pe.backward(dout)
+    assert np.allclose(pe.dP[2:], 0), (
+        f"after a longer call, rows T and beyond of dP stay zero; they still hold {np.asarray(pe.dP)[2:].tolist()}. "
+        "Start every backward from np.zeros_like(self.P).")
 
 # %% nbgrader={"grade": true, "grade_id": "test-pos-backward-dx", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -281,8 +289,8 @@ print("rows", T, "to", block_size - 1, "of dP are zero:", bool(np.all(pe.dP[T:] 
 # ## 3. What a learned table can and cannot do
 #
 # A row of `P` moves only when a training sequence reaches its slot. If every batch during training
-# were 4 tokens long, rows 4 and up would get a zero gradient at every step and stay at their random
-# starting values forever. The cell below runs twenty plain gradient steps `P -= lr * dP` on
+# were 4 tokens long, rows 4 and up would get a zero gradient at every step, and plain gradient steps
+# would leave them at their random starting values forever. The cell below runs twenty plain gradient steps `P -= lr * dP` on
 # sequences of length 4 with `block_size = 8` and reports which rows moved.
 #
 # That is the honest trade-off between the two encodings:

@@ -179,7 +179,7 @@ _hidden.layer_forward(EmbeddingLayer)
 ### END HIDDEN TESTS
 # Self-check: 'the lamp keeper ' as one sequence, then a batch of two.
 with self_check("EmbeddingLayer.forward"):
-    layer = EmbeddingLayer(vocab_size, block_size=16, C=8)
+    layer = EmbeddingLayer(vocab_size, block_size=24, C=8)
     idx = data[:16].reshape(1, 16)
     out = layer.forward(idx)
     assert np.shape(out) == (1, 16, 8), f"forward(idx) for idx of shape (1, 16) should have shape (1, 16, 8), got {np.shape(out)}"
@@ -187,6 +187,7 @@ with self_check("EmbeddingLayer.forward"):
     assert not np.allclose(out, layer.E[idx] + layer.P[idx]), (
         "forward added P[idx]: positions are looked up by slot t, not by token id; add P[:T]")
     assert np.allclose(out, layer.E[idx] + layer.P[:16]), "forward should return E[idx] + P[:T]"
+    assert out.dtype == np.float64, f"the output should be float64, got {out.dtype}"
     e_slots = out[0, [2, 10, 11, 13]]  # the four 'e's of 'the lamp keeper '
     assert len({tuple(v) for v in e_slots.round(12)}) == 4, "the same token in four different slots should give four different vectors"
     batch = data[:12].reshape(2, 6)
@@ -248,6 +249,12 @@ with self_check("EmbeddingLayer.backward (dP)"):
     assert not np.allclose(dP[:2], dout[0]), "dP[:T] is dout[0], one sequence only: dP sums dout over the batch axis"
     assert np.allclose(dP[2:], 0), f"rows T and beyond of dP stay zero, got {dP[2:].tolist()}"
     assert np.allclose(dP, [[6, 8], [10, 12], [0, 0], [0, 0]]), f"dP should be [[6, 8], [10, 12], [0, 0], [0, 0]], got {dP.tolist()}"
+    layer.forward(data[:8].reshape(2, 4))  # a full-length call, then the short one again
+    layer.backward(np.ones((2, 4, 2)))
+    layer.forward(data[:4].reshape(2, 2))
+    layer.backward(dout)
+    assert np.allclose(layer.dP[2:], 0), (
+        f"after a longer call, rows T and beyond of dP stay zero; they still hold {np.asarray(layer.dP)[2:].tolist()}")
 
 # %% nbgrader={"grade": true, "grade_id": "test-layer-backward-fresh", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -318,8 +325,8 @@ with self_check("EmbeddingLayer.freeze_positions set after construction"):
 #
 # The ids come from the corpus, where letters repeat constantly: the 24 ids of the batch below use
 # only 12 distinct characters. The scatter-add in `dE` is really being tested. A correct layer lands
-# around `1e-10`, far below the `1e-5` bar. That is lower than anything involving a softmax would
-# reach, because the layer is linear: a gather and an addition, with no curvature for the finite
+# around `1e-10`, far below the `1e-5` bar, and lower than a layer with a softmax usually gets.
+# The layer is linear (a gather and an addition), so there is no curvature for the finite
 # differences to trip over.
 
 # %% nbgrader={"grade": false, "grade_id": "helpers-gradcheck", "locked": true, "schema_version": 3, "solution": false}
@@ -394,12 +401,29 @@ with self_check("the layer feeds self-attention"):
     print(f"reversed input, tokens only: gap {gap_tokens:.1e} | tokens + positions: gap {gap_layer:.1e}")
     assert gap_tokens < 1e-12 < gap_layer, "positions should make attention sensitive to order"
 
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-summary", "locked": true, "schema_version": 3, "solution": false}
+# ## Summary
+#
+# * `EmbeddingLayer` holds two tables, `E` of shape `(vocab_size, C)` and `P` of shape
+#   `(block_size, C)`, drawn from one seeded generator. It fixes only `vocab_size`, `block_size` and
+#   `C`; any batch of sequences up to `block_size` long can pass through it.
+# * **forward** gathers `E[idx]`, adds the slab `P[:T]` (looked up by slot, never by token id),
+#   refuses `T > block_size`, and caches the ids and `T`.
+# * **backward** scatter-adds `dE` with `np.add.at`, because ids repeat. It sums `dP[:T]` over the
+#   batch and leaves the unused rows at zero. There is no input gradient, since ids are integers.
+#   Freezing positions zeroes `dP` and leaves `dE` exactly as it was.
+# * A float64 central-difference check confirms both gradients to about `1e-10`, and the
+#   `(B, T, C)` output feeds a self-attention head as it is.
+#
+# This layer is the front door of the model you build next: the first line of its forward pass
+# turns token ids into position-aware vectors, and every block after it relies on that.
+
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-exercises", "locked": true, "schema_version": 3, "solution": false}
 # ## Practice exercises
 #
-# Three short experiments with the layer you built. Each exercise is a function for you to fill in,
-# followed by a self-check. They are **not graded**; the self-checks tell you whether your experiment
-# shows what it should. They may use the helpers above (`numeric_grad`, `rel_err`, `data`,
+# Before you move on, three short experiments with the layer you built. Each exercise is a function
+# for you to fill in, followed by a self-check. They are **not graded**; the self-checks tell you
+# whether your experiment shows what it should. They may use the helpers above (`numeric_grad`, `rel_err`, `data`,
 # `vocab_size`).
 #
 # ### Exercise 1: prove that the duplicate-safe scatter matters
@@ -525,20 +549,3 @@ with self_check("Exercise 3"):
     print(f"rows of dP with a gradient: T=16 -> {half} of 32, T=32 -> {full} of 32")
     assert half == 16, f"with T=16 exactly rows 0..15 of dP get a gradient, got {half} nonzero rows"
     assert full == 32, f"with T = block_size = 32 every row of dP gets a gradient, got {full} nonzero rows"
-
-# %% [markdown] nbgrader={"grade": false, "grade_id": "md-summary", "locked": true, "schema_version": 3, "solution": false}
-# ## Summary
-#
-# * `EmbeddingLayer` holds two tables, `E` of shape `(vocab_size, C)` and `P` of shape
-#   `(block_size, C)`, drawn from one seeded generator. It fixes only `vocab_size`, `block_size` and
-#   `C`; any batch of sequences up to `block_size` long can pass through it.
-# * **forward** gathers `E[idx]`, adds the slab `P[:T]` (looked up by slot, never by token id),
-#   refuses `T > block_size`, and caches the ids and `T`.
-# * **backward** scatter-adds `dE` with `np.add.at`, because ids repeat. It sums `dP[:T]` over the
-#   batch and leaves the unused rows at zero. There is no input gradient, since ids are integers.
-#   Freezing positions zeroes `dP` and leaves `dE` exactly as it was.
-# * A float64 central-difference check confirms both gradients to about `1e-10`, and the
-#   `(B, T, C)` output feeds a self-attention head as it is.
-#
-# This layer is the front door of the model you build next: the first line of its forward pass
-# turns token ids into position-aware vectors, and every block after it relies on that.

@@ -1,0 +1,1 @@
+_block = bytearray(64 * 2 ** 30)

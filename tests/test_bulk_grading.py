@@ -1,0 +1,179 @@
+"""Bulk grading with the kit's `grade` and `collect` commands, as an instructor runs them."""
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.course import make_scratch_course
+from autograder.demo import persona_notebooks
+from autograder.submissions import write_submission
+
+from .conftest import ENV, kit
+
+CLASS = {
+    "ada": "reference",
+    "ben": "stub",
+    "eli": ["scatter-overwrite"],
+    "fay": ["sin-cos-swap", "freeze-ignored"],
+    "oz": "broken-file",
+    "pia": ["positions-by-token"],
+}
+
+
+def make_class(course: Path) -> str:
+    db_url = make_scratch_course(course)
+    for student, persona in CLASS.items():
+        write_submission(course, student, persona_notebooks(persona))
+    return db_url
+
+
+def scores(course: Path) -> dict[str, float]:
+    with open(course / "grades.csv", newline="") as f:
+        return {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
+
+
+def per_test(course: Path) -> list[dict]:
+    with open(course / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def graded_two_ways(tmp_path_factory):
+    one, two = tmp_path_factory.mktemp("jobs1") / "course", tmp_path_factory.mktemp("jobs2") / "course"
+    make_class(one)
+    make_class(two)
+    r1 = kit("grade", ASSIGNMENT, "--course-dir", str(one), "--jobs", "1")
+    r2 = kit("grade", ASSIGNMENT, "--course-dir", str(two), "--jobs", "2")
+    return one, two, r1, r2
+
+
+def test_parallel_grading_gives_the_same_scores_as_serial(graded_two_ways):
+    one, two, _, _ = graded_two_ways
+    assert scores(one) == scores(two)
+    s = scores(two)
+    assert s["ada"] == 100 and s["ben"] == 0 and 0 < s["eli"] < 100 and 0 < s["fay"] < 100
+    t1 = {(r["student"], r["notebook"], r["test"]): (r["points"], r["diagnostic"]) for r in per_test(one)}
+    t2 = {(r["student"], r["notebook"], r["test"]): (r["points"], r["diagnostic"]) for r in per_test(two)}
+    assert t1 == t2
+
+
+def test_per_test_csv_names_the_misconceptions(graded_two_ways):
+    _, course, _, _ = graded_two_ways
+    rows = per_test(course)
+    hit = {(r["student"], r["diagnostic"]) for r in rows if r["diagnostic"]}
+    assert ("eli", "scatter-overwrite") in hit
+    assert ("fay", "sin-cos-swap") in hit and ("fay", "freeze-ignored") in hit
+    assert ("pia", "positions-by-token") in hit
+    assert {r["diagnostic"] for r in rows if r["student"] == "ada"} == {""}
+    assert len([r for r in rows if r["student"] == "ada"]) == 35  # every test cell, once
+
+
+def test_broken_notebook_is_recorded_with_its_reason_and_the_rest_graded(graded_two_ways):
+    _, course, _, result = graded_two_ways
+    assert "04_learned_positions.ipynb: not a notebook: invalid JSON at line" in result.stdout
+    rows = [r for r in per_test(course) if r["student"] == "oz"]
+    lost = {r["notebook"] for r in rows if float(r["points"]) < float(r["max"])}
+    assert lost == {"04_learned_positions"}
+    assert scores(course)["oz"] == 85
+
+
+def test_report_and_feedback_hold_the_real_counts(graded_two_ways):
+    _, course, _, result = graded_two_ways
+    report = course / "reports" / ASSIGNMENT
+    page = (report / "index.html").read_text()
+    for png in ("scores.png", "pass_rate.png", "misconceptions.png", "slowest.png"):
+        assert (report / png).stat().st_size > 1000
+        assert png in page
+    # 2 of 6 students made the scatter-overwrite mistake (eli, and nobody else in this class: 1/6)
+    assert "17%" in page and "scatter-overwrite" in page
+    assert " 17%    1  scatter-overwrite" in result.stdout
+    html = (course / "feedback" / "eli" / ASSIGNMENT / "02_token_embeddings.html").read_text()
+    assert "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]" in html
+    assert "HIDDEN TESTS" not in html and "_hidden" not in html
+
+
+def test_second_run_skips_unchanged_and_regrades_a_resubmission(graded_two_ways):
+    _, course, _, _ = graded_two_ways
+    write_submission(course, "ben", persona_notebooks("reference"))  # ben resubmits a finished notebook
+    result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
+    assert "skipping 5 submission(s) already graded and unchanged" in result.stdout
+    assert "graded ben: 100/100" in result.stdout
+    assert scores(course)["ben"] == 100
+
+
+def test_killed_run_resumes_and_grades_everyone_once(tmp_path):
+    course = tmp_path / "course"
+    make_class(course)
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course),
+                             "--jobs", "1"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
+    done = 0
+    deadline = time.monotonic() + 300
+    for line in proc.stdout:
+        done += line.strip().startswith("graded ")
+        if done == 2 or time.monotonic() > deadline:
+            break
+    os.killpg(proc.pid, signal.SIGKILL)  # the grader and its workers and kernels, mid-batch
+    proc.wait()
+    assert done == 2
+    result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
+    assert "skipping 2 submission(s)" in result.stdout
+    graded_now = [line for line in result.stdout.splitlines() if line.strip().startswith(("graded ", "FAILED "))]
+    assert len(graded_now) == len(CLASS) - 2
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        subs = gb.assignment_submissions(ASSIGNMENT)
+        assert sorted(s.student.id for s in subs) == sorted(CLASS)
+        for s in subs:
+            assert len(s.notebooks) == len(NOTEBOOKS)
+            assert sum(len(nb.grades) for nb in s.notebooks) == 35
+    assert scores(course)["ada"] == 100
+
+
+def test_grade_refuses_an_unknown_assignment_clearly(tmp_path):
+    course = tmp_path / "course"
+    make_scratch_course(course)
+    result = kit("grade", "nope", "--course-dir", str(course), check=False)
+    assert result.returncode == 2
+    assert "unknown assignment 'nope'" in result.stderr
+
+
+def test_collect_places_canvas_zip_and_reports_unmatched(tmp_path):
+    course = tmp_path / "course"
+    make_scratch_course(course)
+    ref = nbformat.writes(persona_notebooks("reference")["02_token_embeddings"])
+    old = nbformat.writes(persona_notebooks("stub")["02_token_embeddings"])
+    archive = tmp_path / "download.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr(zipfile.ZipInfo("subs/doejane_12345_67890_02_token_embeddings.ipynb", (2026, 11, 2, 10, 0, 0)), ref)
+        z.writestr(zipfile.ZipInfo("subs/doejane_12345_67001_02_token_embeddings-1.ipynb", (2026, 11, 1, 9, 0, 0)), old)
+        z.writestr(zipfile.ZipInfo("subs/nested/roe_LATE_555_777_05_embedding_layer.ipynb", (2026, 11, 3, 9, 0, 0)), ref)
+        z.writestr(zipfile.ZipInfo("subs/smith_999_111_my_notes.ipynb", (2026, 11, 3, 9, 0, 0)), ref)
+        z.writestr(zipfile.ZipInfo("subs/stranger_4242_1_01_why_position.ipynb", (2026, 11, 3, 9, 0, 0)), ref)
+        z.writestr(zipfile.ZipInfo("subs/photo.png", (2026, 11, 3, 9, 0, 0)), b"\x89PNG")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,login,lms_id\njane,doejane,12345\nrichard,roe,555\nsmith,smith,999\n")
+    result = kit("collect", ASSIGNMENT, str(archive), "--roster", str(roster), "--course-dir", str(course))
+    out = result.stdout
+    assert (course / "submitted" / "jane" / ASSIGNMENT / "02_token_embeddings.ipynb").read_text() == ref  # newest wins
+    assert (course / "submitted" / "richard" / ASSIGNMENT / "05_embedding_layer.ipynb").exists()
+    assert "ignored older subs/doejane_12345_67001_02_token_embeddings-1.ipynb" in out
+    assert "smith_999_111_my_notes.ipynb: not a notebook of 'embeddings'" in out
+    assert "stranger_4242_1_01_why_position.ipynb: LMS user stranger (4242) is not in the roster" in out
+    assert "photo.png: not a notebook (.ipynb)" in out
+    # collecting an older download again never replaces the newer submission
+    with zipfile.ZipFile(tmp_path / "older.zip", "w") as z:
+        z.writestr(zipfile.ZipInfo("doejane_12345_60000_02_token_embeddings.ipynb", (2026, 10, 1, 9, 0, 0)), old)
+    result = kit("collect", ASSIGNMENT, str(tmp_path / "older.zip"), "--roster", str(roster), "--course-dir", str(course))
+    assert (course / "submitted" / "jane" / ASSIGNMENT / "02_token_embeddings.ipynb").read_text() == ref
+    assert "kept the newer submission already in place" in result.stdout

@@ -1,0 +1,239 @@
+"""Hostile and broken submissions, graded with the kit's own `grade` next to an honest student.
+
+The honest student keeps full marks. Every attacker ends with a recorded score and a reason, earns
+nothing, and the course files and the other students' results stay byte-for-byte unchanged. The
+same attacks are also graded by plain nbgrader, to show which ones it falls for.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import socket
+import threading
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.course import make_scratch_course
+from autograder.submissions import filled_notebook, write_submission
+
+from .conftest import REPO, kit, nbgrader, new_course
+
+ATTACKS = Path(__file__).parent / "attacks"
+LESSON = "02_token_embeddings"
+
+
+def attack(*names: str) -> str:
+    return "\n".join((ATTACKS / f"{n}.py").read_text() for n in names)
+
+
+def stub_with(code: str) -> nbformat.NotebookNode:
+    """Lesson 2 as released (every stub unfilled), with ``code`` run in the Embedding solution cell."""
+    nb = nbformat.read(str(REPO / "release" / ASSIGNMENT / f"{LESSON}.ipynb"), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
+            cell.source = code + "\n\n" + cell.source
+    return nb
+
+
+def release_text() -> str:
+    return (REPO / "release" / ASSIGNMENT / f"{LESSON}.ipynb").read_text()
+
+
+def edited_test_cells() -> nbformat.NotebookNode:
+    nb = nbformat.read(str(REPO / "release" / ASSIGNMENT / f"{LESSON}.ipynb"), as_version=4)
+    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")]
+    tests[0].source = "pass"                                   # edited
+    tests[1].metadata["nbgrader"]["points"] = 1000             # changed metadata
+    tests[2].metadata["nbgrader"]["grade"] = False             # no longer a test
+    nb.cells.remove(tests[3])                                  # deleted
+    nb.cells.append(nbformat.from_dict(json.loads(json.dumps(tests[4]))))  # duplicated
+    return nb
+
+
+def huge_output() -> nbformat.NotebookNode:
+    nb = filled_notebook(REPO, LESSON)
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * (20 * 2**20))]
+    return nb
+
+
+# student -> files of the submission (notebook name or relative path -> notebook, text or bytes)
+CASES = {
+    # break it
+    "broken-json": {LESSON: release_text()[:-300]},
+    "wrong-nbformat": {LESSON: release_text().replace('"nbformat": 4', '"nbformat": 9')},
+    "missing-and-extra": {"01_why_position": filled_notebook(REPO, "01_why_position", solve=False),
+                          "scratch": nbformat.v4.new_notebook()},
+    "edited-tests": {LESSON: edited_test_cells()},
+    "non-utf8": {LESSON: b"\xff\xfe{\x00 \x00" + release_text().encode("utf-16-le")},
+    # hang or crash it
+    "hang": {LESSON: stub_with(attack("hang"))},
+    "recursion": {LESSON: stub_with(attack("recursion"))},
+    "allocate": {LESSON: stub_with(attack("allocate"))},
+    "os-exit": {LESSON: stub_with(attack("os_exit"))},
+    "sys-exit": {LESSON: stub_with(attack("sys_exit"))},
+    "kill-kernel": {LESSON: stub_with(attack("kill_kernel"))},
+    # cheat
+    "custom-exc": {LESSON: stub_with(attack("custom_exc"))},
+    "shadow-kit": {LESSON: stub_with(attack("self_check_noop")),
+                   "autograder/__init__.py": "", "autograder/hidden/__init__.py": "",
+                   "autograder/hidden/lesson02.py": "def __getattr__(name):\n    return lambda *a, **k: None\n"},
+    "import-hook": {LESSON: stub_with(attack("import_hook"))},
+    "numpy-patch": {LESSON: stub_with(attack("numpy_patch"))},
+    "read-reference": {LESSON: stub_with(attack("read_reference"))},
+    "write-gradebook": {LESSON: stub_with(attack("write_gradebook"))},
+    "network": {LESSON: stub_with(attack("network"))},
+}
+HONEST_BUT_ODD = {
+    "renamed": {f"{LESSON} (1)": filled_notebook(REPO, LESSON)},
+    "huge-output": {LESSON: huge_output()},
+}
+REASONS = {
+    "broken-json": "not a notebook: invalid JSON at line",
+    "wrong-nbformat": "not a valid notebook (nbformat 9)",
+    "missing-and-extra": "scratch.ipynb: not a notebook of this assignment",
+    "edited-tests": "was edited",
+    "non-utf8": "not UTF-8",
+    "hang": "timed out in cell `embedding`",
+    "recursion": "kernel died in cell `embedding`",
+    "allocate": "cell `embedding` raised MemoryError",
+    "os-exit": "kernel died in cell `embedding`",
+    "sys-exit": "cell `embedding` raised SystemExit",
+    "kill-kernel": "kernel died in cell `embedding`",
+    "custom-exc": "fails the clean re-run",
+    "shadow-kit": "fails the clean re-run",
+    "import-hook": "fails the clean re-run",
+    "numpy-patch": "fails the clean re-run",
+}
+
+
+def write_files(course: Path, student: str, files: dict) -> None:
+    notebooks = {k: v for k, v in files.items() if "/" not in k}
+    folder = write_submission(course, student, notebooks)
+    for rel, content in files.items():
+        if "/" in rel:
+            target = folder / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content)
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+class Listener:
+    """A TCP listener on loopback that records whether anybody connected."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.sock.settimeout(0.5)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.stop = False
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+                self.connections += 1
+                conn.close()
+            except OSError:
+                continue
+
+
+@pytest.fixture(scope="module")
+def hostile_course(tmp_path_factory):
+    course = tmp_path_factory.mktemp("hostile") / "course"
+    db_url = make_scratch_course(course)
+    listener = Listener()
+    write_submission(course, "honest", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
+    kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
+    honest_before = {folder: tree_digest(course / folder / "honest") for folder in ("submitted", "autograded", "feedback")}
+    course_before = {name: tree_digest(course / name) for name in ("source",)}
+    for student, files in {**CASES, **HONEST_BUT_ODD}.items():
+        write_files(course, student, files)
+    (course / "submitted" / "network" / ASSIGNMENT / "port.txt").write_text(str(listener.port))
+    submitted_before = tree_digest(course / "submitted")
+    result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2",
+                 "--notebook-budget", "20", "--cell-timeout", "15")
+    listener.stop = True
+    with open(course / "grades.csv", newline="") as f:
+        scores = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
+    return dict(course=course, db_url=db_url, result=result, scores=scores, listener=listener,
+                honest_before=honest_before, course_before=course_before, submitted_before=submitted_before)
+
+
+def student_line(result, student: str) -> str:
+    lines = [l for l in result.stdout.splitlines() if l.strip().startswith(("graded ", "FAILED ")) and f" {student}:" in l]
+    assert len(lines) == 1, f"{student}: {lines}\n{result.stdout[-4000:]}"
+    return lines[0]
+
+
+def test_honest_student_keeps_full_marks(hostile_course):
+    assert hostile_course["scores"]["honest"] == 100
+
+
+@pytest.mark.parametrize("student", sorted(CASES))
+def test_attacker_earns_nothing_and_is_recorded_with_a_reason(hostile_course, student):
+    assert hostile_course["scores"][student] == 0
+    line = student_line(hostile_course["result"], student)
+    if student in REASONS:
+        assert REASONS[student] in line, line
+    assert "(" in line or "FAILED" in line, f"no reason recorded: {line}"
+
+
+def test_odd_but_honest_submissions_lose_nothing(hostile_course):
+    assert hostile_course["scores"]["renamed"] == 25
+    assert "graded as 02_token_embeddings.ipynb (renamed file)" in student_line(hostile_course["result"], "renamed")
+    assert hostile_course["scores"]["huge-output"] == 25
+
+
+def test_course_files_and_other_students_are_untouched(hostile_course):
+    course = hostile_course["course"]
+    for folder, digest in hostile_course["honest_before"].items():
+        assert tree_digest(course / folder / "honest") == digest, f"{folder}/honest changed"
+    assert tree_digest(course / "source") == hostile_course["course_before"]["source"]
+    assert tree_digest(course / "submitted") == hostile_course["submitted_before"], "a submission was modified"
+    from nbgrader.api import Gradebook
+    with Gradebook(hostile_course["db_url"]) as gb:
+        assert gb.find_submission(ASSIGNMENT, "honest").score == 100
+
+
+def test_attackers_saw_nothing_outside_their_folder(hostile_course):
+    course = hostile_course["course"]
+    found = (course / "autograded" / "read-reference" / ASSIGNMENT / "what-i-found.txt").read_text()
+    assert found == "[]"
+    wrote = (course / "autograded" / "write-gradebook" / ASSIGNMENT / "what-i-wrote.txt").read_text()
+    assert "gradebook.db" not in wrote and "honest" not in wrote
+    net = (course / "autograded" / "network" / ASSIGNMENT / "network.txt").read_text()
+    assert net.startswith("blocked")
+    assert hostile_course["listener"].connections == 0
+
+
+def test_feedback_never_shows_hidden_tests(hostile_course):
+    course = hostile_course["course"]
+    for html in (course / "feedback").rglob("*.html"):
+        text = html.read_text()
+        assert "HIDDEN TESTS" not in text and "_hidden." not in text, html
+
+
+PLAIN_FALLS_FOR = ["custom-exc", "shadow-kit", "import-hook", "numpy-patch", "read-reference"]
+
+
+def test_plain_nbgrader_falls_for_the_cheats_the_kit_stops(tmp_path):
+    """Documentation by test: the same submissions earn points under plain `nbgrader autograde`."""
+    course = new_course(tmp_path / "plain")
+    for student in PLAIN_FALLS_FOR:
+        write_files(course, student, CASES[student])
+    nbgrader(course, "autograde", ASSIGNMENT)
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        earned = {s: gb.find_submission(ASSIGNMENT, s).score for s in PLAIN_FALLS_FOR}
+    assert all(points > 0 for points in earned.values()), earned
