@@ -9,7 +9,9 @@ recorded with its reason.
 """
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import sys
 import time
 import warnings
@@ -100,11 +102,26 @@ def _log_reason(outcome: dict) -> str:
     return lines[0][8:][:300] if lines else "nbgrader could not grade it (see the log)"
 
 
-def apply_verdicts(db_url: str, assignment: str, student: str, verdicts: dict[str, dict]) -> list[str]:
-    """Zero every test that scored in the student's kernel but fails the clean re-run; return the reasons."""
+OVERRIDES = ".kit/overrides"
+
+
+def _override_file(course_dir: Path, assignment: str, student: str) -> Path:
+    return Path(course_dir) / OVERRIDES / assignment / f"{student}.json"
+
+
+def apply_verdicts(course_dir: Path, db_url: str, assignment: str, student: str,
+                   verdicts: dict[str, dict]) -> list[str]:
+    """Zero every test that scored in the student's kernel but fails the clean re-run; return the reasons.
+
+    The zero is nbgrader's manual score of that cell, which nbgrader keeps across regrades: the kit
+    records which cells it zeroed and clears those first, so a fixed resubmission is judged afresh and
+    an instructor's own manual scores are never touched.
+    """
     from nbgrader.api import Gradebook, MissingEntry
 
-    reasons = []
+    record = _override_file(course_dir, assignment, student)
+    previous = json.loads(record.read_text()) if record.exists() else []
+    reasons, zeroed = [], []
     with Gradebook(db_url) as gb:
         try:
             submission = gb.find_submission(assignment, student)
@@ -113,13 +130,38 @@ def apply_verdicts(db_url: str, assignment: str, student: str, verdicts: dict[st
         for nb in submission.notebooks:
             tests = verdicts.get(nb.name, {})
             for grade in nb.grades:
-                passed, diagnosis, message = tests.get(grade.name, [True, None, None])
+                if [nb.name, grade.name] in previous and grade.manual_score == 0.0:
+                    grade.manual_score = None
+                passed, diagnosis, _ = tests.get(grade.name, [True, None, None])
                 if not passed and (grade.score or 0) > 0:
                     grade.manual_score = 0.0
+                    zeroed.append([nb.name, grade.name])
                     reasons.append(f"{nb.name}/{grade.name} scored in the student's kernel but fails the clean re-run "
                                    f"[{diagnosis}]: 0 points")
         gb.db.commit()
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(zeroed))
     return reasons
+
+
+def record_empty_submission(db_url: str, assignment: str, student: str) -> None:
+    """A submission with no gradable notebook still gets its row in the gradebook: 0 points everywhere."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url) as gb:
+        gb.update_or_create_student(student)
+        try:
+            gb.remove_submission(assignment, student)
+        except MissingEntry:
+            pass
+        gb.add_submission(assignment, student)
+
+
+def scored_notebooks(db_url: str, assignment: str, student: str) -> set[str]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        return {nb.name for nb in gb.find_submission(assignment, student).notebooks if (nb.score or 0) > 0}
 
 
 def read_result(course_dir: Path, assignment: str, student: str, db_url: str,
@@ -139,6 +181,8 @@ def read_result(course_dir: Path, assignment: str, student: str, db_url: str,
             failures = notebook_failures(path) if path.exists() else {}
             for grade in sorted(nb.grades, key=lambda g: g.name):
                 diagnosis, message = failures.get(grade.name, (None, None))
+                if path.exists() and grade.name not in failures and (grade.score or 0) < grade.max_score:
+                    diagnosis, message = "missing", "this test cell is not in the submitted notebook"
                 verdict = (verdicts or {}).get(nb.name, {}).get(grade.name)
                 if verdict and not verdict[0] and diagnosis is None:
                     diagnosis, message = verdict[1], verdict[2]
@@ -163,31 +207,40 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     config = course_config(course_dir, db_url, notebook_budget=notebook_budget, cell_timeout=cell_timeout)
     db_url = config.CourseDirectory.db_url
     try:
-        intake_notes = stage_submission(course_dir, assignment, student, expected_notebooks(course_dir, assignment))
+        notes = stage_submission(course_dir, assignment, student, expected_notebooks(course_dir, assignment))
     except OSError as e:
-        intake_notes = None
         result = StudentResult(student, "failed", f"could not read the submission: {e}")
+        result.seconds = round(time.monotonic() - start, 3)
+        return result
+    staged = course_dir / STAGING / student / assignment
     LAST_TIMINGS.clear()
-    graded = _run(Autograde, config, assignment, student) if intake_notes is not None else {"success": False}
-    if intake_notes is None:
-        pass
-    elif not graded["success"]:
-        result = StudentResult(student, "failed", "; ".join(intake_notes + [_log_reason(graded)]))
+    if not any(staged.glob("*.ipynb")):
+        for folder in ("autograded", "feedback"):  # nothing of an earlier grading may linger
+            shutil.rmtree(course_dir / folder / student / assignment, ignore_errors=True)
+        record_empty_submission(db_url, assignment, student)
+        graded = {"success": True}
     else:
-        problems, verdicts = list(intake_notes), None
-        notebooks = sorted((course_dir / "autograded" / student / assignment).glob("*.ipynb"))
-        for path in notebooks:
-            problems += run_problems(path)
-        if verify and notebooks:
-            verdicts = judge_notebooks(notebooks, budget=notebook_budget, hide=[str(course_dir)],
-                                       sandbox=sandbox_enabled())
-            problems += apply_verdicts(db_url, assignment, student, verdicts)
+        graded = _run(Autograde, config, assignment, student)
+    if not graded["success"]:
+        result = StudentResult(student, "failed", "; ".join(notes + [_log_reason(graded)]))
+    else:
+        autograded = sorted((course_dir / "autograded" / student / assignment).glob("*.ipynb"))
+        for path in autograded:
+            notes += run_problems(path)
+        verdicts = None
+        if verify:
+            # only a notebook that earned points can have earned them by tampering
+            scored = scored_notebooks(db_url, assignment, student)
+            to_judge = [p for p in autograded if p.stem in scored]
+            verdicts = judge_notebooks(to_judge, budget=notebook_budget, hide=[str(course_dir)],
+                                       sandbox=sandbox_enabled()) if to_judge else {}
+            notes += apply_verdicts(course_dir, db_url, assignment, student, verdicts)
         result = read_result(course_dir, assignment, student, db_url, verdicts)
         result.notebook_seconds = dict(LAST_TIMINGS)
-        if feedback:
+        if feedback and autograded:
             fb = _run(GenerateFeedback, config, assignment, student)
             if not fb["success"]:
-                problems.append("feedback: " + _log_reason(fb))
-        result.reason = "; ".join(problems)
+                notes.append("feedback: " + _log_reason(fb))
+        result.reason = "; ".join(notes)
     result.seconds = round(time.monotonic() - start, 3)
     return result

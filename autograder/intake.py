@@ -43,8 +43,19 @@ def read_notebook(path: Path):
     return nb
 
 
-def grade_ids(nb) -> set[str]:
-    return {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells} - {None}
+def renamed_from(nb, expected: dict[str, dict], open_names: set[str]) -> str | None:
+    """The one not-yet-placed assignment notebook whose cells this notebook carries (ids no other has)."""
+    ids = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells} - {None}
+    counts = {}
+    for name, wanted in expected.items():
+        if name not in open_names:
+            continue
+        others = set().union(*(set(w) for n, w in expected.items() if n != name))
+        counts[name] = len(ids & (set(wanted) - others))
+    best = sorted(counts.items(), key=lambda kv: -kv[1])
+    if best and best[0][1] > 0 and (len(best) == 1 or best[0][1] > best[1][1]):
+        return best[0][0]
+    return None
 
 
 def locked_cells(nb) -> dict[str, dict]:
@@ -54,33 +65,45 @@ def locked_cells(nb) -> dict[str, dict]:
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("locked") or meta.get("grade"):
             found[meta["grade_id"]] = {"source": cell.source, "grade": bool(meta.get("grade")),
-                                       "points": meta.get("points"), "solution": bool(meta.get("solution"))}
+                                       "points": meta.get("points"), "solution": bool(meta.get("solution")),
+                                       "meta": dict(meta)}
     return found
 
 
-def tampered_cells(name: str, nb, expected: dict[str, dict]) -> list[str]:
-    """What the student changed in cells they may not change (nbgrader restores what it can)."""
-    notes, seen = [], {}
+GRADING_KEYS = ("grade", "solution", "locked", "points", "schema_version")
+
+
+def repair_cells(name: str, nb, expected: dict[str, dict]) -> list[str]:
+    """Note what the student changed in cells they may not change, and undo it in the staged copy.
+
+    nbgrader restores a locked cell's source, but gives up on the whole submission when a graded
+    cell's metadata was changed ("Inconsistent checksums") or a cell is duplicated; here the grading
+    flags of known cells are put back and a second copy of a known cell is dropped.
+    """
+    notes, seen, kept = [], set(), []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         gid = meta.get("grade_id")
-        if gid is None:
-            continue
-        seen[gid] = seen.get(gid, 0) + 1
-        want = expected.get(gid)
+        want = expected.get(gid) if gid is not None else None
         if want is None:
+            kept.append(cell)
             continue
-        if want["solution"]:
-            if not meta.get("solution"):
-                notes.append(f"{name}: cell `{gid}` is no longer marked as a solution cell")
+        if gid in seen:
+            notes.append(f"{name}: cell `{gid}` appears more than once (only the first counts)")
             continue
-        if cell.source.strip() != strip_hidden(want["source"]).strip():
+        seen.add(gid)
+        kept.append(cell)
+        if not want["solution"] and cell.source.strip() != strip_hidden(want["source"]).strip():
             notes.append(f"{name}: locked cell `{gid}` was edited (the original is graded)")
-        if bool(meta.get("grade")) != want["grade"] or (want["grade"] and meta.get("points") != want["points"]):
+        changed = [k for k in GRADING_KEYS if meta.get(k) != want["meta"].get(k)]
+        if changed:
             notes.append(f"{name}: the grading metadata of cell `{gid}` was changed (the original is used)")
-    for gid, count in seen.items():
-        if count > 1:
-            notes.append(f"{name}: cell `{gid}` appears {count} times")
+            for key in changed:
+                if key in want["meta"]:
+                    meta[key] = want["meta"][key]
+                else:
+                    meta.pop(key, None)
+    nb.cells = kept
     for gid, want in expected.items():
         if want["grade"] and not want["solution"] and gid not in seen:
             notes.append(f"{name}: test cell `{gid}` was deleted (0 points for it)")
@@ -118,19 +141,18 @@ def stage_submission(course_dir: Path, assignment: str, student: str, expected: 
                 placed.add(path.stem)  # it was handed in, broken: do not look for a renamed stand-in
             continue
         if path.stem in expected:
+            notes += repair_cells(path.stem, nb, expected[path.stem])
             nbformat.write(nb, str(target / path.name))
             placed.add(path.stem)
-            notes += tampered_cells(path.stem, nb, expected[path.stem])
         else:
             strays.append((path, nb))
     for path, nb in strays:
-        ids = grade_ids(nb)
-        candidates = [name for name, wanted in expected.items() if name not in placed and ids & set(wanted)]
-        if len(candidates) == 1:
-            nbformat.write(nb, str(target / f"{candidates[0]}.ipynb"))
-            placed.add(candidates[0])
-            notes.append(f"{path.name}: graded as {candidates[0]}.ipynb (renamed file)")
-            notes += tampered_cells(candidates[0], nb, expected[candidates[0]])
+        name = renamed_from(nb, expected, set(expected) - placed)
+        if name:
+            notes.append(f"{path.name}: graded as {name}.ipynb (renamed file)")
+            notes += repair_cells(name, nb, expected[name])
+            nbformat.write(nb, str(target / f"{name}.ipynb"))
+            placed.add(name)
         else:
             notes.append(f"{path.name}: not a notebook of this assignment, left out")
     for name in sorted(set(expected) - placed):

@@ -83,7 +83,7 @@ def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbo
             env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "JPY_"))}
             try:
                 proc = subprocess.run(cmd, input=json.dumps(pending), capture_output=True, text=True, cwd=workdir,
-                                      timeout=budget * len(pending) + 10, env=env)
+                                      timeout=budget * len(pending) + 10, env=env)  # each notebook gets its budget
                 out, why = proc.stdout, f"the clean re-run stopped (exit code {proc.returncode})"
             except subprocess.TimeoutExpired as e:
                 out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
@@ -54,7 +54,7 @@ class BudgetedExecute(Execute):
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
         if self._kernel_died is not None:
-            return _fail(cell, DEAD_ENAME, f"not run: the kernel died in cell `{self._kernel_died}`"), resources
+            return _fail(cell, DEAD_ENAME, f"not run: the kernel stopped in cell `{self._kernel_died}`"), resources
         if self._remaining() <= 0:
             return _fail(cell, BUDGET_ENAME, f"not run: the notebook used up its {self.notebook_budget:g} s budget"), resources
         try:
@@ -62,8 +62,17 @@ class BudgetedExecute(Execute):
         except DeadKernelError:
             # the student's code killed its kernel (os._exit, a crash, the OOM killer): this cell and
             # every later one score 0, the cells before keep their points, and grading goes on
-            self._kernel_died = cell.metadata.get("nbgrader", {}).get("grade_id") or cell.get("id") or str(index)
+            self._kernel_died = _name(cell, index)
             return _fail(cell, DEAD_ENAME, f"the kernel died while running cell `{self._kernel_died}`"), resources
+        except CellTimeoutError:
+            # timed out, and the kernel did not even answer the interrupt: treat it as gone
+            self._kernel_died = _name(cell, index)
+            return _fail(cell, "CellTimeoutError", f"timed out, and the kernel stopped responding in cell "
+                                                   f"`{self._kernel_died}`"), resources
+
+
+def _name(cell, index: int) -> str:
+    return cell.metadata.get("nbgrader", {}).get("grade_id") or cell.get("id") or str(index)
 
 
 def _fail(cell, ename: str, message: str):

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import CATALOGUE, GENERIC
+from .diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
 from .results import StudentResult
 
 SKIP_IDS = {"not-implemented", "missing"}  # an unfinished stub is not a misconception
@@ -33,7 +33,7 @@ def figures(results: list[StudentResult]) -> ClassFigures:
             key = f"{t.notebook}/{t.test}"
             totals[key] += 1
             passes[key] += t.points >= t.max_points
-            if t.diagnosis and t.points < t.max_points and t.diagnosis not in SKIP_IDS:
+            if t.diagnosis in KNOWN_IDS and t.points < t.max_points and t.diagnosis not in SKIP_IDS:
                 hit[t.diagnosis].add(r.student)
     slow = sorted(((f"{r.student}/{nb}", s) for r in graded for nb, s in r.notebook_seconds.items()),
                   key=lambda x: -x[1])[:10]
@@ -66,7 +66,7 @@ def text_report(f: ClassFigures) -> str:
     if f.slowest:
         lines.append("  Slowest notebooks: " + ", ".join(f"{k} {s:.1f}s" for k, s in f.slowest[:5]))
     for student, reason in f.failed:
-        lines.append(f"  FAILED {student}: {reason}")
+        lines.append(f"  could not grade {student}: {reason}")
     return "\n".join(lines)
 
 

@@ -30,12 +30,13 @@ def attack(*names: str) -> str:
     return "\n".join((ATTACKS / f"{n}.py").read_text() for n in names)
 
 
-def stub_with(code: str) -> nbformat.NotebookNode:
-    """Lesson 2 as released (every stub unfilled), with ``code`` run in the Embedding solution cell."""
+def stub_with(code: str, replace: bool = False) -> nbformat.NotebookNode:
+    """Lesson 2 as released (every stub unfilled), with ``code`` run in the Embedding solution cell,
+    before the stub class or (``replace``) instead of it."""
     nb = nbformat.read(str(REPO / "release" / ASSIGNMENT / f"{LESSON}.ipynb"), as_version=4)
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
-            cell.source = code + "\n\n" + cell.source
+            cell.source = code if replace else code + "\n\n" + cell.source
     return nb
 
 
@@ -82,8 +83,8 @@ CASES = {
                    "autograder/__init__.py": "", "autograder/hidden/__init__.py": "",
                    "autograder/hidden/lesson02.py": "def __getattr__(name):\n    return lambda *a, **k: None\n"},
     "import-hook": {LESSON: stub_with(attack("import_hook"))},
-    "numpy-patch": {LESSON: stub_with(attack("numpy_patch"))},
-    "read-reference": {LESSON: stub_with(attack("read_reference"))},
+    "numpy-patch": {LESSON: stub_with(attack("numpy_patch"), replace=True)},
+    "read-reference": {LESSON: stub_with(attack("read_reference"), replace=True)},
     "write-gradebook": {LESSON: stub_with(attack("write_gradebook"))},
     "network": {LESSON: stub_with(attack("network"))},
 }
@@ -98,12 +99,11 @@ REASONS = {
     "edited-tests": "was edited",
     "non-utf8": "not UTF-8",
     "hang": "timed out in cell `embedding`",
-    "recursion": "kernel died in cell `embedding`",
+    "recursion": "timed out in cell `embedding`",
     "allocate": "cell `embedding` raised MemoryError",
     "os-exit": "kernel died in cell `embedding`",
     "sys-exit": "cell `embedding` raised SystemExit",
     "kill-kernel": "kernel died in cell `embedding`",
-    "custom-exc": "fails the clean re-run",
     "shadow-kit": "fails the clean re-run",
     "import-hook": "fails the clean re-run",
     "numpy-patch": "fails the clean re-run",
@@ -184,9 +184,13 @@ def test_honest_student_keeps_full_marks(hostile_course):
 def test_attacker_earns_nothing_and_is_recorded_with_a_reason(hostile_course, student):
     assert hostile_course["scores"][student] == 0
     line = student_line(hostile_course["result"], student)
+    assert line.strip().startswith("graded "), f"every submission ends with a recorded score: {line}"
     if student in REASONS:
         assert REASONS[student] in line, line
-    assert "(" in line or "FAILED" in line, f"no reason recorded: {line}"
+    course = hostile_course["course"]
+    with open(course / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["student"] == student]
+    assert rows and all(r["diagnostic"] for r in rows), "every lost test names why"
 
 
 def test_odd_but_honest_submissions_lose_nothing(hostile_course):
@@ -224,7 +228,9 @@ def test_feedback_never_shows_hidden_tests(hostile_course):
         assert "HIDDEN TESTS" not in text and "_hidden." not in text, html
 
 
-PLAIN_FALLS_FOR = ["custom-exc", "shadow-kit", "import-hook", "numpy-patch", "read-reference"]
+# nbgrader 0.9 already records an error that a custom IPython exception handler swallowed, so
+# "custom-exc" earns nothing there either; these four earn points under plain nbgrader.
+PLAIN_FALLS_FOR = ["shadow-kit", "import-hook", "numpy-patch", "read-reference"]
 
 
 def test_plain_nbgrader_falls_for_the_cheats_the_kit_stops(tmp_path):

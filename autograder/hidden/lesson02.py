@@ -85,7 +85,10 @@ def embedding_backward(Embedding):
         dE = expect_array("self.dE after backward", emb.dE, emb.E.shape)
         if ret is not None:
             raise Diagnosis("wrong-value", f"backward should return None (the gradient lives in self.dE), got {type(ret).__name__}.")
-        numeric = reference_numerical_gradient(lambda: np.sum(emb.forward(idx) * G), emb.E)
+        # the true loss L = sum(E[idx] * G), not the student's forward: a backward that merely agrees
+        # with a wrong forward must not pass
+        E = np.array(emb.E, dtype=np.float64, copy=True)
+        numeric = reference_numerical_gradient(lambda: np.sum(E[idx] * G), E)
         report = compare("dE", dE, numeric)
         if report.ok:
             continue
