@@ -7,6 +7,7 @@ instructor's gradebook is never touched by a build.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,9 +23,25 @@ from .validate import TOTAL_POINTS, AuthoringError, validate_notebook
 FORBIDDEN_IN_RELEASE = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder")
 
 
+INCLUDE = re.compile(r"^# kit-include: (\S+)$", re.M)
+
+
+def expand_includes(source: str, folder: Path, path: Path) -> str:
+    """Replace each ``# kit-include: FILE`` line by that file (code every notebook shares, authored once)."""
+    def include(match: re.Match) -> str:
+        target = folder / match.group(1)
+        if not target.is_file():
+            raise AuthoringError(f"{path}: '# kit-include: {match.group(1)}' names no file ({target})")
+        return target.read_text(encoding="utf-8").rstrip("\n")
+    return INCLUDE.sub(include, source)
+
+
 def read_authored(path: Path) -> nbformat.NotebookNode:
     """Read one jupytext percent file as a clean nbformat 4.5 notebook with stable cell ids."""
     nb = jupytext.read(path)
+    for cell in nb.cells:
+        cell.source = expand_includes(cell.source, path.parent, path)
+        cell.metadata.pop("lines_to_next_cell", None)  # jupytext's own layout hint
     nb.metadata.pop("jupytext", None)
     nb.metadata["language_info"] = {"name": "python"}
     nb.nbformat, nb.nbformat_minor = 4, 5

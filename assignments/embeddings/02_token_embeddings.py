@@ -28,18 +28,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-CORPUS = (
-    "the lamp keeper walks the shore at dusk. "
-    "the lamp keeper lights the lantern when the fog rolls in. "
-    "the boats come home when the lantern glows. "
-    "the boats wait outside the bay when the fog is thick. "
-    "a small boat drifts near the rocks at dawn. "
-    "the keeper rings the bell when a boat drifts near the rocks. "
-    "the tide rises at dusk and falls at dawn. "
-    "the gulls call over the bay when the tide is low. "
-    "the keeper counts the boats and writes the count in a book. "
-    "the lantern burns all night and rests at dawn. "
-) * 20
+# kit-include: _shared/corpus.py
 
 chars = sorted(set(CORPUS))
 vocab_size = len(chars)
@@ -48,16 +37,7 @@ data = np.array([stoi[ch] for ch in CORPUS], dtype=np.int64)
 print("vocab_size:", vocab_size, "| ids in the corpus:", len(data))
 
 
-@contextmanager
-def self_check(name):
-    """Run one self-check quietly; a stub that is not filled in yet is reported as such."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            yield
-        except NotImplementedError:
-            raise AssertionError(f"{name}: not implemented yet. Fill in its stub above, run that cell, then this one.") from None
-    print(f"self-check passed: {name}")
+# kit-include: _shared/self_check.py
 
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-embedding", "locked": true, "schema_version": 3, "solution": false}

@@ -1,0 +1,85 @@
+"""Run a notebook's hidden checks in this process, on the reference or on a mutant of it.
+
+For fast, kernel-free questions about the checks themselves: does each check give one verdict
+whatever cases it draws, and how long do a notebook's checks take.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+import time
+from pathlib import Path
+
+import nbformat
+
+from .. import ASSIGNMENT
+from ..course import repo_root
+from ..diagnostics import Diagnosis
+from ..judge import hidden_calls
+from ..submissions import reference_cells
+from . import Mutant
+
+
+def load(notebook: str, mutant: Mutant | None = None, repo: Path | None = None) -> tuple[dict, list]:
+    """Execute the notebook's non-test cells (the reference, with ``mutant`` applied); return the
+    namespace and the test cells as [(grade_id, hidden calls)]."""
+    source = nbformat.read(str((repo or repo_root()) / "source" / ASSIGNMENT / f"{notebook}.ipynb"), as_version=4)
+    ref = reference_cells(source)
+    ns: dict = {"__name__": "__student__"}
+    tests = []
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for cell in source.cells:
+            if cell.cell_type != "code":
+                continue
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade") and not meta.get("solution"):
+                tests.append((meta["grade_id"], hidden_calls(cell.source)))
+                continue
+            if mutant is not None and meta.get("grade_id") == mutant.cell:
+                code = mutant.cell_source(ref[mutant.cell])
+            elif meta.get("solution"):
+                code = ref[meta["grade_id"]]
+            else:
+                code = cell.source
+            try:
+                exec(compile(code, "<cell>", "exec"), ns)  # noqa: S102 - the kit's own code and catalogue
+            except Exception:  # noqa: BLE001 - a failing demo cell does not matter here
+                pass
+    return ns, tests
+
+
+def run_checks(ns: dict, tests: list, seed: int | None = None) -> dict[str, str]:
+    """grade_id -> "pass" or the misconception id of the first failing check."""
+    saved = os.environ.get("AUTOGRADER_SEED")
+    if seed is not None:
+        os.environ["AUTOGRADER_SEED"] = str(seed)
+    try:
+        outcome = {}
+        for grade_id, calls in tests:
+            outcome[grade_id] = "pass"
+            for module, function, args in calls:
+                check = getattr(importlib.import_module(f"autograder.hidden.{module}"), function)
+                try:
+                    check(*[ns[a] for a in args])
+                except Diagnosis as d:
+                    outcome[grade_id] = d.misconception
+                    break
+        return outcome
+    finally:
+        if saved is None:
+            os.environ.pop("AUTOGRADER_SEED", None)
+        else:
+            os.environ["AUTOGRADER_SEED"] = saved
+
+
+def time_checks(notebook: str, repeats: int = 20) -> list[float]:
+    """Seconds taken by all hidden checks of the reference notebook, once per repeat."""
+    ns, tests = load(notebook)
+    times = []
+    for seed in range(repeats):
+        start = time.perf_counter()
+        run_checks(ns, tests, seed)
+        times.append(time.perf_counter() - start)
+    return times

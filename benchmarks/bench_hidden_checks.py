@@ -1,0 +1,19 @@
+"""How long a notebook's hidden checks take (not the kernel start), on the reference solutions.
+
+    python benchmarks/bench_hidden_checks.py
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from autograder import NOTEBOOKS  # noqa: E402
+from autograder.mutants.inprocess import time_checks  # noqa: E402
+
+print(f"{'notebook':24}{'median ms':>11}{'max ms':>9}   (20 runs, fresh cases each)")
+for name in NOTEBOOKS:
+    times = time_checks(name)
+    print(f"{name:24}{1000 * statistics.median(times):11.1f}{1000 * max(times):9.1f}")

@@ -1,0 +1,40 @@
+"""Hidden checks give every submission the same verdict whatever cases they draw.
+
+Cases are drawn from fresh entropy at grading time, so a solution fitted to the visible examples
+fails; but a given submission must get the same score on every run (a class graded twice, or with
+more workers, gets exactly the same grades). This runs each check of each catalogued mutant and
+alternative in-process over many seeds and requires one verdict per (submission, check).
+"""
+from __future__ import annotations
+
+import pytest
+
+from autograder.mutants import catalogue
+from autograder.mutants.inprocess import load, run_checks
+
+SEEDS = range(25)
+MUTANTS, ALTERNATIVES = catalogue()
+
+
+@pytest.mark.parametrize("mutant", MUTANTS + ALTERNATIVES, ids=lambda m: m.name)
+def test_one_verdict_per_check_whatever_the_seed(mutant):
+    ns, tests = load(mutant.notebook, mutant)
+    found: dict[str, set] = {}
+    for seed in SEEDS:
+        for test, outcome in run_checks(ns, tests, seed).items():
+            found.setdefault(test, set()).add(outcome)
+    flaky = {test: sorted(o) for test, o in found.items() if len({x == "pass" for x in o}) > 1}
+    assert not flaky, f"{mutant.name}: pass/fail depends on the drawn cases: {flaky}"
+    if mutant.expects is None:
+        assert all(o == {"pass"} for o in found.values()), found
+    else:
+        assert any(mutant.expects in o for o in found.values()), found
+
+
+def test_reference_passes_every_check_on_every_seed():
+    from autograder import NOTEBOOKS
+    for name in NOTEBOOKS:
+        ns, tests = load(name)
+        for seed in range(50):
+            outcome = run_checks(ns, tests, seed)
+            assert set(outcome.values()) == {"pass"}, (name, seed, outcome)
