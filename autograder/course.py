@@ -35,7 +35,7 @@ def register_assignment(course_dir: Path, db_url: str, assignment: str = ASSIGNM
     result = subprocess.run(
         [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
          f"--CourseDirectory.db_url={db_url}",
-         f"--CourseDirectory.release_directory=.kit-release"],
+         "--CourseDirectory.release_directory=.kit/release"],
         cwd=course_dir, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"nbgrader generate_assignment failed in {course_dir}:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
