@@ -6,11 +6,8 @@ instructor's gradebook is never touched by a build.
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -18,6 +15,7 @@ import jupytext
 import nbformat
 
 from . import ASSIGNMENT, NOTEBOOKS
+from .course import register_assignment
 from .validate import TOTAL_POINTS, AuthoringError, validate_notebook
 
 FORBIDDEN_IN_RELEASE = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder")
@@ -83,13 +81,10 @@ def build_release(repo: Path) -> list[Path]:
         scratch = Path(scratch)
         shutil.copytree(repo / "source" / ASSIGNMENT, scratch / "source" / ASSIGNMENT)
         shutil.copy(repo / "nbgrader_config.py", scratch / "nbgrader_config.py")
-        env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-        result = subprocess.run(
-            [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force",
-             f"--CourseDirectory.db_url=sqlite:///{scratch / 'gradebook.db'}"],
-            cwd=scratch, env=env, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise AuthoringError(f"nbgrader generate_assignment failed:\n{result.stdout}\n{result.stderr}")
+        try:
+            register_assignment(scratch, f"sqlite:///{scratch / 'gradebook.db'}", release_directory="release")
+        except RuntimeError as e:
+            raise AuthoringError(str(e)) from None
         out_dir = repo / "release" / ASSIGNMENT
         if out_dir.exists():
             shutil.rmtree(out_dir)

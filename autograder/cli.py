@@ -9,18 +9,6 @@ from pathlib import Path
 from . import ASSIGNMENT
 
 
-def repo_root() -> Path:
-    """The kit's repository root (the course root), found from this package's location."""
-    return Path(__file__).resolve().parent.parent
-
-
-def _ensure_tools_on_path() -> None:
-    # nbgrader shells out to `alembic` when it creates a gradebook, and to `jupyter` for kernels.
-    bindir = str(Path(sys.executable).parent)
-    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
-
-
 def cmd_mutants(args) -> int:
     from .mutants.run import format_table, run_mutants
 
@@ -96,7 +84,10 @@ def cmd_build(args) -> int:
 
 
 def main(argv=None) -> int:
-    _ensure_tools_on_path()
+    from .course import repo_root
+    from .grading import ensure_tools_on_path
+
+    ensure_tools_on_path()  # nbgrader runs `alembic` when it creates a gradebook
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 

@@ -28,14 +28,15 @@ def make_scratch_course(target: Path, repo: Path | None = None) -> str:
     return db_url
 
 
-def register_assignment(course_dir: Path, db_url: str, assignment: str = ASSIGNMENT) -> None:
-    """Put the assignment and its source notebooks into the gradebook (nbgrader generate_assignment,
-    writing its release copy to a folder of its own so that release/ is never touched)."""
+def register_assignment(course_dir: Path, db_url: str, assignment: str = ASSIGNMENT,
+                        release_directory: str = ".kit/release") -> None:
+    """Put the assignment and its source notebooks into the gradebook with the real
+    ``nbgrader generate_assignment``, writing its student copy to ``release_directory`` (by default a
+    folder of the kit's own, so that the course's release/ is never touched)."""
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     result = subprocess.run(
         [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
-         f"--CourseDirectory.db_url={db_url}",
-         "--CourseDirectory.release_directory=.kit/release"],
+         f"--CourseDirectory.db_url={db_url}", f"--CourseDirectory.release_directory={release_directory}"],
         cwd=course_dir, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"nbgrader generate_assignment failed in {course_dir}:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")

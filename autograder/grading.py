@@ -68,7 +68,7 @@ def expected_notebooks(course_dir: Path, assignment: str) -> dict[str, dict[str,
             for path in sorted((Path(course_dir) / "source" / assignment).glob("*.ipynb"))}
 
 
-def _ensure_tools_on_path() -> None:
+def ensure_tools_on_path() -> None:
     bindir = str(Path(sys.executable).parent)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
@@ -200,7 +200,7 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     """Autograde one student's submission and generate its feedback; never raises for a bad submission."""
     from nbgrader.converters import Autograde, GenerateFeedback
 
-    _ensure_tools_on_path()
+    ensure_tools_on_path()
     warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy noise
     start = time.monotonic()
     course_dir = Path(course_dir).resolve()
