@@ -358,6 +358,16 @@ def _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, lead):
         f"V = X @ Wv, the scores Q @ K.swapaxes(-1, -2), the softmax over the last axis, and weights @ V.{note}")
 
 
+def _size(rng, lo, hi, *avoid):
+    """A size in [lo, hi) different from every size in ``avoid``.
+
+    Sizes of different axes (B, T, C, hs, block_size) are kept apart wherever a check does not want them equal on
+    purpose, so a transpose or a reduction that lost its axis can never broadcast into a right-looking result.
+    """
+    options = [v for v in range(lo, hi) if v not in avoid]
+    return int(rng.choice(options))
+
+
 def _draw_attention(rng, B, T, C, hs):
     X = rng.standard_normal((B, T, C))
     Ws = [rng.standard_normal((C, hs)) / np.sqrt(C) for _ in range(3)]
@@ -367,12 +377,20 @@ def _draw_attention(rng, B, T, C, hs):
 @hidden_check
 def attention_values(self_attention, softmax):
     rng = grading_rng()
-    C1 = int(rng.integers(3, 8))
-    C2 = int(rng.integers(2, 7))
+    # B, T, C and hs pairwise distinct (but hs == C in the second case and hs == 1 in the third, on purpose)
+    B1 = int(rng.integers(2, 4))
+    T1 = _size(rng, 3, 7, B1)
+    C1 = _size(rng, 3, 8, B1, T1)
+    hs1 = _size(rng, C1 - 1, C1 + 3, B1, T1, C1)
+    T2 = int(rng.integers(3, 7))
+    C2 = _size(rng, 2, 7, 2, T2)
+    B3 = int(rng.integers(2, 4))
+    T3 = _size(rng, 4, 8, B3)
+    C3 = _size(rng, 2, 6, B3, T3)
     cases = [
-        (int(rng.integers(2, 4)), int(rng.integers(3, 7)), C1, C1 + int(rng.choice([-1, 1, 2]))),   # hs != C
-        (2, int(rng.integers(2, 6)), C2, C2),                                                      # hs == C
-        (int(rng.integers(2, 4)), int(rng.integers(4, 8)), int(rng.integers(2, 6)), 1),            # hs == 1
+        (B1, T1, C1, hs1),  # hs != C
+        (2, T2, C2, C2),    # hs == C
+        (B3, T3, C3, 1),    # hs == 1
     ]
     for B, T, C, hs in cases:
         X, (Wq, Wk, Wv) = _draw_attention(rng, B, T, C, hs)
@@ -390,7 +408,8 @@ def attention_scaling(self_attention, softmax):
     hs_odd = int(rng.choice([7, 9, 11, 15]))
     for hs in (hs_even, hs_odd):
         C = hs + int(rng.choice([-3, -2, 2, 3]))
-        B, T = int(rng.integers(2, 4)), int(rng.integers(3, 7))
+        B = int(rng.integers(2, 4))
+        T = _size(rng, 3, 7, B, C)
         X, (Wq, Wk, Wv) = _draw_attention(rng, B, T, C, hs)
         out = _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv)
         if _same(out, _attention(X, Wq, Wk, Wv)):
@@ -540,8 +559,13 @@ def _gap_case(rng, B, T, C, hs, block_size=None):
 def permutation_gap_no_pos(permutation_gap, self_attention):
     rng = grading_rng()
     for use_keyword in (False, True):
-        C = int(rng.integers(3, 7))
-        X, perm, Ws, _ = _gap_case(rng, int(rng.integers(1, 4)), int(rng.integers(3, 9)), C, C + int(rng.integers(-1, 2)))
+        # B > 1 and B, T, C, hs pairwise distinct: a softmax whose sum lost its axis crashes on the (B, T, T)
+        # scores in every case instead of broadcasting by chance
+        B = int(rng.integers(2, 4))
+        T = _size(rng, 3, 9, B)
+        C = _size(rng, 3, 7, B, T)
+        hs = _size(rng, 2, 8, B, T, C)
+        X, perm, Ws, _ = _gap_case(rng, B, T, C, hs)
         X0 = X.copy()
         label = "permutation_gap(X, perm, Wq, Wk, Wv" + (", P=None)" if use_keyword else ")")
         got = _as_gap(_call_gap(permutation_gap, self_attention, X, perm, Ws, None, label, use_keyword), label)
@@ -589,20 +613,24 @@ def _nan_probe(permutation_gap, X, perm, Ws, P):
 def _with_pos_cases(rng):
     """Cases that pin every classification down: hs == C with T < block_size, T == block_size with hs != C,
     and the largest |difference| at a positive and at a negative entry (to catch a signed max)."""
+    # B > 1, and B, T, C, hs pairwise distinct except where a case wants hs == C
     cases = []
-    C = int(rng.integers(3, 7))
-    T = int(rng.integers(3, 8))
-    cases.append(_gap_case(rng, int(rng.integers(1, 4)), T, C, C, T + int(rng.integers(1, 4))))
-    C = int(rng.integers(3, 7))
-    T = int(rng.integers(3, 8))
-    cases.append(_gap_case(rng, int(rng.integers(1, 4)), T, C, C + 1, T))
+    B = int(rng.integers(2, 4))
+    T = _size(rng, 3, 8, B)
+    C = _size(rng, 3, 7, B, T)
+    cases.append(_gap_case(rng, B, T, C, C, _size(rng, T + 1, T + 4, B, C)))
+    B = int(rng.integers(2, 4))
+    T = _size(rng, 3, 8, B)
+    C = _size(rng, 3, 7, B, T)
+    cases.append(_gap_case(rng, B, T, C, _size(rng, 2, 8, B, T, C), T))
     need = {True, False}
     for _ in range(60):
         if not need:
             break
-        C = int(rng.integers(3, 7))
-        T = int(rng.integers(3, 8))
-        case = _gap_case(rng, int(rng.integers(1, 3)), T, C, int(rng.integers(2, 6)), T + int(rng.integers(0, 3)))
+        B = int(rng.integers(2, 4))
+        T = _size(rng, 3, 8, B)
+        C = _size(rng, 3, 7, B, T)
+        case = _gap_case(rng, B, T, C, _size(rng, 2, 8, B, T, C), T + int(rng.integers(0, 3)))
         X, perm, Ws, P = case
         _, first, full = _gap_parts(lambda *a: _attention(*a), X, perm, *Ws, P)
         d = first - full[:, perm]

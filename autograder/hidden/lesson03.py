@@ -228,11 +228,19 @@ def _even(rng, lo, hi):
     return 2 * int(rng.integers(lo // 2, hi // 2 + 1))
 
 
+def _other(rng, lo, hi, avoid):
+    """An integer in [lo, hi) that differs from ``avoid``: T != C in every table case, so a transposed table has the
+    wrong shape, never by chance the right one."""
+    options = [v for v in range(lo, hi) if v != avoid]
+    return int(rng.choice(options))
+
+
 @hidden_check
 def table_even_values(sinusoidal_table):
     rng = grading_rng()
-    cases = [(int(rng.integers(12, 70)), _even(rng, 6, 32)),
-             (int(rng.integers(2, 12)), _even(rng, 2, 8)),
+    C1, C2 = _even(rng, 6, 32), _even(rng, 2, 8)
+    cases = [(_other(rng, 12, 70, C1), C1),
+             (_other(rng, 2, 12, C2), C2),
              (1, _even(rng, 2, 10))]
     for T, C in cases:
         what, S = _table(sinusoidal_table, T, C)
@@ -242,8 +250,9 @@ def table_even_values(sinusoidal_table):
 @hidden_check
 def table_odd_values(sinusoidal_table):
     rng = grading_rng()
-    cases = [(int(rng.integers(12, 70)), 2 * int(rng.integers(2, 16)) + 1),
-             (int(rng.integers(2, 12)), 3),
+    C1 = 2 * int(rng.integers(2, 16)) + 1
+    cases = [(_other(rng, 12, 70, C1), C1),
+             (_other(rng, 2, 12, 3), 3),
              (int(rng.integers(2, 12)), 1)]
     for T, C in cases:
         what, S = _table(sinusoidal_table, T, C)
@@ -256,8 +265,9 @@ def table_base_and_length(sinusoidal_table):
     base = float(np.round(10.0 ** rng.uniform(1.5, 5.5), 1))
     if base == DEFAULT_BASE:
         base += 1.0
+    C_odd = 2 * int(rng.integers(2, 10)) + 1
     cases = [(int(rng.integers(2000, 6000)), _even(rng, 8, 48), base),
-             (int(rng.integers(12, 40)), 2 * int(rng.integers(2, 10)) + 1, base),
+             (_other(rng, 12, 40, C_odd), C_odd, base),
              (int(rng.integers(3000, 6000)), _even(rng, 4, 16), None)]
     for T, C, b in cases:
         what, S = _table(sinusoidal_table, T, C, b)
@@ -267,10 +277,12 @@ def table_base_and_length(sinusoidal_table):
 @hidden_check
 def table_bad_sizes(sinusoidal_table):
     rng = grading_rng()
-    T, C = int(rng.integers(2, 9)), _even(rng, 2, 10)
+    C = _even(rng, 2, 10)
+    T = _other(rng, 2, 9, C)  # T != C: a transposed table shows as a wrong shape
     what, S = _table(sinusoidal_table, T, C)
     expect_array(what, S, (T, C))
-    good_T, good_C = int(rng.integers(2, 9)), _even(rng, 2, 10)
+    good_C = _even(rng, 2, 10)
+    good_T = _other(rng, 2, 9, good_C)
     bad = [
         (0, good_C, "T = 0 is not a positive integer"),
         (good_T, 0, "C = 0 is not a positive integer"),

@@ -179,19 +179,38 @@ def upstream(rng, shape, idx=None, vocab_size=None, floor=0.1):
     return G
 
 
-def _draw_C(rng):
-    """Two widths, one odd and one even, in random order."""
-    odd, even = 2 * int(rng.integers(1, 4)) + 1, 2 * int(rng.integers(1, 4))
-    return (odd, even) if rng.random() < 0.5 else (even, odd)
+def pick(rng, lo, hi, avoid=()):
+    """A size in [lo, hi) different from every size in ``avoid``.
+
+    The sizes of different axes (B, T, C, block_size, vocab_size) are kept apart wherever a check does not want them
+    equal on purpose: a transpose, or a sum over the wrong axis, then never broadcasts into a right-looking result,
+    and a submission gets the same verdict whatever sizes are drawn.
+    """
+    options = [v for v in range(lo, hi) if v not in set(avoid)]
+    return int(rng.choice(options))
+
+
+def parities(rng):
+    """The parities of two widths C, one odd and one even, in random order (1 = odd)."""
+    return (1, 0) if rng.random() < 0.5 else (0, 1)
+
+
+def pick_width(rng, parity, avoid=(), lo=2, hi=14):
+    """A width C in [lo, hi) of the given parity (1 = odd), different from every size in ``avoid``."""
+    options = [v for v in range(lo, hi) if v % 2 == parity and v not in set(avoid)]
+    return int(rng.choice(options))
 
 
 @hidden_check
 def positional_forward(PositionalEmbedding):
     rng = grading_rng()
-    C1, C2 = _draw_C(rng)
     block_size = int(rng.integers(5, 10))
-    # T < block_size first (so a wrong slice shows as a wrong value), then the full window T == block_size
-    cases = [(int(rng.integers(2, 5)), int(rng.integers(2, block_size)), C1), (int(rng.integers(2, 5)), block_size, C2)]
+    # T < block_size first (so a wrong slice shows as a wrong value), then the full window T == block_size;
+    # one odd and one even C; B > 1; B, T, C and block_size pairwise distinct
+    cases = []
+    for parity, T in zip(parities(rng), (pick(rng, 2, block_size), block_size)):
+        B = pick(rng, 2, 6, (T, block_size))
+        cases.append((B, T, pick_width(rng, parity, (B, T, block_size))))
     for B, T, C in cases:
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
         P0 = np.array(pe.P, dtype=np.float64, copy=True)
@@ -212,13 +231,14 @@ def positional_forward(PositionalEmbedding):
 def positional_too_long(PositionalEmbedding):
     rng = grading_rng()
     block_size = int(rng.integers(3, 9))
-    C = int(rng.integers(2, 6))
     T = block_size + int(rng.integers(1, 4))
+    C = pick(rng, 2, 8, (2, block_size, T))
     pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
     x = rng.standard_normal((2, T, C))
     expect_raises(f"forward with T={T} and block_size={block_size}", lambda: pe.forward(x), TOO_LONG_ERRORS,
                   "the table has no rows for slots block_size and beyond")
-    T = int(rng.integers(2, 5))
+    T = int(rng.integers(3, 6))
+    C = pick(rng, 2, 8, (1, 2, T))
     pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, 1, C)
     x = rng.standard_normal((2, T, C))
     expect_raises(f"forward with T={T} and block_size=1", lambda: pe.forward(x), TOO_LONG_ERRORS,
@@ -226,22 +246,36 @@ def positional_too_long(PositionalEmbedding):
                   "so compare T with block_size explicitly")
 
 
-def _backward_cases(rng):
-    """(B, T) pairs per layer: a fresh layer with B == T < block_size (a sum over the wrong axis shows as a value),
-    then one layer used twice, T == block_size and then T < block_size (stale rows and accumulation show)."""
-    block_size = int(rng.integers(5, 9))
-    C1, C2 = _draw_C(rng)
+def backward_plans(rng, block_size):
+    """(C, [(B, T), ...]) per layer: a fresh layer with B == T < block_size (a sum over the wrong axis shows as a
+    value), then one layer used twice, T == block_size and then T < block_size with B != T (stale rows and
+    accumulation show). One C is odd, one even; C differs from B, T and block_size."""
+    p1, p2 = parities(rng)
     n = int(rng.integers(2, 5))
+    B2 = pick(rng, 2, 6, (block_size,))
+    T3 = pick(rng, 2, block_size, (B2,))
+    B3 = pick(rng, 2, 6, (T3, block_size))
     return [
-        (block_size, C1, [(n, n)]),
-        (block_size, C2, [(int(rng.integers(2, 5)), block_size), (int(rng.integers(2, 5)), int(rng.integers(2, block_size)))]),
+        (pick_width(rng, p1, (n, block_size)), [(n, n)]),
+        (pick_width(rng, p2, (B2, B3, T3, block_size)), [(B2, block_size), (B3, T3)]),
     ]
+
+
+def distinct_cases(rng, block_size, lo_T=2):
+    """(B, T, C) with T < block_size, then with T == block_size: B > 1, one odd and one even C, and B, T, C and
+    block_size pairwise distinct, so every check meets a partial and a full window."""
+    cases = []
+    for parity, T in zip(parities(rng), (pick(rng, lo_T, block_size), block_size)):
+        B = pick(rng, 2, 6, (T, block_size))
+        cases.append((B, T, pick_width(rng, parity, (B, T, block_size))))
+    return cases
 
 
 @hidden_check
 def positional_backward_dP(PositionalEmbedding):
     rng = grading_rng()
-    for block_size, C, calls in _backward_cases(rng):
+    block_size = int(rng.integers(5, 9))
+    for C, calls in backward_plans(rng, block_size):
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
         prev = None
         for B, T in calls:
@@ -261,8 +295,7 @@ def positional_backward_dP(PositionalEmbedding):
 def positional_backward_dx(PositionalEmbedding):
     rng = grading_rng()
     block_size = int(rng.integers(4, 8))
-    for T in (int(rng.integers(2, block_size)), block_size):
-        B, C = int(rng.integers(2, 4)), int(rng.integers(2, 6))
+    for B, T, C in distinct_cases(rng, block_size):
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
         x = 0.1 * rng.standard_normal((B, T, C))  # a small loss keeps the rounding of the numerical gradient small
         G = upstream(rng, (B, T, C))
@@ -283,19 +316,23 @@ def positional_backward_dx(PositionalEmbedding):
 def positional_backward_fresh(PositionalEmbedding):
     rng = grading_rng()
     block_size = int(rng.integers(4, 8))
-    B, T, C = int(rng.integers(2, 4)), int(rng.integers(2, block_size + 1)), int(rng.integers(2, 6))
-    pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
-    x = rng.standard_normal((B, T, C))
-    G = upstream(rng, (B, T, C))
-    call_forward("PositionalEmbedding.forward", pe.forward, x, T, block_size)
-    call("PositionalEmbedding.backward", pe.backward, G.copy())
-    first = np.array(expect_grad("self.dP after backward", pe.dP, (block_size, C), T), copy=True)
-    call("PositionalEmbedding.backward", pe.backward, G.copy())
-    second = expect_grad("self.dP after a second backward", pe.dP, (block_size, C), T)
-    if not np.allclose(second, first):
-        ratio = np.abs(second).sum() / max(np.abs(first).sum(), 1e-300)
-        raise Diagnosis(
-            "grad-accumulates",
-            f"A second backward with the same dout changed dP (it grew by a factor of {ratio:.3g}). Each backward "
-            "starts from zeros, e.g. self.dP = np.zeros_like(self.P), instead of adding to the last gradient.",
-        )
+    # a fresh layer for T < block_size and one for T == block_size: every bug that breaks either length is met
+    for B, T, C in distinct_cases(rng, block_size):
+        pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
+        x = rng.standard_normal((B, T, C))
+        G = upstream(rng, (B, T, C))
+        call_forward(f"PositionalEmbedding.forward for x of shape {(B, T, C)} (block_size={block_size})",
+                     pe.forward, x, T, block_size)
+        call("PositionalEmbedding.backward", pe.backward, G.copy())
+        first = np.array(expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", pe.dP,
+                                     (block_size, C), T), copy=True)
+        call("PositionalEmbedding.backward", pe.backward, G.copy())
+        second = expect_grad(f"self.dP after a second backward (T={T}, block_size={block_size})", pe.dP,
+                             (block_size, C), T)
+        if not np.allclose(second, first):
+            ratio = np.abs(second).sum() / max(np.abs(first).sum(), 1e-300)
+            raise Diagnosis(
+                "grad-accumulates",
+                f"A second backward with the same dout changed dP (it grew by a factor of {ratio:.3g}). Each backward "
+                "starts from zeros, e.g. self.dP = np.zeros_like(self.P), instead of adding to the last gradient.",
+            )

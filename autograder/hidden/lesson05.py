@@ -6,23 +6,31 @@ import numpy as np
 from ..diagnostics import Diagnosis, fmt
 from ..gradcheck import compare, numerical_gradient
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
-from .lesson04 import TOO_LONG_ERRORS, call_forward, dP_diagnosis, expect_grad, forward_diagnosis, upstream
+from .lesson04 import (TOO_LONG_ERRORS, backward_plans, call_forward, dP_diagnosis, distinct_cases, expect_grad,
+                       forward_diagnosis, parities, pick, pick_width, upstream)
 
 SAME = dict(rtol=0.0, atol=1e-12)  # "exactly what it would be without the flag": same code, same numbers
 
 
-def _ids(rng, V, B, T):
-    """Random ids (B, T) in [0, V) with a repeated id forced inside one sequence (so no row is arange(T))."""
+def _ids(rng, V, B, T, block_size=None):
+    """Random ids (B, T) in [0, V) with a repeated id forced inside one sequence (so no row is arange(T)).
+
+    Given ``block_size`` (and V > block_size, B > 1), another sequence also holds an id >= block_size, so code
+    that indexes the position table by token id fails on every draw, not only on some.
+    """
     ids = rng.integers(0, V, size=(B, T))
     b = int(rng.integers(B))
     t1, t2 = rng.choice(T, size=2, replace=False)
     ids[b, t2] = ids[b, t1]
+    if block_size is not None and V > block_size and B > 1:
+        other = int((b + 1 + rng.integers(B - 1)) % B)
+        ids[other, int(rng.integers(T))] = int(rng.integers(block_size, V))
     return ids
 
 
-def _widths(rng):
-    odd, even = 2 * int(rng.integers(1, 4)) + 1, 2 * int(rng.integers(1, 4))
-    return (odd, even) if rng.random() < 0.5 else (even, odd)
+def _vocab(rng, block_size, avoid=()):
+    """A vocabulary larger than the position table (ids >= block_size exist), distinct from the other sizes."""
+    return pick(rng, block_size + 1, block_size + 10, avoid)
 
 
 def _make(EmbeddingLayer, V, block_size, C, seed, **kwargs):
@@ -56,18 +64,23 @@ def _numeric(layer, idx, G, table: str):
 @hidden_check
 def layer_forward(EmbeddingLayer):
     rng = grading_rng()
-    C1, C2 = _widths(rng)
-    block_size = int(rng.integers(6, 11))
+    p1, p2 = parities(rng)
+    block_size = int(rng.integers(7, 12))
     # first: every id below block_size (so P[idx] is computable and recognised), T < block_size;
-    # then: the full window T == block_size with a vocabulary larger than the table of positions
-    cases = [(int(rng.integers(4, block_size + 1)), int(rng.integers(3, block_size)), C1),
-             (int(rng.integers(block_size + 1, 30)), block_size, C2)]
-    for V, T, C in cases:
-        B = int(rng.integers(2, 5))
+    # then: the full window T == block_size with a vocabulary larger than the table of positions and an id beyond it.
+    # B > 1, one odd and one even C, and V, B, T, C and block_size pairwise distinct in each case.
+    V1 = int(rng.integers(4, block_size))
+    T1 = pick(rng, 3, block_size, (V1,))
+    B1 = pick(rng, 2, 6, (V1, T1))
+    B2 = pick(rng, 2, 6, (block_size,))
+    V2 = _vocab(rng, block_size)
+    cases = [(V1, B1, T1, pick_width(rng, p1, (V1, B1, T1, block_size))),
+             (V2, B2, block_size, pick_width(rng, p2, (V2, B2, block_size)))]
+    for V, B, T, C in cases:
         layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
         E0 = np.array(layer.E, dtype=np.float64, copy=True)
         P0 = np.array(layer.P, dtype=np.float64, copy=True)
-        idx = _ids(rng, V, B, T)
+        idx = _ids(rng, V, B, T, block_size if T == block_size else None)
         idx0 = idx.copy()
         out = _forward(layer, idx, block_size)
         out = expect_array(f"forward(idx) for ids of shape {(B, T)}", out, (B, T, C))
@@ -81,16 +94,19 @@ def layer_forward(EmbeddingLayer):
 @hidden_check
 def layer_too_long(EmbeddingLayer):
     rng = grading_rng()
-    V, C = int(rng.integers(5, 20)), int(rng.integers(2, 6))
     block_size = int(rng.integers(3, 9))
     T = block_size + int(rng.integers(1, 4))
+    V = pick(rng, block_size + 1, 20, (T,))
+    C = pick(rng, 2, 8, (2, V, T, block_size))
     layer = _make(EmbeddingLayer, V, block_size, C, 42)
-    idx = _ids(rng, V, 2, T)
+    idx = _ids(rng, V, 2, T, block_size)
     expect_raises(f"forward with T={T} and block_size={block_size}", lambda: layer.forward(idx), TOO_LONG_ERRORS,
                   "the position table has no rows for slots block_size and beyond")
-    T = int(rng.integers(2, 5))
+    T = int(rng.integers(3, 6))
+    V = pick(rng, 2, 20, (T,))
+    C = pick(rng, 2, 8, (1, 2, V, T))
     layer = _make(EmbeddingLayer, V, 1, C, 42)
-    idx = _ids(rng, V, 2, T)
+    idx = _ids(rng, V, 2, T, 1)
     expect_raises(f"forward with T={T} and block_size=1", lambda: layer.forward(idx), TOO_LONG_ERRORS,
                   "with block_size=1, NumPy broadcasting adds the single row P[0] to every slot instead of failing, "
                   "so compare T with block_size explicitly")
@@ -143,12 +159,11 @@ def _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report) -> None:
 @hidden_check
 def layer_backward_dE(EmbeddingLayer):
     rng = grading_rng()
-    C1, C2 = _widths(rng)
     block_size = int(rng.integers(5, 9))
-    for T, C in ((int(rng.integers(3, block_size)), C1), (block_size, C2)):
-        V, B = int(rng.integers(4, 12)), int(rng.integers(2, 4))
+    for B, T, C in distinct_cases(rng, block_size, lo_T=3):
+        V = _vocab(rng, block_size, (C,))
         layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
-        idx = _ids(rng, V, B, T)
+        idx = _ids(rng, V, B, T, block_size)
         G = upstream(rng, (B, T, C), idx, V)
         _forward(layer, idx, block_size)
         ret = _backward(layer, G)
@@ -165,18 +180,14 @@ def layer_backward_dE(EmbeddingLayer):
 @hidden_check
 def layer_backward_dP(EmbeddingLayer):
     rng = grading_rng()
-    C1, C2 = _widths(rng)
     block_size = int(rng.integers(5, 9))
-    n = int(rng.integers(2, 5))
     # a fresh layer with B == T < block_size, then one layer used twice: T == block_size, then T < block_size
-    plans = [(C1, [(n, n)]),
-             (C2, [(int(rng.integers(2, 5)), block_size), (int(rng.integers(2, 5)), int(rng.integers(2, block_size)))])]
-    for C, calls in plans:
-        V = int(rng.integers(4, 15))
+    for C, calls in backward_plans(rng, block_size):
+        V = _vocab(rng, block_size, (C,))
         layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
         prev = None
         for B, T in calls:
-            idx = _ids(rng, V, B, T)
+            idx = _ids(rng, V, B, T, block_size)
             G = upstream(rng, (B, T, C), idx, V)
             _forward(layer, idx, block_size)
             _backward(layer, G)
@@ -189,30 +200,33 @@ def layer_backward_dP(EmbeddingLayer):
 @hidden_check
 def layer_backward_fresh(EmbeddingLayer):
     rng = grading_rng()
-    V, C = int(rng.integers(4, 12)), int(rng.integers(2, 6))
     block_size = int(rng.integers(4, 8))
-    B, T = int(rng.integers(2, 4)), int(rng.integers(2, block_size + 1))
-    layer = _make(EmbeddingLayer, V, block_size, C, 42)
-    idx = _ids(rng, V, B, T)
-    G = upstream(rng, (B, T, C), idx, V)
-    _forward(layer, idx, block_size)
-    _backward(layer, G)
-    first = {"dE": np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True),
-             "dP": np.array(expect_grad("self.dP after backward", layer.dP, (block_size, C), T), copy=True)}
-    _backward(layer, G)
-    second = {"dE": expect_array("self.dE after a second backward", layer.dE, (V, C)),
-              "dP": expect_grad("self.dP after a second backward", layer.dP, (block_size, C), T)}
-    grew = [name for name in ("dE", "dP") if not np.allclose(second[name], first[name])]
-    if grew:
-        name = grew[0]
-        ratio = np.abs(second[name]).sum() / max(np.abs(first[name]).sum(), 1e-300)
-        table = name[1]
-        raise Diagnosis(
-            "grad-accumulates",
-            f"A second backward with the same dout changed {' and '.join(grew)} ({name} grew by a factor of {ratio:.3g}). "
-            f"Each backward starts from zeros, e.g. self.{name} = np.zeros_like(self.{table}), instead of adding to "
-            "the last gradient.",
-        )
+    # a fresh layer for T < block_size and one for T == block_size: every bug that breaks either length is met
+    for B, T, C in distinct_cases(rng, block_size):
+        V = _vocab(rng, block_size, (C,))
+        layer = _make(EmbeddingLayer, V, block_size, C, 42)
+        idx = _ids(rng, V, B, T, block_size)
+        G = upstream(rng, (B, T, C), idx, V)
+        _forward(layer, idx, block_size)
+        _backward(layer, G)
+        first = {"dE": np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True),
+                 "dP": np.array(expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", layer.dP,
+                                            (block_size, C), T), copy=True)}
+        _backward(layer, G)
+        second = {"dE": expect_array("self.dE after a second backward", layer.dE, (V, C)),
+                  "dP": expect_grad(f"self.dP after a second backward (T={T}, block_size={block_size})", layer.dP,
+                                    (block_size, C), T)}
+        grew = [name for name in ("dE", "dP") if not np.allclose(second[name], first[name])]
+        if grew:
+            name = grew[0]
+            ratio = np.abs(second[name]).sum() / max(np.abs(first[name]).sum(), 1e-300)
+            table = name[1]
+            raise Diagnosis(
+                "grad-accumulates",
+                f"A second backward with the same dout changed {' and '.join(grew)} ({name} grew by a factor of "
+                f"{ratio:.3g}). Each backward starts from zeros, e.g. self.{name} = np.zeros_like(self.{table}), "
+                "instead of adding to the last gradient.",
+            )
 
 
 def _frozen_diagnosis(layer, twin, block_size, C, V, when: str, prev_dP=None, hint=lambda: "") -> None:
@@ -270,14 +284,13 @@ def _same_forward(out_frozen, out_plain, E, idx, when: str) -> None:
 @hidden_check
 def layer_freeze_at_construction(EmbeddingLayer):
     rng = grading_rng()
-    C1, C2 = _widths(rng)
     block_size = int(rng.integers(5, 9))
     when = "passed to the constructor"
-    for T, C in ((int(rng.integers(2, block_size)), C1), (block_size, C2)):
-        V, B, seed = int(rng.integers(4, 12)), int(rng.integers(2, 4)), int(rng.integers(1 << 30))
+    for B, T, C in distinct_cases(rng, block_size):
+        V, seed = _vocab(rng, block_size, (C,)), int(rng.integers(1 << 30))
         frozen = _make(EmbeddingLayer, V, block_size, C, seed, freeze_positions=True)
         twin = _make(EmbeddingLayer, V, block_size, C, seed)
-        idx = _ids(rng, V, B, T)
+        idx = _ids(rng, V, B, T, block_size)
         G = upstream(rng, (B, T, C), idx, V)
         out_f = np.asarray(_forward(frozen, idx, block_size))
         out_p = np.asarray(_forward(twin, idx, block_size))
@@ -306,20 +319,22 @@ def _init_copy_hint(EmbeddingLayer, idx, G) -> str:
 def layer_freeze_after_construction(EmbeddingLayer):
     rng = grading_rng()
     block_size = int(rng.integers(5, 9))
-    V, C, seed = int(rng.integers(4, 12)), int(rng.integers(2, 7)), int(rng.integers(1 << 30))
+    # the first step uses the full window T1 == block_size, the frozen and the unfrozen steps a partial one
+    # T < block_size; B > 1, and B, T, C, V and block_size pairwise distinct within each step
+    (B, T, _), (B1, T1, _) = distinct_cases(rng, block_size)
+    C = pick_width(rng, int(rng.integers(2)), (B, T, B1, T1, block_size))
+    V, seed = _vocab(rng, block_size, (C,)), int(rng.integers(1 << 30))
     layer = _make(EmbeddingLayer, V, block_size, C, seed)
     twin = _make(EmbeddingLayer, V, block_size, C, seed)
     # one ordinary step first (on both, so they share their history), with other ids and dout: a stale dE shows
-    B1, T1 = int(rng.integers(2, 4)), int(rng.integers(2, block_size + 1))
-    idx1, G1 = _ids(rng, V, B1, T1), rng.standard_normal((B1, T1, C))
+    idx1, G1 = _ids(rng, V, B1, T1, block_size), rng.standard_normal((B1, T1, C))
     for obj in (layer, twin):
         _forward(obj, idx1, block_size)
         _backward(obj, G1)
     # switch the flag on the existing object
     when = "set after construction with layer.freeze_positions = True"
     layer.freeze_positions = True
-    B, T = int(rng.integers(2, 4)), int(rng.integers(2, block_size + 1))
-    idx = _ids(rng, V, B, T)
+    idx = _ids(rng, V, B, T, block_size)
     G = upstream(rng, (B, T, C), idx, V)
     out_f = np.asarray(_forward(layer, idx, block_size))
     out_p = np.asarray(_forward(twin, idx, block_size))
