@@ -3,10 +3,13 @@ import os
 
 c = get_config()  # noqa: F821 (provided by nbgrader)
 
-# The one course and its exchange.  On JupyterHub, point Exchange.root at the shared exchange
-# (nbgrader's documented default is /srv/nbgrader/exchange); NBGRADER_EXCHANGE overrides it.
+# The one course and its exchange.  Exchange.root is left to the system-wide config that students'
+# nbgrader reads too (on JupyterHub /etc/jupyter/nbgrader_config.py), so both sides use one path;
+# nbgrader 0.9.6's built-in default is /usr/local/share/nbgrader/exchange.  NBGRADER_EXCHANGE
+# overrides it for the instructor's commands run in this folder (a scratch exchange, the tests).
 c.CourseDirectory.course_id = "embeddings"
-c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")
+if os.environ.get("NBGRADER_EXCHANGE"):
+    c.Exchange.root = os.environ["NBGRADER_EXCHANGE"]
 
 # Student code gets at most this long per cell; the kit's `grade` command also caps each notebook.
 c.Execute.timeout = 60
