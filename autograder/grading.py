@@ -49,6 +49,8 @@ def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budge
     config.BudgetedExecute.notebook_budget = notebook_budget
     config.BudgetedExecute.timeout = cell_timeout
     config.BudgetedExecute.sandbox = sandbox_enabled()
+    # a graded kernel has nothing to save: stop it at once instead of waiting for a graceful exit
+    config.BudgetedExecute.shutdown_kernel = "immediate"
     config.SandboxedKernelManager.hide_paths = [str(course_dir)]
     config.Autograde.autograde_preprocessors = [
         "autograder.preprocessors.BudgetedExecute",
