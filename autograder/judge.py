@@ -25,6 +25,7 @@ import shutil
 from pathlib import Path
 
 MARK = "KIT-JUDGE "
+KIT_NAME = re.compile(r"\bautograder\b|\b_hidden\b")  # no given cell mentions the kit (the build checks that)
 HIDDEN_IMPORT = re.compile(r"^\s*import autograder\.hidden\.(\w+) as _hidden\s*$", re.M)
 
 
@@ -167,7 +168,26 @@ def _child() -> None:
         warnings.resetwarnings()
         warnings.simplefilter("ignore")
 
+    class KitBlocker:
+        """While student code runs, the kit is not importable: its checks compute right answers."""
+
+        def find_spec(self, name, path=None, target=None):
+            if name == "autograder" or name.startswith("autograder."):
+                raise ImportError("the grader is not available to the code being graded")
+            return None
+
+    blocker = KitBlocker()
+    kit_modules = {k for k in modules_saved if k.startswith("autograder")}
+
+    def hide_kit() -> None:
+        for name in kit_modules:
+            sys.modules.pop(name, None)
+        if blocker not in sys.meta_path:
+            sys.meta_path.insert(0, blocker)
+
+    hidden.before_student_code = hide_kit
     hidden.after_student_code = restore
+    snapshot[hidden]["before_student_code"] = hide_kit
     snapshot[hidden]["after_student_code"] = restore
 
     def wrap(fn):
@@ -175,6 +195,7 @@ def _child() -> None:
             return fn
 
         def wrapped(*args, **kwargs):
+            hide_kit()
             try:
                 return fn(*args, **kwargs)
             finally:
@@ -207,10 +228,17 @@ def _child() -> None:
         ns = {"__name__": "__student__", "__builtins__": builtins,
               "display": lambda *a, **k: None}  # IPython's display(), a no-op here
         tests = {}
+        reaches_in = [c for c in job["cells"] if c["kind"] == "code" and KIT_NAME.search(c["source"])]
+        if reaches_in:
+            tests = {c["grade_id"]: [False, "side-effect", "the code refers to the grader (autograder), which "
+                                     "graded code may not use"] for c in job["cells"] if c["kind"] == "test"}
+            os.write(result_fd, (MARK + json.dumps({"notebook": job["notebook"], "tests": tests}) + "\n").encode())
+            continue
         for cell in job["cells"]:
             if cell["kind"] == "code":
                 try:
                     code = compile(transform(cell["source"]), "<cell>", "exec")
+                    hide_kit()
                     exec(code, ns)  # noqa: S102 - this is the student's code, sandboxed
                 except BaseException:  # noqa: BLE001 - like nbgrader, a failing cell does not stop the run
                     pass

@@ -40,6 +40,15 @@ def stub_with(code: str, replace: bool = False) -> nbformat.NotebookNode:
     return nb
 
 
+def sinusoidal_with(code: str) -> nbformat.NotebookNode:
+    """Lesson 3 as released, its sinusoidal_table cell replaced by ``code``."""
+    nb = nbformat.read(str(REPO / "release" / ASSIGNMENT / "03_sinusoidal.ipynb"), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "sinusoidal-table":
+            cell.source = code
+    return nb
+
+
 def release_text() -> str:
     return (REPO / "release" / ASSIGNMENT / f"{LESSON}.ipynb").read_text()
 
@@ -82,10 +91,12 @@ CASES = {
     "shadow-kit": {LESSON: stub_with(attack("self_check_noop")),
                    "autograder/__init__.py": "", "autograder/hidden/__init__.py": "",
                    "autograder/hidden/lesson02.py": "def __getattr__(name):\n    return lambda *a, **k: None\n"},
-    "import-hook": {LESSON: stub_with(attack("import_hook"))},
-    "numpy-patch": {LESSON: stub_with(attack("numpy_patch"), replace=True)},
+    "import-hook": {LESSON: stub_with(attack("import_hook", "self_check_noop"))},
+    "numpy-patch": {LESSON: stub_with(attack("numpy_patch", "self_check_noop"), replace=True)},
     "read-reference": {LESSON: stub_with(attack("read_reference"), replace=True)},
     "write-gradebook": {LESSON: stub_with(attack("write_gradebook"))},
+    "import-reference": {"03_sinusoidal": sinusoidal_with(attack("import_reference"))},
+    "import-reference-hidden": {"03_sinusoidal": sinusoidal_with(attack("import_reference_hidden"))},
     "network": {LESSON: stub_with(attack("network"))},
 }
 HONEST_BUT_ODD = {
@@ -107,6 +118,8 @@ REASONS = {
     "shadow-kit": "fails the clean re-run",
     "import-hook": "fails the clean re-run",
     "numpy-patch": "fails the clean re-run",
+    "import-reference": "fails the clean re-run",
+    "import-reference-hidden": "fails the clean re-run",
 }
 
 
@@ -229,8 +242,8 @@ def test_feedback_never_shows_hidden_tests(hostile_course):
 
 
 # nbgrader 0.9 already records an error that a custom IPython exception handler swallowed, so
-# "custom-exc" earns nothing there either; these four earn points under plain nbgrader.
-PLAIN_FALLS_FOR = ["shadow-kit", "import-hook", "numpy-patch", "read-reference"]
+# "custom-exc" earns nothing there either; these earn points under plain nbgrader.
+PLAIN_FALLS_FOR = ["shadow-kit", "import-hook", "numpy-patch", "read-reference", "import-reference"]
 
 
 def test_plain_nbgrader_falls_for_the_cheats_the_kit_stops(tmp_path):
@@ -243,3 +256,10 @@ def test_plain_nbgrader_falls_for_the_cheats_the_kit_stops(tmp_path):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         earned = {s: gb.find_submission(ASSIGNMENT, s).score for s in PLAIN_FALLS_FOR}
     assert all(points > 0 for points in earned.values()), earned
+
+
+def test_a_hanging_notebook_costs_at_most_one_budget(hostile_course):
+    import re
+    line = student_line(hostile_course["result"], "hang").strip()
+    seconds = float(re.search(r"\[([0-9.]+)s\]$", line).group(1))
+    assert seconds < 20 + 10, f"a 20 s notebook budget, but grading the hanging student took {seconds} s"
