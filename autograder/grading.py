@@ -159,11 +159,17 @@ def record_empty_submission(db_url: str, assignment: str, student: str) -> None:
         gb.add_submission(assignment, student)
 
 
-def scored_notebooks(db_url: str, assignment: str, student: str) -> set[str]:
+def scored_tests(db_url: str, assignment: str, student: str) -> dict[str, set[str]]:
+    """notebook -> grade_ids of its tests that earned points in the student's kernel."""
     from nbgrader.api import Gradebook
 
     with Gradebook(db_url) as gb:
-        return {nb.name for nb in gb.find_submission(assignment, student).notebooks if (nb.score or 0) > 0}
+        found = {}
+        for nb in gb.find_submission(assignment, student).notebooks:
+            ids = {g.name for g in nb.grades if (g.score or 0) > 0}
+            if ids:
+                found[nb.name] = ids
+        return found
 
 
 def read_result(course_dir: Path, assignment: str, student: str, db_url: str,
@@ -231,11 +237,11 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
             notes += run_problems(path)
         verdicts = None
         if verify:
-            # only a notebook that earned points can have earned them by tampering
-            scored = scored_notebooks(db_url, assignment, student)
+            # only a test that earned points can have earned them by tampering
+            scored = scored_tests(db_url, assignment, student)
             to_judge = [p for p in autograded if p.stem in scored]
             verdicts = judge_notebooks(to_judge, budget=notebook_budget, hide=[str(course_dir)],
-                                       sandbox=sandbox_enabled()) if to_judge else {}
+                                       sandbox=sandbox_enabled(), verify=scored) if to_judge else {}
             notes += apply_verdicts(course_dir, db_url, assignment, student, verdicts)
         result = read_result(course_dir, assignment, student, db_url, verdicts)
         result.notebook_seconds = dict(LAST_TIMINGS)

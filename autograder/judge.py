@@ -31,8 +31,9 @@ HIDDEN_IMPORT = re.compile(r"^\s*import autograder\.hidden\.(\w+) as _hidden\s*$
 
 # --------------------------------------------------------------------------------------------- parent
 
-def notebook_job(path: Path) -> dict:
-    """What the judge needs from an autograded notebook: its code cells, and each test's hidden calls."""
+def notebook_job(path: Path, verify: set[str] | None = None) -> dict:
+    """What the judge needs from an autograded notebook: its code cells, each test's hidden calls, and
+    which tests to verify (those that scored; the rest have nothing to lose)."""
     import nbformat
 
     nb = nbformat.read(str(path), as_version=4)
@@ -45,7 +46,8 @@ def notebook_job(path: Path) -> dict:
             cells.append({"kind": "test", "grade_id": meta.get("grade_id"), "calls": hidden_calls(cell.source)})
         else:
             cells.append({"kind": "code", "source": cell.source})
-    return {"notebook": path.stem, "cells": cells}
+    tests = [c["grade_id"] for c in cells if c["kind"] == "test"]
+    return {"notebook": path.stem, "cells": cells, "verify": sorted(verify) if verify is not None else tests}
 
 
 def hidden_calls(source: str) -> list[list]:
@@ -63,13 +65,15 @@ def hidden_calls(source: str) -> list[list]:
     return calls
 
 
-def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbox: bool) -> dict[str, dict]:
-    """notebook -> {grade_id: [passed, diagnosis, message]}; a notebook the judge could not finish maps
-    each of its tests to [False, "unverified", why]."""
+def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbox: bool,
+                    verify: dict[str, set[str]] | None = None) -> dict[str, dict]:
+    """notebook -> {grade_id: [passed, diagnosis, message]}.  Only the tests in ``verify`` (notebook ->
+    grade_ids; default all) are checked, and a notebook stops once its last one is; a test the judge
+    could not reach maps to [False, "unverified", why]."""
     from .sandbox import bwrap_command
 
     verdicts: dict[str, dict] = {}
-    jobs = [notebook_job(p) for p in paths]
+    jobs = [notebook_job(p, (verify or {}).get(p.stem) if verify is not None else None) for p in paths]
     pending = list(jobs)
     while pending:
         workdir = Path(tempfile.mkdtemp(prefix="kit-judge-"))
@@ -91,18 +95,24 @@ def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbo
                 why = "the clean re-run timed out"
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+        partial: dict[str, dict] = {}
         for line in out.splitlines():
-            if line.startswith(MARK):
-                try:
-                    item = json.loads(line[len(MARK):])
-                    verdicts[item["notebook"]] = item["tests"]
-                except (ValueError, KeyError):
-                    continue
+            if not line.startswith(MARK):
+                continue
+            try:
+                item = json.loads(line[len(MARK):])
+            except ValueError:
+                continue
+            if "test" in item:  # one verdict, written as soon as the check finished
+                partial.setdefault(item["notebook"], {})[item["test"]] = item["verdict"]
+            elif "tests" in item:  # the notebook is done
+                verdicts[item["notebook"]] = item["tests"]
         unfinished = [j for j in pending if j["notebook"] not in verdicts]
         if unfinished:
+            # the notebook it stopped in keeps the verdicts reached; a test never reached cannot be trusted
             first = unfinished[0]
-            verdicts[first["notebook"]] = {c["grade_id"]: [False, "unverified", why]
-                                           for c in first["cells"] if c["kind"] == "test"}
+            reached = partial.get(first["notebook"], {})
+            verdicts[first["notebook"]] = {g: reached.get(g, [False, "unverified", why]) for g in first["verify"]}
         pending = unfinished[1:]
     return verdicts
 
@@ -234,7 +244,10 @@ def _child() -> None:
                                      "graded code may not use"] for c in job["cells"] if c["kind"] == "test"}
             os.write(result_fd, (MARK + json.dumps({"notebook": job["notebook"], "tests": tests}) + "\n").encode())
             continue
+        remaining = set(job["verify"])
         for cell in job["cells"]:
+            if not remaining:
+                break  # every test that scored is verified; what follows cannot change a grade
             if cell["kind"] == "code":
                 try:
                     code = compile(transform(cell["source"]), "<cell>", "exec")
@@ -251,6 +264,9 @@ def _child() -> None:
                     break
                 continue
             verdict = [True, None, None]
+            if cell["grade_id"] not in remaining:
+                continue  # it scored nothing in the notebook: nothing to verify
+            remaining.discard(cell["grade_id"])
             if not cell["calls"]:
                 verdict = [True, None, None]  # a visible-only test: nbgrader's verdict stands
             for module_name, function, args in cell["calls"]:
@@ -270,6 +286,8 @@ def _child() -> None:
                 finally:
                     restore()
             tests[cell["grade_id"]] = verdict
+            os.write(result_fd, (MARK + json.dumps({"notebook": job["notebook"], "test": cell["grade_id"],
+                                                    "verdict": verdict}) + "\n").encode())
         os.write(result_fd, (MARK + json.dumps({"notebook": job["notebook"], "tests": tests}) + "\n").encode())
 
 
