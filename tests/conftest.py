@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from autograder import ASSIGNMENT, NOTEBOOKS
-from autograder.mutants import catalogue
+from autograder.demo import persona_notebooks
 from autograder.submissions import filled_notebook, reference_cells, write_submission
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,16 +48,7 @@ def new_course(root: Path) -> Path:
 
 def independent_solution() -> dict[str, nbformat.NotebookNode]:
     """One student who wrote every unit differently from the reference: the catalogue's alternatives."""
-    _, alternatives = catalogue()
-    notebooks = {}
-    for name in NOTEBOOKS:
-        overrides = {}
-        for alt in alternatives:
-            if alt.notebook == name and alt.cell not in overrides:
-                source = nbformat.read(str(REPO / "source" / ASSIGNMENT / f"{name}.ipynb"), as_version=4)
-                overrides[alt.cell] = alt.cell_source(reference_cells(source)[alt.cell])
-        notebooks[name] = filled_notebook(REPO, name, overrides)
-    return notebooks
+    return persona_notebooks("independent")
 
 
 def noisy_solution() -> dict[str, nbformat.NotebookNode]:
@@ -81,12 +72,12 @@ def noisy_solution() -> dict[str, nbformat.NotebookNode]:
     return notebooks
 
 
-def stub_submission() -> dict[str, bytes]:
-    return {name: (REPO / "release" / ASSIGNMENT / f"{name}.ipynb").read_bytes() for name in NOTEBOOKS}
+def stub_submission() -> dict[str, str]:
+    return persona_notebooks("stub")
 
 
 def reference_submission() -> dict[str, nbformat.NotebookNode]:
-    return {name: filled_notebook(REPO, name) for name in NOTEBOOKS}
+    return persona_notebooks("reference")
 
 
 @pytest.fixture(scope="session")
@@ -98,16 +89,8 @@ def plain_course(tmp_path_factory) -> Path:
     write_submission(course, "stub", stub_submission())
     write_submission(course, "independent", independent_solution())
     write_submission(course, "noisy", noisy_solution())
-    mutant_nb = filled_notebook(REPO, "02_token_embeddings", {"embedding": _scatter_overwrite_cell()})
-    write_submission(course, "overwriter", {**reference_submission(), "02_token_embeddings": mutant_nb})
+    write_submission(course, "overwriter", persona_notebooks(["scatter-overwrite"]))
     nbgrader(course, "autograde", ASSIGNMENT)
     nbgrader(course, "generate_feedback", ASSIGNMENT)
     nbgrader(course, "export")
     return course
-
-
-def _scatter_overwrite_cell() -> str:
-    mutants, _ = catalogue()
-    m = next(m for m in mutants if m.name == "scatter-overwrite")
-    source = nbformat.read(str(REPO / "source" / ASSIGNMENT / f"{m.notebook}.ipynb"), as_version=4)
-    return m.cell_source(reference_cells(source)[m.cell])
