@@ -8,8 +8,6 @@ gradebook, given feedback, exported and reported.  The instructor's own course i
 from __future__ import annotations
 
 import csv
-import io
-import json
 import tempfile
 import time
 import zipfile

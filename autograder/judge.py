@@ -131,7 +131,6 @@ def _child() -> None:
     import numpy.random
     import numpy.testing
 
-    import autograder
     import autograder.hidden as hidden
     from autograder.diagnostics import Diagnosis
 
