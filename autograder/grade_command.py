@@ -8,7 +8,7 @@ from .course import register_assignment
 from .export import export_grades, export_tests
 from .grading import course_config
 from .progress import Progress
-from .sandbox import SandboxUnavailable, bwrap_path, sandbox_enabled
+from .sandbox import SandboxUnavailable, check_sandbox, sandbox_enabled
 from .report import figures, text_report, write_report
 
 
@@ -52,7 +52,7 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     db_url = config.CourseDirectory.db_url
     if sandbox_enabled():
         try:
-            bwrap_path()
+            check_sandbox()
         except SandboxUnavailable as e:
             raise GradingError(str(e)) from None
     ensure_assignment(course_dir, assignment, db_url)
