@@ -82,4 +82,4 @@ lock: setup
 	  --no-annotate --no-header --quiet -o requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .scratch
+	rm -rf $(VENV) .ci-venv-* .pytest_cache .scratch
