@@ -46,7 +46,7 @@ def postgres(tmp_path):
                 "-o", f"-k {sock} -c listen_addresses='' -p 5433", "start")
     try:
         as_postgres(str(PG_BIN.parent / "bin" / "createdb") if (PG_BIN / "createdb").exists() else "createdb",
-                    "-h", str(sock), "-p", "5433", "gradebook")
+                    "-h", str(sock), "-p", "5433", "-U", "postgres", "gradebook")
         yield f"postgresql://postgres@/gradebook?host={sock}&port=5433"
     finally:
         as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
