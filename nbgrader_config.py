@@ -19,5 +19,5 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "nbgrader.preprocessors.ClearHiddenTests",
-    "autograder.feedback.ScrubTestTracebacks",
+    "autograder.grading.feedback.ScrubTestTracebacks",
 ]

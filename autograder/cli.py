@@ -10,7 +10,7 @@ from . import ASSIGNMENT
 
 
 def cmd_mutants(args) -> int:
-    from .mutants.run import format_table, run_mutants
+    from .devtools.mutants.run import format_table, run_mutants
 
     rows = run_mutants(jobs=args.jobs, names=args.only or None)
     print(format_table(rows))
@@ -18,7 +18,7 @@ def cmd_mutants(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .selfcheck import format_rows, run_self_checks
+    from .student.selfcheck import format_rows, run_self_checks
 
     status = 0
     for notebook in args.notebooks:
@@ -35,9 +35,9 @@ def cmd_check(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from .batch import BatchOptions, GradingError
-    from .grade_command import grade_assignment
-    from .progress import Progress
+    from .classroom.batch import BatchOptions, GradingError
+    from .classroom.grade_command import grade_assignment
+    from .classroom.progress import Progress
 
     options = BatchOptions(jobs=args.jobs, force=args.force, notebook_budget=args.notebook_budget,
                            cell_timeout=args.cell_timeout)
@@ -51,7 +51,7 @@ def cmd_grade(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from .collect import collect
+    from .classroom.collect import collect
 
     try:
         report = collect(Path(args.course_dir), args.assignment, Path(args.path),
@@ -64,15 +64,15 @@ def cmd_collect(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import run_demo
+    from .devtools.demo import run_demo
 
     run_demo(Path(args.workdir) if args.workdir else None, jobs=args.jobs)
     return 0
 
 
 def cmd_build(args) -> int:
-    from .build import build
-    from .validate import AuthoringError
+    from .authoring.build import build
+    from .authoring.rules import AuthoringError
 
     try:
         for path in build(Path(args.repo)):
@@ -85,7 +85,7 @@ def cmd_build(args) -> int:
 
 def main(argv=None) -> int:
     from .course import repo_root
-    from .grading import ensure_tools_on_path
+    from .grading.grade import ensure_tools_on_path
 
     ensure_tools_on_path()  # nbgrader runs `alembic` when it creates a gradebook
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)

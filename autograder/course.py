@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from . import ASSIGNMENT
-from .grading import sqlite_url
+from .grading.grade import sqlite_url
 
 
 def repo_root() -> Path:

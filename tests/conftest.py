@@ -11,8 +11,8 @@ import nbformat
 import pytest
 
 from autograder import ASSIGNMENT, NOTEBOOKS
-from autograder.demo import persona_notebooks
-from autograder.submissions import filled_notebook, reference_cells, write_submission
+from autograder.devtools.demo import persona_notebooks
+from autograder.devtools.personas import filled_notebook, reference_cells, write_submission
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent

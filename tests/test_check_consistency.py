@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.mutants import catalogue
-from autograder.mutants.inprocess import load, run_checks
+from autograder.devtools.mutants import catalogue
+from autograder.devtools.mutants.inprocess import load, run_checks
 
 SEEDS = range(25)
 MUTANTS, ALTERNATIVES = catalogue()

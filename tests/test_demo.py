@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 
 from autograder import ASSIGNMENT
-from autograder.demo import CLASS
+from autograder.devtools.demo import CLASS
 
 from .conftest import kit
 

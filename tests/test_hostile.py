@@ -18,7 +18,7 @@ import pytest
 
 from autograder import ASSIGNMENT, NOTEBOOKS
 from autograder.course import make_scratch_course
-from autograder.submissions import filled_notebook, write_submission
+from autograder.devtools.personas import filled_notebook, write_submission
 
 from .conftest import REPO, kit, nbgrader, new_course
 

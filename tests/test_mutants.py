@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from autograder.diagnostics import CATALOGUE
-from autograder.mutants import catalogue
+from autograder.hidden.diagnostics import CATALOGUE
+from autograder.devtools.mutants import catalogue
 
 from .conftest import kit
 
@@ -12,7 +12,7 @@ from .conftest import kit
 def test_catalogue_covers_every_spec_diagnostic_and_every_unit():
     mutants, alternatives = catalogue()
     assert set(CATALOGUE) <= {m.expects for m in mutants}, set(CATALOGUE) - {m.expects for m in mutants}
-    from autograder.validate import SPEC_NAMES
+    from autograder.authoring.rules import SPEC_NAMES
     import nbformat
     from .conftest import REPO
     for notebook, names in SPEC_NAMES.items():

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from autograder import ASSIGNMENT, NOTEBOOKS
-from autograder.submissions import filled_notebook
+from autograder.devtools.personas import filled_notebook
 
 from .conftest import REPO
 

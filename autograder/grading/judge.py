@@ -9,7 +9,7 @@ comes back from student code, everything the snapshot covers is put back, and st
 wrapped so that this happens even when a check calls them indirectly.  A test that passed in the
 notebook but fails here scores 0.
 
-Parent side: :func:`judge_notebooks`.  Child side: ``python -m autograder.judge`` reads a JSON job on
+Parent side: :func:`judge_notebooks`.  Child side: ``python -m autograder.grading.judge`` reads a JSON job on
 stdin and writes one ``KIT-JUDGE`` JSON line per notebook to the stdout it had at start.
 """
 from __future__ import annotations
@@ -70,7 +70,7 @@ def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbo
     """notebook -> {grade_id: [passed, diagnosis, message]}.  Only the tests in ``verify`` (notebook ->
     grade_ids; default all) are checked, and a notebook stops once its last one is; a test the judge
     could not reach maps to [False, "unverified", why]."""
-    from .sandbox import bwrap_command
+    from ..sandbox import bwrap_command
 
     verdicts: dict[str, dict] = {}
     jobs = [notebook_job(p, (verify or {}).get(p.stem) if verify is not None else None) for p in paths]
@@ -82,7 +82,7 @@ def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbo
                 if extra.is_file() and extra.suffix != ".ipynb":
                     shutil.copy(extra, workdir / extra.name)
             # -I: no environment variables, no user site, no current folder on sys.path (no shadow kit)
-            cmd = [sys.executable, "-I", "-m", "autograder.judge"]
+            cmd = [sys.executable, "-I", "-m", "autograder.grading.judge"]
             if sandbox:
                 cmd = bwrap_command(workdir, [], hide, 4096 * 1024 * 1024) + cmd
             env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "JPY_"))}
@@ -132,7 +132,7 @@ def _child() -> None:
     import numpy.testing
 
     import autograder.hidden as hidden
-    from autograder.diagnostics import Diagnosis
+    from autograder.hidden.diagnostics import Diagnosis
 
     for lesson in ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05"):
         try:

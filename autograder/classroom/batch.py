@@ -1,6 +1,6 @@
 """Bulk grading: every submission of an assignment, in worker processes, resumable and idempotent.
 
-The unit of work is :func:`autograder.grading.grade_student` (course directory + student + gradebook
+The unit of work is :func:`autograder.grading.grade.grade_student` (course directory + student + gradebook
 URL), so the pool here can be swapped for any engine that runs Python functions in processes.
 A finished student leaves a small state file under ``.kit/<assignment>/`` holding the fingerprint of
 the submission it graded and the result; a later run skips students whose submission is unchanged,
@@ -19,9 +19,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grading import DEFAULT_CELL_TIMEOUT, DEFAULT_NOTEBOOK_BUDGET, grade_student
+from ..grading.grade import DEFAULT_CELL_TIMEOUT, DEFAULT_NOTEBOOK_BUDGET, grade_student
 from .progress import Progress
-from .results import StudentResult
+from ..grading.results import StudentResult
 
 
 class GradingError(Exception):

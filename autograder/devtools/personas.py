@@ -6,7 +6,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import ASSIGNMENT
+from .. import ASSIGNMENT
 
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 

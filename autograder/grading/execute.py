@@ -28,7 +28,7 @@ class BudgetedExecute(Execute):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.sandbox:  # nbgrader's Execute pins AsyncKernelManager; swap in the sandboxed one
-            from .sandbox import SandboxedKernelManager
+            from ..sandbox import SandboxedKernelManager
 
             self.kernel_manager_class = SandboxedKernelManager
 

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import nbformat
 
-from . import ASSIGNMENT, NOTEBOOKS
-from .batch import BatchOptions
-from .collect import collect
-from .course import make_scratch_course, repo_root
-from .grade_command import grade_assignment
+from .. import ASSIGNMENT, NOTEBOOKS
+from ..classroom.batch import BatchOptions
+from ..classroom.collect import collect
+from ..course import make_scratch_course, repo_root
+from ..classroom.grade_command import grade_assignment
 from .mutants import catalogue
-from .progress import Progress
-from .submissions import filled_notebook, reference_cells
+from ..classroom.progress import Progress
+from .personas import filled_notebook, reference_cells
 
 HANG = "        while True:  # an infinite loop in backward\n            pass\n"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from .validate import strip_hidden
+from ..authoring.rules import strip_hidden
 
 STAGING = ".kit/staging"
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024

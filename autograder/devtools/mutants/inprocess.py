@@ -14,11 +14,11 @@ from pathlib import Path
 
 import nbformat
 
-from .. import ASSIGNMENT
-from ..course import repo_root
-from ..diagnostics import Diagnosis
-from ..judge import hidden_calls
-from ..submissions import reference_cells
+from ... import ASSIGNMENT
+from ...course import repo_root
+from ...hidden.diagnostics import Diagnosis
+from ...grading.judge import hidden_calls
+from ..personas import reference_cells
 from . import Mutant
 
 

@@ -68,7 +68,7 @@ def notebook_failures(path: Path) -> dict[str, tuple[str | None, str | None]]:
 
 def run_problems(path: Path) -> list[str]:
     """Human reasons from an autograded notebook: timeouts, an exhausted budget, a dead kernel."""
-    from .preprocessors import BUDGET_ENAME, DEAD_ENAME
+    from .execute import BUDGET_ENAME, DEAD_ENAME
 
     nb = nbformat.read(str(path), as_version=4)
     reasons = []

@@ -6,8 +6,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
-from .results import StudentResult
+from ..hidden.diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
+from ..grading.results import StudentResult
 
 SKIP_IDS = {"not-implemented", "missing"}  # an unfinished stub is not a misconception
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from . import ASSIGNMENT, NOTEBOOKS
-from .course import register_assignment
-from .validate import TOTAL_POINTS, AuthoringError, validate_notebook
+from .. import ASSIGNMENT, NOTEBOOKS
+from ..course import register_assignment
+from .rules import TOTAL_POINTS, AuthoringError, validate_notebook
 
 FORBIDDEN_IN_RELEASE = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
-from .course import register_assignment
+from ..course import register_assignment
 from .export import export_grades, export_tests
-from .grading import course_config
+from ..grading.grade import course_config
 from .progress import Progress
-from .sandbox import SandboxUnavailable, bwrap_path, sandbox_enabled
+from ..sandbox import SandboxUnavailable, bwrap_path, sandbox_enabled
 from .report import figures, text_report, write_report
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from .validate import strip_hidden
+from ..authoring.rules import strip_hidden
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

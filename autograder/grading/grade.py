@@ -22,8 +22,8 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .judge import judge_notebooks
-from .preprocessors import LAST_TIMINGS
-from .sandbox import sandbox_enabled
+from .execute import LAST_TIMINGS
+from ..sandbox import sandbox_enabled
 from .results import StudentResult, TestResult, notebook_failures, run_problems
 
 DEFAULT_NOTEBOOK_BUDGET = 120.0
@@ -53,7 +53,7 @@ def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budge
     config.BudgetedExecute.shutdown_kernel = "immediate"
     config.SandboxedKernelManager.hide_paths = [str(course_dir)]
     config.Autograde.autograde_preprocessors = [
-        "autograder.preprocessors.BudgetedExecute",
+        "autograder.grading.execute.BudgetedExecute",
         "nbgrader.preprocessors.IgnorePattern",
         "nbconvert.preprocessors.ClearMetadataPreprocessor",
         "nbgrader.preprocessors.LimitOutput",

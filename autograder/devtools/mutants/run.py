@@ -10,10 +10,10 @@ from pathlib import Path
 
 import nbformat
 
-from .. import ASSIGNMENT
-from ..course import make_scratch_course, repo_root
-from ..grading import grade_student
-from ..submissions import filled_notebook, reference_cells, write_submission
+from ... import ASSIGNMENT
+from ...course import make_scratch_course, repo_root
+from ...grading.grade import grade_student
+from ..personas import filled_notebook, reference_cells, write_submission
 from . import Mutant, catalogue
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import List, Unicode
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the autograder package
 
 
 class SandboxUnavailable(RuntimeError):
@@ -58,7 +58,7 @@ def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_b
         cmd += ["--tmpfs", root]
     # the Python environment (a .venv inside the repository is covered above) and the kit come back read-only
     cmd += ["--ro-bind", sys.prefix, sys.prefix]
-    cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "mutants")]
+    cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "devtools")]
     for folder in [workdir, *writable]:
         cmd += ["--bind", str(folder), str(folder)]
     cmd += ["--chdir", str(workdir), "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
