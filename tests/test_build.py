@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.authoring.build import build
 from autograder.authoring.rules import AuthoringError
 

@@ -32,7 +32,7 @@ def test_one_verdict_per_check_whatever_the_seed(mutant):
 
 
 def test_reference_passes_every_check_on_every_seed():
-    from autograder import NOTEBOOKS
+    from autograder.course import NOTEBOOKS
     for name in NOTEBOOKS:
         ns, tests = load(name)
         for seed in range(50):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import csv
 
-from autograder import ASSIGNMENT
+from autograder.course import ASSIGNMENT
 from autograder.devtools.demo import CLASS
 
 from .conftest import kit

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.course import make_scratch_course
 from autograder.devtools.personas import filled_notebook, write_submission
 

@@ -23,7 +23,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import nbformat
 
-from autograder import ASSIGNMENT
+from autograder.course import ASSIGNMENT
 
 from .conftest import REPO, kit
 from autograder.devtools.personas import filled_notebook

@@ -6,41 +6,33 @@ from pathlib import Path
 
 import nbformat
 
-from .. import ASSIGNMENT
+from ..cells import grade_id, solution_sources
+from ..course import ASSIGNMENT, Course
 
-MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
-
-def reference_cells(source_nb) -> dict[str, str]:
-    """grade_id -> the reference solution as a student would type it (markers removed)."""
-    cells = {}
-    for cell in source_nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution"):
-            lines = [line for line in cell.source.splitlines() if line.strip() not in MARKERS]
-            cells[meta["grade_id"]] = "\n".join(lines)
-    return cells
+def reference_solutions(repo: Path, notebook: str) -> dict[str, str]:
+    """grade id -> the reference solution of each solution cell of ``notebook`` (from its source)."""
+    return solution_sources(nbformat.read(str(Course(repo).notebook("source", notebook)), as_version=4))
 
 
 def filled_notebook(repo: Path, notebook: str, overrides: dict[str, str] | None = None, *, solve: bool = True):
     """The release notebook with its solution cells filled by the reference (``solve``) and ``overrides``."""
-    release = nbformat.read(str(repo / "release" / ASSIGNMENT / f"{notebook}.ipynb"), as_version=4)
-    source = nbformat.read(str(repo / "source" / ASSIGNMENT / f"{notebook}.ipynb"), as_version=4)
-    answers = reference_cells(source) if solve else {}
+    release = nbformat.read(str(Course(repo).notebook("release", notebook)), as_version=4)
+    reference = reference_solutions(repo, notebook)
+    answers = dict(reference) if solve else {}
     answers.update(overrides or {})
-    unknown = set(overrides or {}) - set(reference_cells(source))
+    unknown = set(overrides or {}) - set(reference)
     if unknown:
         raise KeyError(f"{notebook}: no solution cell named {sorted(unknown)}")
     for cell in release.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in answers:
-            cell.source = answers[grade_id]
+        if grade_id(cell) in answers:
+            cell.source = answers[grade_id(cell)]
     return release
 
 
 def write_submission(course_dir: Path, student: str, notebooks: dict[str, object]) -> Path:
-    """Write ``{notebook name: notebook node or raw bytes/str}`` as ``submitted/<student>/embeddings/``."""
-    folder = Path(course_dir) / "submitted" / student / ASSIGNMENT
+    """Write ``{notebook name: notebook node or raw bytes/str}`` as the student's submitted folder."""
+    folder = Course(course_dir).folder("submitted", ASSIGNMENT, student)
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)

@@ -9,7 +9,7 @@ has no network (its own network namespace) and no view of other processes.  It t
 over Unix sockets in a folder of its own, since TCP cannot cross the network namespace.
 
 If ``bwrap`` is missing the kit refuses to grade unless sandboxing is switched off explicitly
-(``AUTOGRADER_SANDBOX=off``), and says so.
+(``AUTOGRADER_SANDBOX=off``, or ``c.KitConfig.sandbox = False``: see ``autograder.config``), and says so.
 """
 from __future__ import annotations
 
@@ -28,10 +28,6 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the autograder package
 
 class SandboxUnavailable(RuntimeError):
     pass
-
-
-def sandbox_enabled() -> bool:
-    return os.environ.get("AUTOGRADER_SANDBOX", "on").lower() not in ("off", "0", "no", "false")
 
 
 def bwrap_path() -> str:
@@ -72,7 +68,8 @@ class SandboxedKernelManager(AsyncKernelManager):
     """A kernel manager that starts the kernel inside bubblewrap and talks to it over Unix sockets."""
 
     hide_paths = List(Unicode(), help="course roots to cover inside the sandbox").tag(config=True)
-    memory_limit_mb = Unicode("4096", help="address-space limit of the kernel, in MiB ('' for none)").tag(config=True)
+    memory_limit_mb = Unicode("", help="address-space limit of the kernel, in MiB ('' for none); the grading "
+                                       "config sets it from KitConfig.memory_limit_mb").tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
         self._sandbox_runtime = Path(tempfile.mkdtemp(prefix="kit-kernel-"))
