@@ -6,6 +6,7 @@ Every import statement of ``autograder/`` (at the top of a module or inside a fu
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,20 @@ def test_the_reader_sees_real_imports():
     assert "autograder.hidden.diagnostics" in GRAPH["autograder.hidden.lesson01"]
     assert "autograder.sandbox" in GRAPH["autograder.grading.judge"]          # a lazy import, inside a function
     assert "autograder.hidden.lesson04" in GRAPH["autograder.hidden.lesson05"]
+
+
+def test_devtools_are_out_of_sight_in_the_sandbox(tmp_path):
+    """The mutant catalogue and personas sit in the package but a grading kernel cannot read them."""
+    import subprocess
+    import sys
+
+    from autograder.sandbox import PACKAGE_DIR, bwrap_command
+
+    assert any((PACKAGE_DIR / "devtools" / "mutants").glob("lesson*.py"))  # there is something to hide
+    probe = ("import json, os, autograder.hidden.lesson02; "
+             f"print(json.dumps([os.listdir({str(PACKAGE_DIR / 'devtools')!r}), os.listdir({str(PACKAGE_DIR)!r})]))")
+    result = subprocess.run(bwrap_command(tmp_path, [], []) + [sys.executable, "-I", "-c", probe],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    devtools, package = json.loads(result.stdout)
+    assert devtools == [] and "hidden" in package and "grading" in package
