@@ -22,8 +22,8 @@ from pathlib import Path
 from ..config import kit_options
 from ..course import Course
 from ..grading.grade import grade_student
-from .progress import Progress
 from ..grading.results import Status, StudentResult
+from .progress import Progress
 
 
 class GradingError(Exception):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-from ..course import Course
 from ..cells import grade_id, is_graded_cell, is_protected_cell, is_solution_cell, nbgrader_metadata, strip_hidden
+from ..course import Course
 
 STAGING = ".kit/staging"
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024

@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from ..config import KitConfig
 from ..cells import first_failure, grade_id, is_test_cell, points, strip_hidden
+from ..config import KitConfig
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
