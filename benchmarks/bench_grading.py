@@ -28,8 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.course import ASSIGNMENT, NOTEBOOKS  # noqa: E402
-from autograder.course import make_scratch_course  # noqa: E402
+from autograder.course import ASSIGNMENT, NOTEBOOKS, make_scratch_course  # noqa: E402
 from autograder.devtools.demo import CLASS, persona_notebooks  # noqa: E402
 from autograder.devtools.personas import write_submission  # noqa: E402
 
