@@ -16,13 +16,16 @@ from pathlib import Path
 from .config import CONFIG_FILE, read_course_config
 
 ASSIGNMENT = "embeddings"
-NOTEBOOKS = (  # the lessons, in order: one notebook, one module of hidden checks, one mutant catalogue each
-    "01_why_position",
-    "02_token_embeddings",
-    "03_sinusoidal",
-    "04_learned_positions",
-    "05_embedding_layer",
-)
+# The lessons, in order, each with the names SPEC says its solution cells define.  A lesson is one
+# notebook, one module of hidden checks (lesson_module) and one mutant catalogue.
+LESSONS = {
+    "01_why_position": ("softmax", "self_attention", "permutation_gap"),
+    "02_token_embeddings": ("Embedding", "numerical_gradient", "rel_error"),
+    "03_sinusoidal": ("sinusoidal_table", "shift_matrix"),
+    "04_learned_positions": ("PositionalEmbedding",),
+    "05_embedding_layer": ("EmbeddingLayer",),
+}
+NOTEBOOKS = tuple(LESSONS)
 STEPS = ("source", "release", "submitted", "autograded", "feedback")
 
 

@@ -6,14 +6,8 @@ import importlib
 
 from ..cells import (HIDDEN_CALL, HIDDEN_IMPORT, MARKERS, grade_id as cell_grade_id, is_graded_cell, is_solution_cell,
                      is_test_cell, nbgrader_metadata, strip_hidden)
+from ..course import LESSONS
 
-SPEC_NAMES = {
-    "01_why_position": ("softmax", "self_attention", "permutation_gap"),
-    "02_token_embeddings": ("Embedding", "numerical_gradient", "rel_error"),
-    "03_sinusoidal": ("sinusoidal_table", "shift_matrix"),
-    "04_learned_positions": ("PositionalEmbedding",),
-    "05_embedding_layer": ("EmbeddingLayer",),
-}
 TOTAL_POINTS = 100
 
 
@@ -133,7 +127,7 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
         if cell.cell_type == "code":
             for name in _top_level_names(cell.source):
                 defined.setdefault(name, []).append((index, is_solution_cell(cell)))
-    for name in SPEC_NAMES.get(notebook_name, ()):
+    for name in LESSONS.get(notebook_name, ()):
         places = defined.get(name, [])
         solution_places = [i for i, is_solution in places if is_solution]
         if len(solution_places) != 1 or len(places) != 1:

@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..config import kit_options
+from ..config import kit_options, read_course_config
 from ..course import Course
 from ..grading.grade import grade_student
 from ..grading.results import Status, StudentResult
@@ -101,6 +101,8 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
               progress: Progress | None = None) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order."""
     start = time.monotonic()
+    if None in (options.jobs, options.notebook_budget, options.cell_timeout):
+        options = options.resolved(read_course_config(course_dir))
     outcome = BatchOutcome()
     done: dict[str, StudentResult] = {}
     todo: dict[str, str] = {}
