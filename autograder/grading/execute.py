@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
+import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
@@ -84,3 +86,13 @@ class BudgetedExecute(Execute):
 def _fail(cell, ename: str, message: str):
     cell.outputs = [NotebookNode(output_type="error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])]
     return cell
+
+
+def notebook_seconds(paths: list[Path]) -> dict[str, float]:
+    """notebook name -> seconds its execution took, as the executor recorded it in the autograded notebook."""
+    found = {}
+    for path in paths:
+        record = nbformat.read(str(path), as_version=4).metadata.get(TIMING_KEY)
+        if isinstance(record, dict) and isinstance(record.get("seconds"), (int, float)):
+            found[path.stem] = float(record["seconds"])
+    return found

@@ -20,10 +20,10 @@ from traitlets.config import Config
 
 from ..config import kit_options, read_course_config
 from ..course import Course, ensure_tools_on_path, sqlite_url
-from .execute import TIMING_KEY
+from .execute import TIMING_KEY, notebook_seconds
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .judge import judge_notebooks
-from .results import Status, StudentResult, TestResult, Verdict, notebook_failures, notebook_seconds, run_problems
+from .results import Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
 
 
 def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budget: float | None = None,

@@ -1,5 +1,5 @@
-"""What grading produces, as values: a student's status and per-test results, the clean re-run's verdicts,
-and the readers of diagnoses, problems and timings in autograded notebooks."""
+"""Read what grading produced: per-test points from the gradebook, diagnoses from autograded notebooks;
+and the values it travels as (a student's Status, the clean re-run's Verdicts)."""
 from __future__ import annotations
 
 import re
@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 
 from ..cells import cell_name, first_failure, grade_id, is_graded_cell, is_solution_cell
-from .execute import BUDGET_ENAME, DEAD_ENAME, TIMING_KEY
+from .execute import BUDGET_ENAME, DEAD_ENAME
 
 DIAGNOSIS = re.compile(r"^\[([a-zA-Z0-9-]+)\] (.*)", re.S)
 
@@ -122,13 +122,3 @@ def run_problems(path: Path) -> list[str]:
             elif is_solution_cell(cell) and out.get("ename") != DEAD_ENAME:
                 reasons.append(f"{path.stem}: cell `{name}` raised {out.get('ename')}")
     return reasons
-
-
-def notebook_seconds(paths: list[Path]) -> dict[str, float]:
-    """notebook name -> seconds its execution took, as the executor recorded it in the autograded notebook."""
-    found = {}
-    for path in paths:
-        record = nbformat.read(str(path), as_version=4).metadata.get(TIMING_KEY)
-        if isinstance(record, dict) and isinstance(record.get("seconds"), (int, float)):
-            found[path.stem] = float(record["seconds"])
-    return found
