@@ -14,10 +14,13 @@ if os.environ.get("NBGRADER_EXCHANGE"):
 # Student code gets at most this long per cell; the kit's `grade` command also caps each notebook.
 c.Execute.timeout = 60
 
+# The kit's own options (autograder/config.py: KitConfig, each with its help and default) are set here
+# too, e.g. `c.KitConfig.notebook_budget = 90` or `c.KitConfig.jobs = 8`; `grade`'s flags override them.
+
 # Feedback must show a hidden check's diagnosis, never the hidden test code (upstream #917, #1363).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "nbgrader.preprocessors.ClearHiddenTests",
-    "autograder.feedback.ScrubTestTracebacks",
+    "autograder.grading.feedback.ScrubTestTracebacks",
 ]

@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from . import ASSIGNMENT
+from .config import KitConfig
+from .course import ASSIGNMENT
 
 
 def cmd_mutants(args) -> int:
-    from .mutants.run import format_table, run_mutants
+    from .devtools.mutants.run import format_table, run_mutants
 
     rows = run_mutants(jobs=args.jobs, names=args.only or None)
     print(format_table(rows))
@@ -18,7 +18,7 @@ def cmd_mutants(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .selfcheck import format_rows, run_self_checks
+    from .student.selfcheck import format_rows, run_self_checks
 
     status = 0
     for notebook in args.notebooks:
@@ -35,9 +35,9 @@ def cmd_check(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from .batch import BatchOptions, GradingError
-    from .grade_command import grade_assignment
-    from .progress import Progress
+    from .classroom.batch import BatchOptions, GradingError
+    from .classroom.grade_command import grade_assignment
+    from .classroom.progress import Progress
 
     options = BatchOptions(jobs=args.jobs, force=args.force, notebook_budget=args.notebook_budget,
                            cell_timeout=args.cell_timeout)
@@ -51,7 +51,7 @@ def cmd_grade(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from .collect import collect
+    from .classroom.collect import collect
 
     try:
         report = collect(Path(args.course_dir), args.assignment, Path(args.path),
@@ -64,15 +64,15 @@ def cmd_collect(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import run_demo
+    from .devtools.demo import run_demo
 
     run_demo(Path(args.workdir) if args.workdir else None, jobs=args.jobs)
     return 0
 
 
 def cmd_build(args) -> int:
-    from .build import build
-    from .validate import AuthoringError
+    from .authoring.build import build
+    from .authoring.rules import AuthoringError
 
     try:
         for path in build(Path(args.repo)):
@@ -84,10 +84,10 @@ def cmd_build(args) -> int:
 
 
 def main(argv=None) -> int:
-    from .course import repo_root
-    from .grading import ensure_tools_on_path
+    from .course import ensure_tools_on_path, repo_root
 
     ensure_tools_on_path()  # nbgrader runs `alembic` when it creates a gradebook
+    defaults = KitConfig()  # the kit's own defaults; a course's nbgrader_config.py may change them for `grade`
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("mutants", help="grade every catalogued mutant with nbgrader; print caught/diagnosed")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPU count)")
+    p.add_argument("--jobs", type=int, default=defaults.jobs, help="worker processes (default: CPU count)")
     p.add_argument("--only", nargs="*", help="grade only these mutants (by name)")
     p.set_defaults(func=cmd_mutants)
 
@@ -104,11 +104,14 @@ def main(argv=None) -> int:
     p.add_argument("assignment", help="the assignment name, e.g. %s" % ASSIGNMENT)
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPU count)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes (default: the course's c.KitConfig.jobs, else the CPU count)")
     p.add_argument("--student", nargs="+", help="grade only these students")
     p.add_argument("--force", action="store_true", help="regrade submissions already graded and unchanged")
-    p.add_argument("--notebook-budget", type=float, default=120.0, help="seconds one notebook may run (default: %(default)s)")
-    p.add_argument("--cell-timeout", type=int, default=60, help="seconds one cell may run (default: %(default)s)")
+    p.add_argument("--notebook-budget", type=float, default=None, help="seconds one notebook may run (default: the "
+                   f"course's c.KitConfig.notebook_budget, else {defaults.notebook_budget:g})")
+    p.add_argument("--cell-timeout", type=int, default=None, help="seconds one cell may run (default: the course's "
+                   f"c.KitConfig.cell_timeout, else {defaults.cell_timeout})")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("collect", help="import submissions from a folder or an LMS (Canvas-style) zip")
@@ -125,7 +128,7 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("check", help="run a notebook's visible self-checks and print a table (exit 0: all pass)")
     p.add_argument("notebooks", nargs="+", help="student notebooks (.ipynb)")
-    p.add_argument("--timeout", type=int, default=60, help="seconds per cell (default: %(default)s)")
+    p.add_argument("--timeout", type=int, default=defaults.cell_timeout, help="seconds per cell (default: %(default)s)")
     p.set_defaults(func=cmd_check)
 
     args = parser.parse_args(argv)

@@ -1,28 +1,103 @@
-"""Scratch course directories: a copy of the kit's course in which grading can do anything."""
+"""The course: its assignment and lessons, its folders as nbgrader names them, and scratch copies of it.
+
+Every course path goes through nbgrader's own ``CourseDirectory.format_path``, so a course that renames
+``autograded_directory`` (or any other step) in its ``nbgrader_config.py`` is graded where nbgrader
+itself would look.  The lesson list is written once, here.
+"""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from . import ASSIGNMENT
-from .grading import sqlite_url
+from .config import CONFIG_FILE, read_course_config
+
+ASSIGNMENT = "embeddings"
+# The lessons, in order, each with the names SPEC says its solution cells define.  A lesson is one
+# notebook, one module of hidden checks (lesson_module) and one mutant catalogue.
+LESSONS = {
+    "01_why_position": ("softmax", "self_attention", "permutation_gap"),
+    "02_token_embeddings": ("Embedding", "numerical_gradient", "rel_error"),
+    "03_sinusoidal": ("sinusoidal_table", "shift_matrix"),
+    "04_learned_positions": ("PositionalEmbedding",),
+    "05_embedding_layer": ("EmbeddingLayer",),
+}
+NOTEBOOKS = tuple(LESSONS)
+STEPS = ("source", "release", "submitted", "autograded", "feedback")
+
+
+def lesson_module(notebook: str) -> str:
+    """The module name of a lesson's hidden checks (and mutants): ``02_token_embeddings`` -> ``lesson02``."""
+    return f"lesson{notebook[:2]}"
 
 
 def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+class Course:
+    """A course root and its nbgrader configuration; folders by step, as nbgrader lays them out."""
+
+    def __init__(self, root: Path, config=None):
+        from nbgrader.coursedir import CourseDirectory
+
+        self.root = Path(root).resolve()
+        self.config = config if config is not None else read_course_config(self.root)
+        self.dirs = CourseDirectory(config=self.config)
+        self.dirs.root = str(self.root)
+
+    def folder(self, step: str, assignment: str = ASSIGNMENT, student: str = ".") -> Path:
+        """``step`` is one of STEPS, or a folder of the kit's own (e.g. its staging area)."""
+        name = getattr(self.dirs, f"{step}_directory") if step in STEPS else step
+        return Path(self.dirs.format_path(name, student, assignment))
+
+    def step_root(self, step: str) -> Path:
+        """The folder that holds every student's ``step`` (e.g. the whole of autograded/)."""
+        return self.root / getattr(self.dirs, f"{step}_directory")
+
+    def student_folders(self, step: str, assignment: str = ASSIGNMENT) -> dict[str, Path]:
+        """student id -> their ``step`` folder of ``assignment``, for every student who has one (as
+        nbgrader itself finds them: glob the directory structure, read the student id back)."""
+        name = getattr(self.dirs, f"{step}_directory")
+        pattern = re.compile(self.dirs.format_path(re.escape(name), "(?P<student_id>[^/]+)", re.escape(assignment),
+                                                   escape=True) + "$")
+        found = {}
+        for path in sorted(self.root.glob(str(Path(self.dirs.format_path(name, "*", assignment)).relative_to(self.root)))):
+            match = pattern.match(str(path))
+            if match and path.is_dir():
+                found[match.group("student_id")] = path
+        return found
+
+    def notebook(self, step: str, name: str, assignment: str = ASSIGNMENT, student: str = ".") -> Path:
+        return self.folder(step, assignment, student) / f"{name}.ipynb"
+
+    def source_notebooks(self, assignment: str = ASSIGNMENT) -> list[Path]:
+        """The assignment's source notebooks: what the course grades."""
+        return sorted(self.folder("source", assignment).glob("*.ipynb"))
+
+
+def sqlite_url(path: Path) -> str:
+    # a generous busy timeout: several worker processes may write the same SQLite gradebook
+    return f"sqlite:///{Path(path).resolve()}?timeout=60"
+
+
+def ensure_tools_on_path() -> None:
+    """nbgrader runs `alembic` (and `jupyter`) from PATH: put this Python's bin folder there."""
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+
+
 def make_scratch_course(target: Path, repo: Path | None = None) -> str:
-    """Copy source/ and nbgrader_config.py into ``target`` and register the assignment in a new
-    SQLite gradebook there; return the gradebook URL."""
-    repo = repo or repo_root()
-    target = Path(target)
+    """Copy the kit's source notebooks and nbgrader_config.py into ``target`` and register the
+    assignment in a new SQLite gradebook there; return the gradebook URL."""
+    kit, target = Course(repo or repo_root()), Path(target)
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(repo / "source" / ASSIGNMENT, target / "source" / ASSIGNMENT, dirs_exist_ok=True)
-    shutil.copy(repo / "nbgrader_config.py", target / "nbgrader_config.py")
+    shutil.copy(kit.root / CONFIG_FILE, target / CONFIG_FILE)
+    shutil.copytree(kit.folder("source"), Course(target).folder("source"), dirs_exist_ok=True)
     db_url = sqlite_url(target / "gradebook.db")
     register_assignment(target, db_url)
     return db_url
@@ -33,10 +108,10 @@ def register_assignment(course_dir: Path, db_url: str, assignment: str = ASSIGNM
     """Put the assignment and its source notebooks into the gradebook with the real
     ``nbgrader generate_assignment``, writing its student copy to ``release_directory`` (by default a
     folder of the kit's own, so that the course's release/ is never touched)."""
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    ensure_tools_on_path()
     result = subprocess.run(
         [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
          f"--CourseDirectory.db_url={db_url}", f"--CourseDirectory.release_directory={release_directory}"],
-        cwd=course_dir, env=env, capture_output=True, text=True)
+        cwd=course_dir, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"nbgrader generate_assignment failed in {course_dir}:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")

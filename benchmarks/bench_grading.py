@@ -28,10 +28,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder import ASSIGNMENT, NOTEBOOKS  # noqa: E402
-from autograder.course import make_scratch_course  # noqa: E402
-from autograder.demo import CLASS, persona_notebooks  # noqa: E402
-from autograder.submissions import write_submission  # noqa: E402
+from autograder.course import ASSIGNMENT, NOTEBOOKS, make_scratch_course  # noqa: E402
+from autograder.devtools.demo import CLASS, persona_notebooks  # noqa: E402
+from autograder.devtools.personas import write_submission  # noqa: E402
 
 ENV = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
 QUIET = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=True)

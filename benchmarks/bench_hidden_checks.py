@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autograder import NOTEBOOKS  # noqa: E402
-from autograder.mutants.inprocess import time_checks  # noqa: E402
+from autograder.course import NOTEBOOKS  # noqa: E402
+from autograder.devtools.mutants.inprocess import time_checks  # noqa: E402
 
 print(f"{'notebook':24}{'median ms':>11}{'max ms':>9}   (20 runs, fresh cases each)")
 for name in NOTEBOOKS:

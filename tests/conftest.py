@@ -10,9 +10,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import ASSIGNMENT, NOTEBOOKS
-from autograder.demo import persona_notebooks
-from autograder.submissions import filled_notebook, reference_cells, write_submission
+from autograder.course import ASSIGNMENT, NOTEBOOKS
+from autograder.devtools.demo import persona_notebooks
+from autograder.cells import solution_sources
+from autograder.devtools.personas import filled_notebook, write_submission
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -58,7 +59,7 @@ def noisy_solution() -> dict[str, nbformat.NotebookNode]:
     for name in NOTEBOOKS:
         source = nbformat.read(str(REPO / "source" / ASSIGNMENT / f"{name}.ipynb"), as_version=4)
         overrides = {}
-        for grade_id, text in reference_cells(source).items():
+        for grade_id, text in solution_sources(source).items():
             lines = text.splitlines()
             out = []
             for line in lines:

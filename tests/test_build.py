@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import ASSIGNMENT, NOTEBOOKS
-from autograder.build import build
-from autograder.validate import AuthoringError
+from autograder.course import ASSIGNMENT, NOTEBOOKS
+from autograder.authoring.build import build
+from autograder.authoring.rules import AuthoringError
 
 from .conftest import REPO
 

@@ -14,10 +14,10 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.course import make_scratch_course
-from autograder.demo import persona_notebooks
-from autograder.submissions import write_submission
+from autograder.devtools.demo import persona_notebooks
+from autograder.devtools.personas import write_submission
 
 from .conftest import ENV, kit
 

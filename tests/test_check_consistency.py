@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.mutants import catalogue
-from autograder.mutants.inprocess import load, run_checks
+from autograder.devtools.mutants import catalogue
+from autograder.devtools.mutants.inprocess import load, run_checks
 
 SEEDS = range(25)
 MUTANTS, ALTERNATIVES = catalogue()
@@ -32,7 +32,7 @@ def test_one_verdict_per_check_whatever_the_seed(mutant):
 
 
 def test_reference_passes_every_check_on_every_seed():
-    from autograder import NOTEBOOKS
+    from autograder.course import NOTEBOOKS
     for name in NOTEBOOKS:
         ns, tests = load(name)
         for seed in range(50):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import csv
 
-from autograder import ASSIGNMENT
-from autograder.demo import CLASS
+from autograder.course import ASSIGNMENT
+from autograder.devtools.demo import CLASS
 
 from .conftest import kit
 

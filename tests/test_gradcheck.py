@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.diagnostics import Diagnosis
-from autograder.gradcheck import PASS_BAR, compare, numerical_gradient, rel_error
+from autograder.hidden.diagnostics import Diagnosis
+from autograder.hidden.gradcheck import PASS_BAR, compare, numerical_gradient, rel_error
 from autograder.hidden import hidden_check
 
 

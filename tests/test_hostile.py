@@ -16,9 +16,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.course import make_scratch_course
-from autograder.submissions import filled_notebook, write_submission
+from autograder.devtools.personas import filled_notebook, write_submission
 
 from .conftest import REPO, kit, nbgrader, new_course
 

@@ -23,9 +23,9 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import ASSIGNMENT, NOTEBOOKS
-from autograder.demo import persona_notebooks
-from autograder.submissions import filled_notebook
+from autograder.course import ASSIGNMENT, NOTEBOOKS
+from autograder.devtools.demo import persona_notebooks
+from autograder.devtools.personas import filled_notebook
 
 from .conftest import ENV, REPO, kit, new_course
 

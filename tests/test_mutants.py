@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from autograder.diagnostics import CATALOGUE
-from autograder.mutants import catalogue
+from autograder.hidden.diagnostics import CATALOGUE
+from autograder.devtools.mutants import catalogue
 
 from .conftest import kit
 
@@ -12,10 +12,10 @@ from .conftest import kit
 def test_catalogue_covers_every_spec_diagnostic_and_every_unit():
     mutants, alternatives = catalogue()
     assert set(CATALOGUE) <= {m.expects for m in mutants}, set(CATALOGUE) - {m.expects for m in mutants}
-    from autograder.validate import SPEC_NAMES
+    from autograder.course import LESSONS
     import nbformat
     from .conftest import REPO
-    for notebook, names in SPEC_NAMES.items():
+    for notebook, names in LESSONS.items():
         source = nbformat.read(str(REPO / "source" / "embeddings" / f"{notebook}.ipynb"), as_version=4)
         cells = {c.metadata["nbgrader"]["grade_id"] for c in source.cells
                  if c.metadata.get("nbgrader", {}).get("solution") and any(f"{k} {n}" in c.source for n in names for k in ("def", "class"))}

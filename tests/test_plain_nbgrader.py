@@ -7,7 +7,7 @@ import filecmp
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 
 from .conftest import REPO
 

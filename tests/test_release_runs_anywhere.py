@@ -11,8 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import ASSIGNMENT, NOTEBOOKS
-from autograder.submissions import filled_notebook
+from autograder.course import ASSIGNMENT, NOTEBOOKS
+from autograder.devtools.personas import filled_notebook
 
 from .conftest import REPO
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import nbformat
 
-from autograder import ASSIGNMENT
+from autograder.course import ASSIGNMENT
 
 from .conftest import REPO, kit
-from autograder.submissions import filled_notebook
+from autograder.devtools.personas import filled_notebook
 
 
 def test_stub_fails_with_not_implemented(tmp_path):

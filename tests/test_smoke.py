@@ -11,10 +11,9 @@ import sys
 
 import pytest
 
-from autograder import ASSIGNMENT
-from autograder.course import make_scratch_course
-from autograder.demo import persona_notebooks
-from autograder.submissions import write_submission
+from autograder.course import ASSIGNMENT, make_scratch_course
+from autograder.devtools.demo import persona_notebooks
+from autograder.devtools.personas import write_submission
 
 from .conftest import kit
 

@@ -1,9 +1,12 @@
-"""Hidden checks, called from the hidden test cells of the notebooks.
+"""Hidden checks, called from the hidden test cells of the notebooks (``import autograder.hidden.lessonNN
+as _hidden``): one module per lesson, ``diagnostics`` (the misconception catalogue and the ``Diagnosis``
+a student sees) and ``gradcheck`` (the numerical-gradient tools).  This package imports nothing else
+of the kit: it is what a grading kernel loads.
 
 Every check is wrapped by :func:`hidden_check`, which
 - runs the student's code with NumPy warnings and stderr silenced (nbgrader zeroes a test cell that
   writes to stderr, so a correct solution that triggers a RuntimeWarning must not lose points),
-- turns whatever the student's code raises into a :class:`~autograder.diagnostics.Diagnosis`, so the
+- turns whatever the student's code raises into a :class:`~autograder.hidden.diagnostics.Diagnosis`, so the
   feedback shows one message and never a traceback into the kit,
 - returns ``None``: a test cell never ends in a value nbgrader could read as partial credit.
 
@@ -20,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from ..diagnostics import Diagnosis
+from .diagnostics import Diagnosis
 
 
 def grading_rng() -> np.random.Generator:
@@ -66,7 +69,7 @@ def hidden_check(func):
     return run
 
 
-# Set by the clean re-run (autograder.judge): called every time control passes to student code and
+# Set by the clean re-run (autograder.grading.judge): called every time control passes to student code and
 # back, to hide the kit from it and to put back anything it replaced (NumPy functions, builtins, ...).
 before_student_code = None
 after_student_code = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import Diagnosis, fmt
+from .diagnostics import Diagnosis, fmt
 from . import call, expect_array, grading_rng, hidden_check
 
 STABLE_MSG = "softmax overflows on large inputs; subtract the max"

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import Diagnosis
-from ..gradcheck import compare, numerical_gradient as reference_numerical_gradient
+from .diagnostics import Diagnosis
+from .gradcheck import compare, numerical_gradient as reference_numerical_gradient
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
 
 

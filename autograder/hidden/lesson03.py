@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import Diagnosis, fmt
+from .diagnostics import Diagnosis, fmt
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
 
 DEFAULT_BASE = 10000.0

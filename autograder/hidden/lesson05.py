@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import Diagnosis, fmt
-from ..gradcheck import compare, numerical_gradient
+from .diagnostics import Diagnosis, fmt
+from .gradcheck import compare, numerical_gradient
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
 from .lesson04 import (TOO_LONG_ERRORS, backward_plans, call_forward, dP_diagnosis, distinct_cases, expect_grad,
                        forward_diagnosis, parities, pick, pick_width, upstream)

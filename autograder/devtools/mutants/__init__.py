@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
+from ...course import NOTEBOOKS, lesson_module
+
 
 @dataclass(frozen=True)
 class Mutant:
@@ -33,13 +35,10 @@ class Mutant:
         return text
 
 
-LESSONS = ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05")
-
-
 def catalogue() -> tuple[list[Mutant], list[Mutant]]:
     """All mutants and all correct alternatives, across the lessons that have a catalogue."""
     mutants, alternatives = [], []
-    for lesson in LESSONS:
+    for lesson in map(lesson_module, NOTEBOOKS):
         try:
             module = importlib.import_module(f"{__name__}.{lesson}")
         except ModuleNotFoundError as e:

@@ -9,12 +9,11 @@ comes back from student code, everything the snapshot covers is put back, and st
 wrapped so that this happens even when a check calls them indirectly.  A test that passed in the
 notebook but fails here scores 0.
 
-Parent side: :func:`judge_notebooks`.  Child side: ``python -m autograder.judge`` reads a JSON job on
+Parent side: :func:`judge_notebooks`.  Child side: ``python -m autograder.grading.judge`` reads a JSON job on
 stdin and writes one ``KIT-JUDGE`` JSON line per notebook to the stdout it had at start.
 """
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -26,7 +25,6 @@ from pathlib import Path
 
 MARK = "KIT-JUDGE "
 KIT_NAME = re.compile(r"\bautograder\b|\b_hidden\b")  # no given cell mentions the kit (the build checks that)
-HIDDEN_IMPORT = re.compile(r"^\s*import autograder\.hidden\.(\w+) as _hidden\s*$", re.M)
 
 
 # --------------------------------------------------------------------------------------------- parent
@@ -36,41 +34,27 @@ def notebook_job(path: Path, verify: set[str] | None = None) -> dict:
     which tests to verify (those that scored; the rest have nothing to lose)."""
     import nbformat
 
+    from ..cells import grade_id, hidden_calls, is_test_cell
+
     nb = nbformat.read(str(path), as_version=4)
     cells = []
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade") and not meta.get("solution"):
-            cells.append({"kind": "test", "grade_id": meta.get("grade_id"), "calls": hidden_calls(cell.source)})
+        if is_test_cell(cell):
+            cells.append({"kind": "test", "grade_id": grade_id(cell), "calls": hidden_calls(cell.source)})
         else:
             cells.append({"kind": "code", "source": cell.source})
     tests = [c["grade_id"] for c in cells if c["kind"] == "test"]
     return {"notebook": path.stem, "cells": cells, "verify": sorted(verify) if verify is not None else tests}
 
 
-def hidden_calls(source: str) -> list[list]:
-    """[[module, function, [argument names]], ...] of a test cell's hidden region."""
-    region = re.search(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", source, re.S)
-    if not region:
-        return []
-    modules = HIDDEN_IMPORT.findall(region.group(1))
-    calls = []
-    for node in ast.parse(region.group(1)).body:
-        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
-                and isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == "_hidden" and modules):
-            args = [a.id for a in node.value.args if isinstance(a, ast.Name)]
-            calls.append([modules[0], node.value.func.attr, args])
-    return calls
-
-
 def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbox: bool,
-                    verify: dict[str, set[str]] | None = None) -> dict[str, dict]:
+                    verify: dict[str, set[str]] | None = None, memory_mb: int = 0) -> dict[str, dict]:
     """notebook -> {grade_id: [passed, diagnosis, message]}.  Only the tests in ``verify`` (notebook ->
     grade_ids; default all) are checked, and a notebook stops once its last one is; a test the judge
-    could not reach maps to [False, "unverified", why]."""
-    from .sandbox import bwrap_command
+    could not reach maps to [False, "unverified", why].  ``memory_mb`` caps the re-run's address space (0: none)."""
+    from ..sandbox import bwrap_command
 
     verdicts: dict[str, dict] = {}
     jobs = [notebook_job(p, (verify or {}).get(p.stem) if verify is not None else None) for p in paths]
@@ -82,9 +66,9 @@ def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbo
                 if extra.is_file() and extra.suffix != ".ipynb":
                     shutil.copy(extra, workdir / extra.name)
             # -I: no environment variables, no user site, no current folder on sys.path (no shadow kit)
-            cmd = [sys.executable, "-I", "-m", "autograder.judge"]
+            cmd = [sys.executable, "-I", "-m", "autograder.grading.judge"]
             if sandbox:
-                cmd = bwrap_command(workdir, [], hide, 4096 * 1024 * 1024) + cmd
+                cmd = bwrap_command(workdir, [], hide, memory_mb * 1024 * 1024 or None) + cmd
             env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "JPY_"))}
             try:
                 proc = subprocess.run(cmd, input=json.dumps(pending), capture_output=True, text=True, cwd=workdir,
@@ -132,9 +116,10 @@ def _child() -> None:
     import numpy.testing
 
     import autograder.hidden as hidden
-    from autograder.diagnostics import Diagnosis
+    from autograder.course import NOTEBOOKS, lesson_module
+    from autograder.hidden.diagnostics import Diagnosis
 
-    for lesson in ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05"):
+    for lesson in map(lesson_module, NOTEBOOKS):
         try:
             importlib.import_module(f"autograder.hidden.{lesson}")
         except ModuleNotFoundError:

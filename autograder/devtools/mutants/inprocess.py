@@ -14,33 +14,30 @@ from pathlib import Path
 
 import nbformat
 
-from .. import ASSIGNMENT
-from ..course import repo_root
-from ..diagnostics import Diagnosis
-from ..judge import hidden_calls
-from ..submissions import reference_cells
+from ...cells import grade_id, hidden_calls, is_solution_cell, is_test_cell, solution_sources
+from ...course import Course, repo_root
+from ...hidden.diagnostics import Diagnosis
 from . import Mutant
 
 
 def load(notebook: str, mutant: Mutant | None = None, repo: Path | None = None) -> tuple[dict, list]:
     """Execute the notebook's non-test cells (the reference, with ``mutant`` applied); return the
     namespace and the test cells as [(grade_id, hidden calls)]."""
-    source = nbformat.read(str((repo or repo_root()) / "source" / ASSIGNMENT / f"{notebook}.ipynb"), as_version=4)
-    ref = reference_cells(source)
+    source = nbformat.read(str(Course(repo or repo_root()).notebook("source", notebook)), as_version=4)
+    ref = solution_sources(source)
     ns: dict = {"__name__": "__student__"}
     tests = []
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         for cell in source.cells:
             if cell.cell_type != "code":
                 continue
-            meta = cell.metadata.get("nbgrader", {})
-            if meta.get("grade") and not meta.get("solution"):
-                tests.append((meta["grade_id"], hidden_calls(cell.source)))
+            if is_test_cell(cell):
+                tests.append((grade_id(cell), hidden_calls(cell.source)))
                 continue
-            if mutant is not None and meta.get("grade_id") == mutant.cell:
+            if mutant is not None and grade_id(cell) == mutant.cell:
                 code = mutant.cell_source(ref[mutant.cell])
-            elif meta.get("solution"):
-                code = ref[meta["grade_id"]]
+            elif is_solution_cell(cell):
+                code = ref[grade_id(cell)]
             else:
                 code = cell.source
             try:

@@ -1,17 +1,22 @@
-"""nbgrader preprocessors of the kit, one small class per step."""
+"""The kit's executor: nbgrader's Execute with a budget per notebook, a sandboxed kernel, and its timing."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
+import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Float
+from traitlets import Bool, Float, default
+
+from ..cells import cell_name
+from ..config import KitConfig
 
 BUDGET_ENAME = "NotebookBudgetExceeded"
 DEAD_ENAME = "KernelDied"
-# notebook name -> seconds its execution took, for the grading step running in this same process
-LAST_TIMINGS: dict[str, float] = {}
+# notebook metadata key of the executor's record ({"seconds": how long the notebook ran}); results read it back
+TIMING_KEY = "kit_execution"
 
 
 class BudgetedExecute(Execute):
@@ -22,13 +27,21 @@ class BudgetedExecute(Execute):
     remaining code cells are not run but marked with a ``NotebookBudgetExceeded`` error (0 points).
     """
 
-    notebook_budget = Float(120.0, help="Seconds one notebook may run in all.").tag(config=True)
-    sandbox = Bool(False, help="Run the kernel inside bubblewrap (autograder.sandbox).").tag(config=True)
+    notebook_budget = Float(help="Seconds one notebook may run in all (default: KitConfig.notebook_budget).").tag(config=True)
+    sandbox = Bool(help="Run the kernel inside bubblewrap (autograder.sandbox; default: KitConfig.sandbox).").tag(config=True)
+
+    @default("notebook_budget")
+    def _default_notebook_budget(self) -> float:
+        return KitConfig(config=self.config).notebook_budget
+
+    @default("sandbox")
+    def _default_sandbox(self) -> bool:
+        return KitConfig(config=self.config).sandbox
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.sandbox:  # nbgrader's Execute pins AsyncKernelManager; swap in the sandboxed one
-            from .sandbox import SandboxedKernelManager
+            from ..sandbox import SandboxedKernelManager
 
             self.kernel_manager_class = SandboxedKernelManager
 
@@ -40,8 +53,7 @@ class BudgetedExecute(Execute):
         try:
             return super().preprocess(nb, resources, km)
         finally:
-            name = (resources or {}).get("unique_key", "?")
-            LAST_TIMINGS[name] = round(time.monotonic() - started, 3)
+            nb.metadata[TIMING_KEY] = {"seconds": round(time.monotonic() - started, 3)}
 
     def _remaining(self) -> float:
         return self._deadline - time.monotonic()
@@ -62,19 +74,25 @@ class BudgetedExecute(Execute):
         except DeadKernelError:
             # the student's code killed its kernel (os._exit, a crash, the OOM killer): this cell and
             # every later one score 0, the cells before keep their points, and grading goes on
-            self._kernel_died = _name(cell, index)
+            self._kernel_died = cell_name(cell, index)
             return _fail(cell, DEAD_ENAME, f"the kernel died while running cell `{self._kernel_died}`"), resources
         except CellTimeoutError:
             # timed out, and the kernel did not even answer the interrupt: treat it as gone
-            self._kernel_died = _name(cell, index)
+            self._kernel_died = cell_name(cell, index)
             return _fail(cell, "CellTimeoutError", f"timed out, and the kernel stopped responding in cell "
                                                    f"`{self._kernel_died}`"), resources
-
-
-def _name(cell, index: int) -> str:
-    return cell.metadata.get("nbgrader", {}).get("grade_id") or cell.get("id") or str(index)
 
 
 def _fail(cell, ename: str, message: str):
     cell.outputs = [NotebookNode(output_type="error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])]
     return cell
+
+
+def notebook_seconds(paths: list[Path]) -> dict[str, float]:
+    """notebook name -> seconds its execution took, as the executor recorded it in the autograded notebook."""
+    found = {}
+    for path in paths:
+        record = nbformat.read(str(path), as_version=4).metadata.get(TIMING_KEY)
+        if isinstance(record, dict) and isinstance(record.get("seconds"), (int, float)):
+            found[path.stem] = float(record["seconds"])
+    return found

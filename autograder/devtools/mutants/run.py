@@ -8,12 +8,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 
-from .. import ASSIGNMENT
-from ..course import make_scratch_course, repo_root
-from ..grading import grade_student
-from ..submissions import filled_notebook, reference_cells, write_submission
+from ...course import ASSIGNMENT, make_scratch_course, repo_root
+from ...grading.grade import grade_student
+from ...grading.results import Status
+from ..personas import filled_notebook, reference_solutions, write_submission
 from . import Mutant, catalogue
 
 
@@ -45,8 +44,7 @@ def student_id(m: Mutant) -> str:
 
 
 def submission_for(repo: Path, m: Mutant):
-    source = nbformat.read(str(repo / "source" / ASSIGNMENT / f"{m.notebook}.ipynb"), as_version=4)
-    reference = reference_cells(source)
+    reference = reference_solutions(repo, m.notebook)
     if m.cell not in reference:
         raise KeyError(f"mutant {m.name}: {m.notebook} has no solution cell {m.cell!r}")
     return filled_notebook(repo, m.notebook, {m.cell: m.cell_source(reference[m.cell])})
@@ -70,7 +68,7 @@ def run_mutants(jobs: int = 2, names: list[str] | None = None, workdir: Path | N
     for m, r in zip(chosen, results):
         tests = [t for t in r.tests if t.notebook == m.notebook]
         rows.append(MutantRow(m, sum(t.points for t in tests), sum(t.max_points for t in tests),
-                              [t.diagnosis for t in tests if t.diagnosis], r.reason or (r.status if r.status != "graded" else "")))
+                              [t.diagnosis for t in tests if t.diagnosis], r.reason or (str(r.status) if r.status is not Status.GRADED else "")))
     return rows
 
 

@@ -14,9 +14,10 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from . import ASSIGNMENT, NOTEBOOKS
-from .course import register_assignment
-from .validate import TOTAL_POINTS, AuthoringError, validate_notebook
+from ..cells import grade_id
+from ..config import CONFIG_FILE
+from ..course import ASSIGNMENT, NOTEBOOKS, Course, register_assignment
+from .rules import TOTAL_POINTS, AuthoringError, validate_notebook
 
 FORBIDDEN_IN_RELEASE = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder")
 
@@ -44,8 +45,7 @@ def read_authored(path: Path) -> nbformat.NotebookNode:
     nb.metadata["language_info"] = {"name": "python"}
     nb.nbformat, nb.nbformat_minor = 4, 5
     for index, cell in enumerate(nb.cells):
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        cell["id"] = grade_id or f"cell-{index}"
+        cell["id"] = grade_id(cell) or f"cell-{index}"
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     return nb
@@ -65,7 +65,7 @@ def build_source(repo: Path) -> list[Path]:
         notebooks[name] = nb
     if total != TOTAL_POINTS:
         raise AuthoringError(f"{authored}: points add up to {total}, not {TOTAL_POINTS}")
-    out_dir = repo / "source" / ASSIGNMENT
+    out_dir = Course(repo).folder("source")
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name, nb in notebooks.items():
@@ -78,20 +78,21 @@ def build_source(repo: Path) -> list[Path]:
 def build_release(repo: Path) -> list[Path]:
     """Run nbgrader generate_assignment in a scratch course and copy release/ back."""
     with tempfile.TemporaryDirectory(prefix="kit-build-") as scratch:
-        scratch = Path(scratch)
-        shutil.copytree(repo / "source" / ASSIGNMENT, scratch / "source" / ASSIGNMENT)
-        shutil.copy(repo / "nbgrader_config.py", scratch / "nbgrader_config.py")
+        kit, scratch = Course(repo), Path(scratch)
+        shutil.copy(kit.root / CONFIG_FILE, scratch / CONFIG_FILE)
+        scratch_course = Course(scratch)
+        shutil.copytree(kit.folder("source"), scratch_course.folder("source"))
         try:
-            register_assignment(scratch, f"sqlite:///{scratch / 'gradebook.db'}", release_directory="release")
+            register_assignment(scratch, f"sqlite:///{scratch / 'gradebook.db'}", release_directory=kit.dirs.release_directory)
         except RuntimeError as e:
             raise AuthoringError(str(e)) from None
-        out_dir = repo / "release" / ASSIGNMENT
+        out_dir = kit.folder("release")
         if out_dir.exists():
             shutil.rmtree(out_dir)
         out_dir.mkdir(parents=True)
         written = []
         for name in NOTEBOOKS:
-            produced = scratch / "release" / ASSIGNMENT / f"{name}.ipynb"
+            produced = scratch_course.notebook("release", name)
             text = produced.read_text(encoding="utf-8")
             for word in FORBIDDEN_IN_RELEASE:
                 if word in text:

@@ -8,7 +8,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from .validate import strip_hidden
+from ..cells import first_failure, grade_id, is_test_cell, points, strip_hidden
+from ..config import KitConfig
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -22,16 +23,17 @@ class CheckRow:
 
 
 def _failure_text(cell) -> str | None:
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            return f"{out.get('ename')}: {ANSI.sub('', out.get('evalue', ''))}".strip()
-        if out.get("output_type") == "stream" and out.get("name") == "stderr":
-            return "wrote to stderr (a graded cell must not): " + out.get("text", "").strip()[:200]
-    return None
+    out = first_failure(cell)
+    if out is None:
+        return None
+    if out.get("output_type") == "error":
+        return f"{out.get('ename')}: {ANSI.sub('', out.get('evalue', ''))}".strip()
+    return "wrote to stderr (a graded cell must not): " + out.get("text", "").strip()[:200]
 
 
-def run_self_checks(path: Path, timeout: int = 60) -> list[CheckRow]:
-    """Execute the notebook with hidden-test regions removed; one row per graded test cell."""
+def run_self_checks(path: Path, timeout: int | None = None) -> list[CheckRow]:
+    """Execute the notebook with hidden-test regions removed; one row per graded test cell.
+    ``timeout`` is seconds per cell (default: the kit's cell timeout)."""
     path = Path(path)
     try:
         nb = nbformat.read(str(path), as_version=4)
@@ -40,15 +42,14 @@ def run_self_checks(path: Path, timeout: int = 60) -> list[CheckRow]:
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.source = strip_hidden(cell.source)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+    client = NotebookClient(nb, timeout=timeout or KitConfig().cell_timeout, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(path.parent.resolve())}})
     client.execute()
     rows = []
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+        if cell.cell_type == "code" and is_test_cell(cell):
             failure = _failure_text(cell)
-            rows.append(CheckRow(meta.get("grade_id", "?"), float(meta.get("points", 0)), failure is None, failure or ""))
+            rows.append(CheckRow(grade_id(cell) or "?", points(cell), failure is None, failure or ""))
     return rows
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .results import StudentResult
+from ..grading.results import StudentResult
 
 TEST_COLUMNS = ["student", "notebook", "test", "points", "max", "diagnostic", "message"]
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from ..cells import is_test_cell
+
 
 class ScrubTestTracebacks(NbGraderPreprocessor):
     """Replace the traceback of every error in a test cell by its one-line message.
@@ -14,8 +16,7 @@ class ScrubTestTracebacks(NbGraderPreprocessor):
     """
 
     def preprocess_cell(self, cell, resources, index):
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+        if cell.cell_type == "code" and is_test_cell(cell):
             for out in cell.get("outputs", []):
                 if out.get("output_type") == "error" and out.get("ename") != "Diagnosis":
                     out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]

@@ -12,48 +12,45 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import time
 import warnings
 from pathlib import Path
 
 from traitlets.config import Config
-from traitlets.config.loader import PyFileConfigLoader
 
+from ..config import kit_options, read_course_config
+from ..course import Course, ensure_tools_on_path, sqlite_url
+from .execute import TIMING_KEY, notebook_seconds
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .judge import judge_notebooks
-from .preprocessors import LAST_TIMINGS
-from .sandbox import sandbox_enabled
-from .results import StudentResult, TestResult, notebook_failures, run_problems
-
-DEFAULT_NOTEBOOK_BUDGET = 120.0
-DEFAULT_CELL_TIMEOUT = 60
+from .results import Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
 
 
-def sqlite_url(path: Path) -> str:
-    # a generous busy timeout: several worker processes may write the same SQLite gradebook
-    return f"sqlite:///{Path(path).resolve()}?timeout=60"
+def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budget: float | None = None,
+                  cell_timeout: int | None = None) -> Config:
+    """The course's nbgrader_config.py, pointed at ``course_dir`` and ``db_url``, with the kit's executor.
 
-
-def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budget: float = DEFAULT_NOTEBOOK_BUDGET,
-                  cell_timeout: int = DEFAULT_CELL_TIMEOUT) -> Config:
-    """The course's nbgrader_config.py, pointed at ``course_dir`` and ``db_url``, with the kit's executor."""
+    The kit's options (:class:`~autograder.config.KitConfig`) come from the same file; a budget or
+    timeout given here (a command-line flag) is written over them, so every step reads one value.
+    """
     course_dir = Path(course_dir).resolve()
-    config = Config()
-    if (course_dir / "nbgrader_config.py").exists():
-        config.merge(PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config())
+    config = read_course_config(course_dir)
+    kit = kit_options(config, notebook_budget=notebook_budget, cell_timeout=cell_timeout)
+    config.KitConfig.notebook_budget = kit.notebook_budget
+    config.KitConfig.cell_timeout = kit.cell_timeout
     config.CourseDirectory.root = str(course_dir)
     config.CourseDirectory.submitted_directory = STAGING  # checked copies; submitted/ is never touched
     config.CourseDirectory.db_url = db_url or config.CourseDirectory.get("db_url") or sqlite_url(course_dir / "gradebook.db")
-    config.Execute.timeout = cell_timeout
-    config.BudgetedExecute.notebook_budget = notebook_budget
-    config.BudgetedExecute.timeout = cell_timeout
-    config.BudgetedExecute.sandbox = sandbox_enabled()
+    config.Execute.timeout = kit.cell_timeout
+    config.BudgetedExecute.notebook_budget = kit.notebook_budget
+    config.BudgetedExecute.timeout = kit.cell_timeout
+    config.BudgetedExecute.sandbox = kit.sandbox
     # a graded kernel has nothing to save: stop it at once instead of waiting for a graceful exit
     config.BudgetedExecute.shutdown_kernel = "immediate"
     config.SandboxedKernelManager.hide_paths = [str(course_dir)]
+    config.SandboxedKernelManager.memory_limit_mb = str(kit.memory_limit_mb or "")
     config.Autograde.autograde_preprocessors = [
-        "autograder.preprocessors.BudgetedExecute",
+        "autograder.grading.execute.BudgetedExecute",
         "nbgrader.preprocessors.IgnorePattern",
         "nbconvert.preprocessors.ClearMetadataPreprocessor",
         "nbgrader.preprocessors.LimitOutput",
@@ -61,19 +58,14 @@ def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budge
         "nbgrader.preprocessors.AssignLatePenalties",
         "nbgrader.preprocessors.CheckCellMetadata",
     ]
+    # the executor's timing travels in the autograded notebook's metadata, past the metadata cleaner
+    config.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), TIMING_KEY}
     return config
 
 
-def expected_notebooks(course_dir: Path, assignment: str) -> dict[str, dict[str, dict]]:
+def expected_notebooks(course: Course, assignment: str) -> dict[str, dict[str, dict]]:
     """Notebook name -> its locked and graded cells, from the course's source notebooks."""
-    return {path.stem: locked_cells(read_notebook(path))
-            for path in sorted((Path(course_dir) / "source" / assignment).glob("*.ipynb"))}
-
-
-def ensure_tools_on_path() -> None:
-    bindir = str(Path(sys.executable).parent)
-    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    return {path.stem: locked_cells(read_notebook(path)) for path in course.source_notebooks(assignment)}
 
 
 def _run(converter_cls, config: Config, assignment: str, student: str, force: bool = True) -> dict:
@@ -107,12 +99,12 @@ def _log_reason(outcome: dict) -> str:
 OVERRIDES = ".kit/overrides"
 
 
-def _override_file(course_dir: Path, assignment: str, student: str) -> Path:
-    return Path(course_dir) / OVERRIDES / assignment / f"{student}.json"
+def _override_file(course: Course, assignment: str, student: str) -> Path:
+    return course.root / OVERRIDES / assignment / f"{student}.json"
 
 
-def apply_verdicts(course_dir: Path, db_url: str, assignment: str, student: str,
-                   verdicts: dict[str, dict]) -> list[str]:
+def apply_verdicts(course: Course, db_url: str, assignment: str, student: str,
+                   verdicts: dict[str, dict[str, Verdict]]) -> list[str]:
     """Zero every test that scored in the student's kernel but fails the clean re-run; return the reasons.
 
     The zero is nbgrader's manual score of that cell, which nbgrader keeps across regrades: the kit
@@ -121,7 +113,7 @@ def apply_verdicts(course_dir: Path, db_url: str, assignment: str, student: str,
     """
     from nbgrader.api import Gradebook, MissingEntry
 
-    record = _override_file(course_dir, assignment, student)
+    record = _override_file(course, assignment, student)
     previous = json.loads(record.read_text()) if record.exists() else []
     reasons, zeroed = [], []
     with Gradebook(db_url) as gb:
@@ -134,12 +126,12 @@ def apply_verdicts(course_dir: Path, db_url: str, assignment: str, student: str,
             for grade in nb.grades:
                 if [nb.name, grade.name] in previous and grade.manual_score == 0.0:
                     grade.manual_score = None
-                passed, diagnosis, _ = tests.get(grade.name, [True, None, None])
-                if not passed and (grade.score or 0) > 0:
+                verdict = tests.get(grade.name, Verdict.PASSED)
+                if not verdict.passed and (grade.score or 0) > 0:
                     grade.manual_score = 0.0
                     zeroed.append([nb.name, grade.name])
                     reasons.append(f"{nb.name}/{grade.name} scored in the student's kernel but fails the clean re-run "
-                                   f"[{diagnosis}]: 0 points")
+                                   f"[{verdict.diagnosis}]: 0 points")
         gb.db.commit()
     record.parent.mkdir(parents=True, exist_ok=True)
     record.write_text(json.dumps(zeroed))
@@ -172,17 +164,17 @@ def scored_tests(db_url: str, assignment: str, student: str) -> dict[str, set[st
         return found
 
 
-def read_result(course_dir: Path, assignment: str, student: str, db_url: str,
-                verdicts: dict[str, dict] | None = None) -> StudentResult:
+def read_result(course: Course, assignment: str, student: str, db_url: str,
+                verdicts: dict[str, dict[str, Verdict]] | None = None) -> StudentResult:
     """The student's per-test points from the gradebook, with the diagnoses of the autograded notebooks."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    autograded = Path(course_dir) / "autograded" / student / assignment
+    autograded = course.folder("autograded", assignment, student)
     with Gradebook(db_url) as gb:
         try:
             submission = gb.find_submission(assignment, student)
         except MissingEntry:
-            return StudentResult(student, "failed", "no submission in the gradebook")
+            return StudentResult(student, Status.FAILED, "no submission in the gradebook")
         tests = []
         for nb in sorted(submission.notebooks, key=lambda n: n.name):
             path = autograded / f"{nb.name}.ipynb"
@@ -192,20 +184,22 @@ def read_result(course_dir: Path, assignment: str, student: str, db_url: str,
                 if path.exists() and grade.name not in failures and (grade.score or 0) < grade.max_score:
                     diagnosis, message = "missing", "this test cell is not in the submitted notebook"
                 verdict = (verdicts or {}).get(nb.name, {}).get(grade.name)
-                if verdict and not verdict[0] and diagnosis is None:
-                    diagnosis, message = verdict[1], verdict[2]
+                if verdict and not verdict.passed and diagnosis is None:
+                    diagnosis, message = verdict.diagnosis, verdict.message
                 if not path.exists():
                     diagnosis, message = "missing", "the notebook was not submitted or could not be graded"
                 tests.append(TestResult(nb.name, grade.name, float(grade.score or 0.0), float(grade.max_score),
                                         diagnosis, message))
         score, max_score = float(submission.score or 0.0), float(submission.max_score or 0.0)
-    return StudentResult(student, "graded", "", score, max_score, 0.0, tests)
+    return StudentResult(student, Status.GRADED, "", score, max_score, 0.0, tests)
 
 
 def grade_student(course_dir, assignment: str, student: str, db_url: str | None = None, *,
-                  notebook_budget: float = DEFAULT_NOTEBOOK_BUDGET, cell_timeout: int = DEFAULT_CELL_TIMEOUT,
+                  notebook_budget: float | None = None, cell_timeout: int | None = None,
                   feedback: bool = True, verify: bool = True) -> StudentResult:
-    """Autograde one student's submission and generate its feedback; never raises for a bad submission."""
+    """Autograde one student's submission and generate its feedback; never raises for a bad submission.
+
+    A budget or timeout left at None is the course's (``KitConfig`` in its nbgrader_config.py)."""
     from nbgrader.converters import Autograde, GenerateFeedback
 
     ensure_tools_on_path()
@@ -213,26 +207,27 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     start = time.monotonic()
     course_dir = Path(course_dir).resolve()
     config = course_config(course_dir, db_url, notebook_budget=notebook_budget, cell_timeout=cell_timeout)
+    kit = kit_options(config)
     db_url = config.CourseDirectory.db_url
+    course = Course(course_dir)
     try:
-        notes = stage_submission(course_dir, assignment, student, expected_notebooks(course_dir, assignment))
+        notes = stage_submission(course, assignment, student, expected_notebooks(course, assignment))
     except OSError as e:
-        result = StudentResult(student, "failed", f"could not read the submission: {e}")
+        result = StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
         result.seconds = round(time.monotonic() - start, 3)
         return result
-    staged = course_dir / STAGING / student / assignment
-    LAST_TIMINGS.clear()
+    staged = course.folder(STAGING, assignment, student)
     if not any(staged.glob("*.ipynb")):
-        for folder in ("autograded", "feedback"):  # nothing of an earlier grading may linger
-            shutil.rmtree(course_dir / folder / student / assignment, ignore_errors=True)
+        for step in ("autograded", "feedback"):  # nothing of an earlier grading may linger
+            shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
         record_empty_submission(db_url, assignment, student)
         graded = {"success": True}
     else:
         graded = _run(Autograde, config, assignment, student)
     if not graded["success"]:
-        result = StudentResult(student, "failed", "; ".join(notes + [_log_reason(graded)]))
+        result = StudentResult(student, Status.FAILED, "; ".join(notes + [_log_reason(graded)]))
     else:
-        autograded = sorted((course_dir / "autograded" / student / assignment).glob("*.ipynb"))
+        autograded = sorted(course.folder("autograded", assignment, student).glob("*.ipynb"))
         for path in autograded:
             notes += run_problems(path)
         verdicts = None
@@ -240,11 +235,12 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
             # only a test that earned points can have earned them by tampering
             scored = scored_tests(db_url, assignment, student)
             to_judge = [p for p in autograded if p.stem in scored]
-            verdicts = judge_notebooks(to_judge, budget=notebook_budget, hide=[str(course_dir)],
-                                       sandbox=sandbox_enabled(), verify=scored) if to_judge else {}
-            notes += apply_verdicts(course_dir, db_url, assignment, student, verdicts)
-        result = read_result(course_dir, assignment, student, db_url, verdicts)
-        result.notebook_seconds = dict(LAST_TIMINGS)
+            judged = judge_notebooks(to_judge, budget=kit.notebook_budget, hide=[str(course_dir)], sandbox=kit.sandbox,
+                                     verify=scored, memory_mb=kit.memory_limit_mb) if to_judge else {}
+            verdicts = {nb: {test: Verdict.from_json(v) for test, v in tests.items()} for nb, tests in judged.items()}
+            notes += apply_verdicts(course, db_url, assignment, student, verdicts)
+        result = read_result(course, assignment, student, db_url, verdicts)
+        result.notebook_seconds = notebook_seconds(autograded)
         if feedback and autograded:
             fb = _run(GenerateFeedback, config, assignment, student)
             if not fb["success"]:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-from .validate import strip_hidden
+from ..cells import grade_id, is_graded_cell, is_protected_cell, is_solution_cell, nbgrader_metadata, strip_hidden
+from ..course import Course
 
 STAGING = ".kit/staging"
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
@@ -45,7 +46,7 @@ def read_notebook(path: Path):
 
 def renamed_from(nb, expected: dict[str, dict], open_names: set[str]) -> str | None:
     """The one not-yet-placed assignment notebook whose cells this notebook carries (ids no other has)."""
-    ids = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells} - {None}
+    ids = {grade_id(c) for c in nb.cells} - {None}
     counts = {}
     for name, wanted in expected.items():
         if name not in open_names:
@@ -62,11 +63,10 @@ def locked_cells(nb) -> dict[str, dict]:
     """grade_id -> {source, grade, points} of the cells a student may not change."""
     found = {}
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("locked") or meta.get("grade"):
-            found[meta["grade_id"]] = {"source": cell.source, "grade": bool(meta.get("grade")),
-                                       "points": meta.get("points"), "solution": bool(meta.get("solution")),
-                                       "meta": dict(meta)}
+        if is_protected_cell(cell):
+            meta = nbgrader_metadata(cell)
+            found[grade_id(cell)] = {"source": cell.source, "grade": is_graded_cell(cell), "points": meta.get("points"),
+                                     "solution": is_solution_cell(cell), "meta": dict(meta)}
     return found
 
 
@@ -82,8 +82,8 @@ def repair_cells(name: str, nb, expected: dict[str, dict]) -> list[str]:
     """
     notes, seen, kept = [], set(), []
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        gid = meta.get("grade_id")
+        meta = nbgrader_metadata(cell) or {}
+        gid = grade_id(cell)
         want = expected.get(gid) if gid is not None else None
         if want is None:
             kept.append(cell)
@@ -110,14 +110,13 @@ def repair_cells(name: str, nb, expected: dict[str, dict]) -> list[str]:
     return notes
 
 
-def stage_submission(course_dir: Path, assignment: str, student: str, expected: dict[str, dict[str, dict]]) -> list[str]:
+def stage_submission(course: Course, assignment: str, student: str, expected: dict[str, dict[str, dict]]) -> list[str]:
     """Copy ``submitted/<student>/<assignment>`` into the staging area; return notes on what was left out.
 
     ``expected`` maps each notebook name of the assignment to its :func:`locked_cells`.
     """
-    course_dir = Path(course_dir)
-    source = course_dir / "submitted" / student / assignment
-    target = course_dir / STAGING / student / assignment
+    source = course.folder("submitted", assignment, student)
+    target = course.folder(STAGING, assignment, student)
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)

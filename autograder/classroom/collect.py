@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ..course import Course
+
 CANVAS = re.compile(r"^(?P<login>[A-Za-z0-9.\-]+?)_(?:LATE_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
 RESUBMIT_SUFFIX = re.compile(r"-\d+$")
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints"}
@@ -119,10 +121,10 @@ def _identify(rel: Path, notebooks: set[str], assignment: str, roster: dict[str,
 
 
 def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | None = None) -> CollectReport:
-    course_dir = Path(course_dir)
-    notebooks = {p.stem for p in (course_dir / "source" / assignment).glob("*.ipynb")}
+    course = Course(course_dir)
+    notebooks = {p.stem for p in course.source_notebooks(assignment)}
     if not notebooks:
-        raise ValueError(f"unknown assignment {assignment!r}: no notebooks in {course_dir / 'source' / assignment}")
+        raise ValueError(f"unknown assignment {assignment!r}: no notebooks in {course.folder('source', assignment)}")
     if not Path(source).exists():
         raise ValueError(f"{source}: no such file or folder")
     roster = read_roster(roster_csv)
@@ -151,7 +153,7 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
                 report.kept_newer.append(chosen[key][2])
             chosen[key] = (path, mtime, origin)
         for (student, nb), (path, mtime, origin) in sorted(chosen.items()):
-            folder = course_dir / "submitted" / student / assignment
+            folder = course.folder("submitted", assignment, student)
             target = folder / f"{nb}.ipynb"
             if target.exists() and target.stat().st_mtime > mtime:
                 report.kept_newer.append(origin)

@@ -1,6 +1,6 @@
 """Bulk grading: every submission of an assignment, in worker processes, resumable and idempotent.
 
-The unit of work is :func:`autograder.grading.grade_student` (course directory + student + gradebook
+The unit of work is :func:`autograder.grading.grade.grade_student` (course directory + student + gradebook
 URL), so the pool here can be swapped for any engine that runs Python functions in processes.
 A finished student leaves a small state file under ``.kit/<assignment>/`` holding the fingerprint of
 the submission it graded and the result; a later run skips students whose submission is unchanged,
@@ -16,12 +16,14 @@ import os
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .grading import DEFAULT_CELL_TIMEOUT, DEFAULT_NOTEBOOK_BUDGET, grade_student
+from ..config import kit_options, read_course_config
+from ..course import Course
+from ..grading.grade import grade_student
+from ..grading.results import Status, StudentResult
 from .progress import Progress
-from .results import StudentResult
 
 
 class GradingError(Exception):
@@ -38,6 +40,7 @@ def fingerprint(folder: Path) -> str:
 
 
 def state_dir(course_dir: Path, assignment: str) -> Path:
+    """The kit's own record of graded students (not an nbgrader folder)."""
     return Path(course_dir) / ".kit" / assignment
 
 
@@ -58,8 +61,9 @@ def save_state(course_dir: Path, assignment: str, result: StudentResult, digest:
 
 
 def submissions(course_dir: Path, assignment: str, only: list[str] | None = None) -> dict[str, Path]:
-    root = Path(course_dir) / "submitted"
-    found = {p.parent.name: p for p in sorted(root.glob(f"*/{assignment}")) if p.is_dir()}
+    course = Course(course_dir)
+    root = course.step_root("submitted")
+    found = course.student_folders("submitted", assignment)
     if only:
         missing = [s for s in only if s not in found]
         if missing:
@@ -70,11 +74,18 @@ def submissions(course_dir: Path, assignment: str, only: list[str] | None = None
 
 @dataclass
 class BatchOptions:
-    jobs: int = os.cpu_count() or 1
+    """One grading run's choices; None is the course's own (``KitConfig`` in its nbgrader_config.py)."""
+
+    jobs: int | None = None
     force: bool = False
-    notebook_budget: float = DEFAULT_NOTEBOOK_BUDGET
-    cell_timeout: int = DEFAULT_CELL_TIMEOUT
+    notebook_budget: float | None = None
+    cell_timeout: int | None = None
     feedback: bool = True
+
+    def resolved(self, config) -> "BatchOptions":
+        """These options with every None replaced by the course's value (``config``: its nbgrader config)."""
+        kit = kit_options(config, jobs=self.jobs, notebook_budget=self.notebook_budget, cell_timeout=self.cell_timeout)
+        return replace(self, jobs=kit.jobs, notebook_budget=kit.notebook_budget, cell_timeout=kit.cell_timeout)
 
 
 @dataclass
@@ -90,6 +101,8 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
               progress: Progress | None = None) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order."""
     start = time.monotonic()
+    if None in (options.jobs, options.notebook_budget, options.cell_timeout):
+        options = options.resolved(read_course_config(course_dir))
     outcome = BatchOutcome()
     done: dict[str, StudentResult] = {}
     todo: dict[str, str] = {}
@@ -98,7 +111,7 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
         state = load_state(course_dir, assignment, student)
         if not options.force and state and state.get("fingerprint") == digest:
             result = StudentResult.from_dict(state["result"])
-            result.status = "skipped" if result.status == "graded" else result.status
+            result.status = Status.SKIPPED if result.status is Status.GRADED else result.status
             done[student] = result
             outcome.skipped += 1
         else:
@@ -123,7 +136,7 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
                         except BrokenProcessPool:
                             raise
                         except Exception as e:  # noqa: BLE001 - the batch goes on; the reason is recorded
-                            result = StudentResult(student, "failed", f"grading crashed: {type(e).__name__}: {e}")
+                            result = StudentResult(student, Status.FAILED, f"grading crashed: {type(e).__name__}: {e}")
                         save_state(course_dir, assignment, result, todo[student])
                         done[student] = result
                         pending.remove(student)
@@ -133,12 +146,12 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
             for student in list(pending):
                 if student in done:
                     continue
-                result = StudentResult(student, "failed", "the grading worker process died")
+                result = StudentResult(student, Status.FAILED, "the grading worker process died")
                 done[student] = result
             pending = [s for s in pending if s not in done]
     progress.finish()
     outcome.results = [done[s] for s in students]
-    outcome.graded = sum(r.status == "graded" for r in outcome.results)
-    outcome.failed = sum(r.status == "failed" for r in outcome.results)
+    outcome.graded = sum(r.status is Status.GRADED for r in outcome.results)
+    outcome.failed = sum(r.status is Status.FAILED for r in outcome.results)
     outcome.seconds = time.monotonic() - start
     return outcome

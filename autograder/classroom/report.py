@@ -6,8 +6,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
-from .results import StudentResult
+from ..hidden.diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
+from ..grading.results import Status, StudentResult
 
 SKIP_IDS = {"not-implemented", "missing"}  # an unfinished stub is not a misconception
 
@@ -25,7 +25,7 @@ class ClassFigures:
 
 
 def figures(results: list[StudentResult]) -> ClassFigures:
-    graded = [r for r in results if r.status in ("graded", "skipped")]
+    graded = [r for r in results if r.status in (Status.GRADED, Status.SKIPPED)]
     passes, totals = Counter(), Counter()
     hit = defaultdict(set)
     for r in graded:
@@ -39,7 +39,7 @@ def figures(results: list[StudentResult]) -> ClassFigures:
                   key=lambda x: -x[1])[:10]
     return ClassFigures(
         students=len(results), graded=len(graded),
-        failed=[(r.student, r.reason) for r in results if r.status == "failed"],
+        failed=[(r.student, r.reason) for r in results if r.status is Status.FAILED],
         scores=[r.score for r in graded], max_score=max((r.max_score for r in graded), default=0.0),
         pass_rate=[(k, passes[k] / totals[k]) for k in sorted(totals)],
         misconceptions=sorted(((k, len(v)) for k, v in hit.items()), key=lambda x: (-x[1], x[0])),

@@ -4,6 +4,8 @@ from __future__ import annotations
 import sys
 import time
 
+from ..grading.results import Status
+
 
 class Progress:
     def __init__(self, total: int = 0, stream=None, quiet: bool | None = None, lines: bool = True):
@@ -22,10 +24,10 @@ class Progress:
 
     def advance(self, result) -> None:
         self.done += 1
-        self.failed += result.status == "failed"
+        self.failed += result.status is Status.FAILED
         if self.lines:
             self._clear()
-            if result.status == "failed":
+            if result.status is Status.FAILED:
                 line = f"  FAILED {result.student}: {result.reason}"
             else:
                 line = f"  graded {result.student}: {result.score:g}/{result.max_score:g}" + (

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import nbformat
 
-from . import ASSIGNMENT, NOTEBOOKS
-from .batch import BatchOptions
-from .collect import collect
-from .course import make_scratch_course, repo_root
-from .grade_command import grade_assignment
+from ..cells import is_solution_cell
+from ..classroom.batch import BatchOptions
+from ..classroom.collect import collect
+from ..classroom.grade_command import grade_assignment
+from ..classroom.progress import Progress
+from ..course import ASSIGNMENT, NOTEBOOKS, Course, make_scratch_course, repo_root
 from .mutants import catalogue
-from .progress import Progress
-from .submissions import filled_notebook, reference_cells
+from .personas import filled_notebook, reference_solutions
 
 HANG = "        while True:  # an infinite loop in backward\n            pass\n"
 
@@ -53,8 +53,7 @@ def _mutant_overrides(names: list[str]) -> dict[str, dict[str, str]]:
     per_notebook: dict[str, dict[str, str]] = {}
     for name in names:
         m = by_name.get(name) or next(x for x in mutants if x.expects == name)
-        source = nbformat.read(str(repo_root() / "source" / ASSIGNMENT / f"{m.notebook}.ipynb"), as_version=4)
-        per_notebook.setdefault(m.notebook, {})[m.cell] = m.cell_source(reference_cells(source)[m.cell])
+        per_notebook.setdefault(m.notebook, {})[m.cell] = m.cell_source(reference_solutions(repo_root(), m.notebook)[m.cell])
     return per_notebook
 
 
@@ -62,30 +61,28 @@ def persona_notebooks(persona) -> dict[str, object]:
     """notebook name -> NotebookNode (or raw text for a broken file) for one persona."""
     repo = repo_root()
     if persona == "stub":
-        return {n: (repo / "release" / ASSIGNMENT / f"{n}.ipynb").read_text() for n in NOTEBOOKS}
+        return {n: Course(repo).notebook("release", n).read_text() for n in NOTEBOOKS}
     if persona == "independent":
         _, alternatives = catalogue()
         out = {}
         for n in NOTEBOOKS:
-            overrides = {}
-            source = nbformat.read(str(repo / "source" / ASSIGNMENT / f"{n}.ipynb"), as_version=4)
+            overrides, reference = {}, reference_solutions(repo, n)
             for alt in alternatives:
                 if alt.notebook == n and alt.cell not in overrides:
-                    overrides[alt.cell] = alt.cell_source(reference_cells(source)[alt.cell])
+                    overrides[alt.cell] = alt.cell_source(reference[alt.cell])
             out[n] = filled_notebook(repo, n, overrides)
         return out
     if persona == "half-done":
         return {n: filled_notebook(repo, n, solve=i < 3) for i, n in enumerate(NOTEBOOKS)}
     notebooks = {n: filled_notebook(repo, n) for n in NOTEBOOKS}
     if persona == "hangs":
-        source = nbformat.read(str(repo / "source" / ASSIGNMENT / "02_token_embeddings.ipynb"), as_version=4)
-        cell = reference_cells(source)["embedding"]
+        cell = reference_solutions(repo, "02_token_embeddings")["embedding"]
         hung = cell.replace("        idx = self.cache\n", HANG + "        idx = self.cache\n", 1)
         notebooks["02_token_embeddings"] = filled_notebook(repo, "02_token_embeddings", {"embedding": hung})
     elif persona == "crashes":
         notebooks["03_sinusoidal"] = filled_notebook(repo, "03_sinusoidal", {})
         for cell in notebooks["03_sinusoidal"].cells:
-            if cell.metadata.get("nbgrader", {}).get("solution"):
+            if is_solution_cell(cell):
                 cell.source = "import os\nos._exit(3)\n" + cell.source
                 break
     elif persona == "broken-file":

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..config import kit_options
+from ..course import Course, register_assignment
+from ..grading.grade import course_config
+from ..grading.results import Status
+from ..sandbox import SandboxUnavailable, check_sandbox
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
-from .course import register_assignment
 from .export import export_grades, export_tests
-from .grading import course_config
 from .progress import Progress
-from .sandbox import SandboxUnavailable, check_sandbox, sandbox_enabled
 from .report import figures, text_report, write_report
 
 
@@ -24,8 +26,9 @@ def _registered_notebooks(db_url: str, assignment: str) -> set[str] | None:
 
 def ensure_assignment(course_dir: Path, assignment: str, db_url: str) -> None:
     """The assignment and its source notebooks must be in the gradebook; put them there if not."""
-    source = course_dir / "source" / assignment
-    names = {p.stem for p in source.glob("*.ipynb")}
+    course = Course(course_dir)
+    source = course.folder("source", assignment)
+    names = {p.stem for p in course.source_notebooks(assignment)}
     if not names:
         raise GradingError(f"unknown assignment {assignment!r}: no source notebooks in {source}")
     try:
@@ -50,7 +53,9 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
         raise GradingError(f"{course_dir / 'nbgrader_config.py'}: {type(e).__name__}: {e}") from None
     db_url = config.CourseDirectory.db_url
-    if sandbox_enabled():
+    course = Course(course_dir)  # the course as configured (the grading config stages submissions elsewhere)
+    options = options.resolved(config)
+    if kit_options(config).sandbox:
         try:
             check_sandbox()
         except SandboxUnavailable as e:
@@ -58,7 +63,7 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     ensure_assignment(course_dir, assignment, db_url)
     found = submissions(course_dir, assignment, students)
     if not found:
-        out(f"no submissions of {assignment!r} under {course_dir / 'submitted'}: nothing to grade")
+        out(f"no submissions of {assignment!r} under {course.step_root('submitted')}: nothing to grade")
         return BatchOutcome()
     out(f"grading {len(found)} submission(s) of {assignment!r} with {options.jobs} worker(s); gradebook {db_url}")
     outcome = grade_all(course_dir, assignment, db_url, found, options, progress)
@@ -74,7 +79,7 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     out("")
     out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed} "
         f"in {outcome.seconds:.1f}s")
-    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\nfeedback: {course_dir / 'feedback'}")
+    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\nfeedback: {course.step_root('feedback')}")
     return outcome
 
 
@@ -82,6 +87,6 @@ def class_table(outcome: BatchOutcome) -> str:
     width = max([len(r.student) for r in outcome.results] + [7])
     lines = [f"{'student':{width}}  {'score':>9}  status   notes", "-" * (width + 40)]
     for r in outcome.results:
-        score = f"{r.score:g}/{r.max_score:g}" if r.status != "failed" else "-"
+        score = f"{r.score:g}/{r.max_score:g}" if r.status is not Status.FAILED else "-"
         lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {r.reason}")
     return "\n".join(lines)

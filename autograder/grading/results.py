@@ -1,13 +1,50 @@
-"""Read what grading produced: per-test points from the gradebook, diagnoses from autograded notebooks."""
+"""Read what grading produced: per-test points from the gradebook, diagnoses from autograded notebooks;
+and the values it travels as (a student's Status, the clean re-run's Verdicts)."""
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from pathlib import Path
 
 import nbformat
 
+from ..cells import cell_name, first_failure, grade_id, is_graded_cell, is_solution_cell
+from .execute import BUDGET_ENAME, DEAD_ENAME
+
 DIAGNOSIS = re.compile(r"^\[([a-zA-Z0-9-]+)\] (.*)", re.S)
+
+
+class Status(str, Enum):
+    """Where one student's submission stands after a grading run."""
+
+    GRADED = "graded"
+    SKIPPED = "skipped"   # graded by an earlier run, and unchanged since
+    FAILED = "failed"     # could not be graded at all; the reason says why
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The clean re-run's word on one hidden test."""
+
+    passed: bool
+    diagnosis: str | None = None   # misconception id, or "unverified" / "side-effect" / ...
+    message: str | None = None
+
+    @classmethod
+    def from_json(cls, item) -> "Verdict":
+        """From the judge's wire form ``[passed, diagnosis, message]``."""
+        passed, diagnosis, message = item
+        return cls(bool(passed), diagnosis, message)
+
+
+Verdict.PASSED = Verdict(True)
 
 
 @dataclass
@@ -23,7 +60,7 @@ class TestResult:
 @dataclass
 class StudentResult:
     student: str
-    status: str                    # graded | failed | skipped
+    status: Status
     reason: str = ""
     score: float = 0.0
     max_score: float = 0.0
@@ -38,21 +75,22 @@ class StudentResult:
     def from_dict(cls, d: dict) -> "StudentResult":
         d = dict(d)
         d["tests"] = [TestResult(**t) for t in d.get("tests", [])]
+        d["status"] = Status(d["status"])
         return cls(**d)
 
 
 def cell_failure(cell) -> tuple[str | None, str | None]:
     """(diagnosis id, message) of a graded cell's first failure, or (None, None) when it passed."""
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            ename, evalue = out.get("ename", ""), out.get("evalue", "")
-            match = DIAGNOSIS.match(evalue)
-            if ename == "Diagnosis" and match:
-                return match.group(1), match.group(2)
-            return ename or "error", f"{ename}: {evalue}".strip()
-        if out.get("output_type") == "stream" and out.get("name") == "stderr":
-            return "stderr", "the cell wrote to stderr: " + out.get("text", "")[:200]
-    return None, None
+    out = first_failure(cell)
+    if out is None:
+        return None, None
+    if out.get("output_type") == "error":
+        ename, evalue = out.get("ename", ""), out.get("evalue", "")
+        match = DIAGNOSIS.match(evalue)
+        if ename == "Diagnosis" and match:
+            return match.group(1), match.group(2)
+        return ename or "error", f"{ename}: {evalue}".strip()
+    return "stderr", "the cell wrote to stderr: " + out.get("text", "")[:200]
 
 
 def notebook_failures(path: Path) -> dict[str, tuple[str | None, str | None]]:
@@ -60,20 +98,17 @@ def notebook_failures(path: Path) -> dict[str, tuple[str | None, str | None]]:
     nb = nbformat.read(str(path), as_version=4)
     found = {}
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade") and cell.cell_type == "code":
-            found[meta["grade_id"]] = cell_failure(cell)
+        if is_graded_cell(cell) and cell.cell_type == "code":
+            found[grade_id(cell)] = cell_failure(cell)
     return found
 
 
 def run_problems(path: Path) -> list[str]:
     """Human reasons from an autograded notebook: timeouts, an exhausted budget, a dead kernel."""
-    from .preprocessors import BUDGET_ENAME, DEAD_ENAME
-
     nb = nbformat.read(str(path), as_version=4)
     reasons = []
     for cell in nb.cells:
-        name = cell.metadata.get("nbgrader", {}).get("grade_id") or cell.get("id", "?")
+        name = cell_name(cell)
         for out in cell.get("outputs", []):
             if out.get("output_type") != "error":
                 continue
@@ -84,6 +119,6 @@ def run_problems(path: Path) -> list[str]:
             elif out.get("ename") == BUDGET_ENAME:
                 reasons.append(f"{path.stem}: ran out of its time budget before cell `{name}`")
                 return reasons
-            elif cell.metadata.get("nbgrader", {}).get("solution") and out.get("ename") != DEAD_ENAME:
+            elif is_solution_cell(cell) and out.get("ename") != DEAD_ENAME:
                 reasons.append(f"{path.stem}: cell `{name}` raised {out.get('ename')}")
     return reasons

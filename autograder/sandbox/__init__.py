@@ -9,7 +9,7 @@ has no network (its own network namespace) and no view of other processes.  It t
 over Unix sockets in a folder of its own, since TCP cannot cross the network namespace.
 
 If ``bwrap`` is missing the kit refuses to grade unless sandboxing is switched off explicitly
-(``AUTOGRADER_SANDBOX=off``), and says so.
+(``AUTOGRADER_SANDBOX=off``, or ``c.KitConfig.sandbox = False``: see ``autograder.config``), and says so.
 """
 from __future__ import annotations
 
@@ -23,15 +23,11 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import List, Unicode
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the autograder package
 
 
 class SandboxUnavailable(RuntimeError):
     pass
-
-
-def sandbox_enabled() -> bool:
-    return os.environ.get("AUTOGRADER_SANDBOX", "on").lower() not in ("off", "0", "no", "false")
 
 
 def bwrap_path() -> str:
@@ -76,7 +72,7 @@ def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_b
         cmd += ["--tmpfs", root]
     # the Python environment (a .venv inside the repository is covered above) and the kit come back read-only
     cmd += ["--ro-bind", sys.prefix, sys.prefix]
-    cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "mutants")]
+    cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "devtools")]
     for folder in [workdir, *writable]:
         cmd += ["--bind", str(folder), str(folder)]
     cmd += ["--chdir", str(workdir), "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
@@ -90,7 +86,8 @@ class SandboxedKernelManager(AsyncKernelManager):
     """A kernel manager that starts the kernel inside bubblewrap and talks to it over Unix sockets."""
 
     hide_paths = List(Unicode(), help="course roots to cover inside the sandbox").tag(config=True)
-    memory_limit_mb = Unicode("4096", help="address-space limit of the kernel, in MiB ('' for none)").tag(config=True)
+    memory_limit_mb = Unicode("", help="address-space limit of the kernel, in MiB ('' for none); the grading "
+                                       "config sets it from KitConfig.memory_limit_mb").tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
         self._sandbox_runtime = Path(tempfile.mkdtemp(prefix="kit-kernel-"))

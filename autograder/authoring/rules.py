@@ -3,19 +3,12 @@ from __future__ import annotations
 
 import ast
 import importlib
-import re
 
-SPEC_NAMES = {
-    "01_why_position": ("softmax", "self_attention", "permutation_gap"),
-    "02_token_embeddings": ("Embedding", "numerical_gradient", "rel_error"),
-    "03_sinusoidal": ("sinusoidal_table", "shift_matrix"),
-    "04_learned_positions": ("PositionalEmbedding",),
-    "05_embedding_layer": ("EmbeddingLayer",),
-}
+from ..cells import (HIDDEN_CALL, HIDDEN_IMPORT, MARKERS, grade_id as cell_grade_id, is_graded_cell, is_solution_cell,
+                     is_test_cell, nbgrader_metadata, strip_hidden)
+from ..course import LESSONS
+
 TOTAL_POINTS = 100
-MARKERS = (("### BEGIN SOLUTION", "### END SOLUTION"), ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"))
-HIDDEN_CALL = re.compile(r"^\s*_hidden\.(\w+)\(", re.M)
-HIDDEN_IMPORT = re.compile(r"^\s*import autograder\.hidden\.(\w+) as _hidden\s*$", re.M)
 
 
 class AuthoringError(ValueError):
@@ -23,16 +16,12 @@ class AuthoringError(ValueError):
 
 
 def _where(path, index, cell) -> str:
-    grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+    grade_id = cell_grade_id(cell)
     return f"{path}: cell {index}" + (f" ({grade_id})" if grade_id else "")
 
 
-def strip_hidden(source: str) -> str:
-    """The source with its hidden-test regions removed (what a student sees)."""
-    return re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", "", source, flags=re.S)
-
-
-def _check_markers(where: str, source: str, meta: dict) -> None:
+def _check_markers(where: str, cell) -> None:
+    source = cell.source
     for begin, end in MARKERS:
         depth = 0
         for line in source.splitlines():
@@ -46,9 +35,9 @@ def _check_markers(where: str, source: str, meta: dict) -> None:
                 depth = 0
         if depth:
             raise AuthoringError(f"{where}: {begin!r} has no matching {end!r}")
-    if "BEGIN SOLUTION" in source and not meta.get("solution"):
+    if "BEGIN SOLUTION" in source and not is_solution_cell(cell):
         raise AuthoringError(f"{where}: a solution region in a cell that is not a solution cell")
-    if "BEGIN HIDDEN TESTS" in source and not (meta.get("grade") and not meta.get("solution")):
+    if "BEGIN HIDDEN TESTS" in source and not is_test_cell(cell):
         raise AuthoringError(f"{where}: a hidden-test region in a cell that is not a test cell")
 
 
@@ -104,7 +93,7 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
     points = 0
     defined: dict[str, list[tuple[int, bool]]] = {}
     for index, cell in enumerate(nb.cells):
-        meta = cell.metadata.get("nbgrader")
+        meta = nbgrader_metadata(cell)
         where = _where(path, index, cell)
         if cell.cell_type == "code" and meta is None and ("BEGIN SOLUTION" in cell.source or "HIDDEN TESTS" in cell.source):
             raise AuthoringError(f"{where}: markers in a cell without nbgrader metadata")
@@ -118,9 +107,9 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
         seen_ids[grade_id] = index
         if meta.get("schema_version") != 3:
             raise AuthoringError(f"{where}: nbgrader schema_version should be 3")
-        _check_markers(where, cell.source, meta)
-        is_test = meta.get("grade") and not meta.get("solution")
-        if meta.get("grade"):
+        _check_markers(where, cell)
+        is_test = is_test_cell(cell)
+        if is_graded_cell(cell):
             if not isinstance(meta.get("points"), (int, float)) or meta["points"] <= 0:
                 raise AuthoringError(f"{where}: a graded cell needs positive points")
             points += meta["points"]
@@ -137,8 +126,8 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
             raise AuthoringError(f"{where}: student-visible code mentions the autograder package")
         if cell.cell_type == "code":
             for name in _top_level_names(cell.source):
-                defined.setdefault(name, []).append((index, bool(meta.get("solution"))))
-    for name in SPEC_NAMES.get(notebook_name, ()):
+                defined.setdefault(name, []).append((index, is_solution_cell(cell)))
+    for name in LESSONS.get(notebook_name, ()):
         places = defined.get(name, [])
         solution_places = [i for i, is_solution in places if is_solution]
         if len(solution_places) != 1 or len(places) != 1:

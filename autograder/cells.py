@@ -1,0 +1,98 @@
+"""One vocabulary for the cells of an nbgrader notebook, built on nbgrader's own ``nbgrader.utils``.
+
+A *solution cell* is where the student writes code (nbgrader's ``is_solution``); a *test cell* is a
+graded cell that is not a solution (nbgrader's autograder-tests cell); a *protected cell* is one the
+student may not change (locked or graded).  Every cell nbgrader knows has a *grade id*.  Test cells
+may hold a *hidden region* between the hidden-test markers, which the release strips and which calls
+the checks of ``autograder.hidden`` through one import line (``HIDDEN_IMPORT``).  Everything in the
+kit that asks one of these questions asks it here.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from nbgrader.utils import is_grade, is_locked, is_solution
+
+SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+MARKERS = (SOLUTION_MARKERS, HIDDEN_MARKERS)
+HIDDEN_IMPORT = re.compile(r"^\s*import autograder\.hidden\.(\w+) as _hidden\s*$", re.M)
+HIDDEN_CALL = re.compile(r"^\s*_hidden\.(\w+)\(", re.M)
+HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+
+
+def nbgrader_metadata(cell) -> dict | None:
+    """The cell's nbgrader metadata, or None for a cell nbgrader does not know."""
+    return cell.metadata.get("nbgrader")
+
+
+def grade_id(cell) -> str | None:
+    return (nbgrader_metadata(cell) or {}).get("grade_id")
+
+
+def points(cell) -> float:
+    return float((nbgrader_metadata(cell) or {}).get("points", 0))
+
+
+def is_solution_cell(cell) -> bool:
+    return bool(is_solution(cell))
+
+
+def is_graded_cell(cell) -> bool:
+    return bool(is_grade(cell))
+
+
+def is_test_cell(cell) -> bool:
+    """A graded cell that is not a solution: nbgrader runs it and scores what it raises."""
+    return bool(is_grade(cell)) and not is_solution(cell)
+
+
+def is_protected_cell(cell) -> bool:
+    """A cell the student may not change: locked, or graded."""
+    return bool(is_locked(cell) or is_grade(cell))
+
+
+def cell_name(cell, index: int | str = "?") -> str:
+    """How messages name a cell: its grade id, else its cell id, else its position."""
+    return grade_id(cell) or cell.get("id") or str(index)
+
+
+def strip_hidden(source: str) -> str:
+    """The source with its hidden-test regions removed (what a student sees)."""
+    return re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", "", source, flags=re.S)
+
+
+def strip_solution_markers(source: str) -> str:
+    """A solution cell's source as a student would type it: the solution marker lines removed."""
+    return "\n".join(line for line in source.splitlines() if line.strip() not in SOLUTION_MARKERS)
+
+
+def hidden_calls(source: str) -> list[list]:
+    """[[module, function, [argument names]], ...] of a test cell's hidden region."""
+    region = HIDDEN_REGION.search(source)
+    if not region:
+        return []
+    modules = HIDDEN_IMPORT.findall(region.group(1))
+    calls = []
+    for node in ast.parse(region.group(1)).body:
+        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+                and isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == "_hidden" and modules):
+            args = [a.id for a in node.value.args if isinstance(a, ast.Name)]
+            calls.append([modules[0], node.value.func.attr, args])
+    return calls
+
+
+def first_failure(cell) -> dict | None:
+    """The first output of a code cell that fails it for nbgrader (an error, or text on stderr), or None."""
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            return out
+        if out.get("output_type") == "stream" and out.get("name") == "stderr":
+            return out
+    return None
+
+
+def solution_sources(nb) -> dict[str, str]:
+    """grade id -> the reference solution of each solution cell, as a student would type it."""
+    return {grade_id(cell): strip_solution_markers(cell.source) for cell in nb.cells if is_solution_cell(cell)}

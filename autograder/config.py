@@ -1,0 +1,65 @@
+"""The kit's options, as traitlets read from the course's ``nbgrader_config.py`` like nbgrader's own.
+
+In ``nbgrader_config.py``::
+
+    c.KitConfig.notebook_budget = 90
+    c.KitConfig.jobs = 8
+
+The ``grade`` command's flags override the file.  Every option's ``help=`` is its documentation, and
+each default is written once, here.
+"""
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+from traitlets import Bool, Float, Integer, default
+from traitlets.config import Config, Configurable
+from traitlets.config.loader import PyFileConfigLoader
+
+CONFIG_FILE = "nbgrader_config.py"
+SANDBOX_SWITCH = "AUTOGRADER_SANDBOX"  # off / 0 / no / false: grade without bubblewrap (student code runs as you)
+
+
+class KitConfig(Configurable):
+    """Budgets, limits and parallelism of the kit's grading."""
+
+    notebook_budget = Float(120.0, help="Seconds one notebook may run in all; once spent, its remaining cells "
+                                        "are not run and score 0.").tag(config=True)
+    cell_timeout = Integer(60, help="Seconds one cell may run (nbgrader's Execute.timeout while the kit "
+                                    "grades).").tag(config=True)
+    memory_limit_mb = Integer(4096, help="Address-space limit of a grading kernel and of the clean re-run, "
+                                         "in MiB (0: none).").tag(config=True)
+    jobs = Integer(help="Worker processes grading students side by side (default: the CPU count).").tag(config=True)
+    sandbox = Bool(help=f"Run student code inside bubblewrap (default: on, unless the environment sets "
+                        f"{SANDBOX_SWITCH}=off).").tag(config=True)
+
+    @default("jobs")
+    def _default_jobs(self) -> int:
+        return os.cpu_count() or 1
+
+    @default("sandbox")
+    def _default_sandbox(self) -> bool:
+        return os.environ.get(SANDBOX_SWITCH, "on").lower() not in ("off", "0", "no", "false")
+
+
+def read_course_config(course_dir: Path) -> Config:
+    """The course's ``nbgrader_config.py`` as a traitlets Config (empty when the course has none)."""
+    course_dir = Path(course_dir).resolve()
+    config = Config()
+    if (course_dir / CONFIG_FILE).exists():
+        config.merge(PyFileConfigLoader(CONFIG_FILE, path=str(course_dir)).load_config())
+    return config
+
+
+def kit_options(config: Config | None = None, **overrides) -> KitConfig:
+    """The kit's options from ``config``, with every override that is not None written over them
+    (command-line flags win over the file, as in nbgrader)."""
+    config = copy.deepcopy(config) if config is not None else Config()
+    for name, value in overrides.items():
+        if name not in KitConfig.class_trait_names(config=True):
+            raise TypeError(f"KitConfig has no option {name!r}")
+        if value is not None:
+            config.KitConfig[name] = value
+    return KitConfig(config=config)

@@ -1,0 +1,8 @@
+"""Grading one submission: submitted/ -> autograded/ -> feedback/, for one student.
+
+``intake`` stages a checked copy of the submission (the original is never touched); ``execute`` is
+the budgeted nbgrader executor the student's kernel runs under; ``judge`` re-runs every hidden test
+that scored in a clean, sandboxed process; ``feedback`` keeps hidden-test code out of what the
+student sees; ``results`` reads points and diagnoses back; ``grade.grade_student`` ties these steps
+together and never raises for a bad submission.  Whole classes are the business of ``classroom``.
+"""

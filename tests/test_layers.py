@@ -1,0 +1,129 @@
+"""The package's shape: imports flow one way, from the entry points down to the hidden checks.
+
+Every import statement of ``autograder/`` (at the top of a module or inside a function) is read with
+``ast``; none may reach a layer above its own, and the module graph has no cycle.
+"""
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
+
+# Lowest first.  A module may import from its own part of the package or from a layer below, never
+# from a layer above, nor from another part of its own layer.
+LAYERS = [
+    ["autograder", "hidden"],            # what a grading kernel loads; imports nothing else of the kit
+    ["cells", "config"],                 # the vocabulary and the options
+    ["course"],                          # the course's folders and lessons
+    ["sandbox", "authoring", "student"],
+    ["grading"],                         # one submission
+    ["classroom"],                       # the whole class
+    ["devtools"],                        # mutants, personas, demo: never imported by anything above
+    ["cli"],
+    ["__main__"],                        # python -m autograder
+]
+LAYER = {part: level for level, parts in enumerate(LAYERS) for part in parts}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def part(module: str) -> str:
+    """The part of the package a module belongs to: ``autograder.grading.judge`` -> ``grading``."""
+    pieces = module.split(".")
+    return pieces[1] if len(pieces) > 1 else pieces[0]
+
+
+def imports(module: str) -> set[str]:
+    """The kit's modules that ``module`` imports, anywhere in its code."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            # `from pkg import name` imports the submodule pkg.name when there is one, else pkg itself
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:  # `import autograder.hidden.lesson01 as x` names a module
+                name = name.rpartition(".")[0]
+            if name.startswith("autograder") and name != module:
+                found.add(name)
+    return found
+
+
+GRAPH = {module: imports(module) for module in MODULES}
+
+
+def test_every_part_of_the_package_has_a_layer():
+    assert {part(m) for m in MODULES} <= set(LAYER), {part(m) for m in MODULES} - set(LAYER)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_never_reach_up_a_layer(module):
+    mine = part(module)
+    wrong = sorted(target for target in GRAPH[module]
+                   if part(target) != mine and part(target) != "autograder" and LAYER[part(target)] >= LAYER[mine])
+    assert not wrong, f"{module} (layer {LAYER[mine]}, {mine}) imports {wrong} from its own layer or above"
+
+
+def test_the_import_graph_has_no_cycle():
+    state: dict[str, str] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for target in sorted(GRAPH[module]):
+            if state.get(target) == "open":
+                cycle = path[path.index(target):] + [target]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target, path + [target])
+        state[module] = "done"
+
+    for module in sorted(MODULES):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_the_reader_sees_real_imports():
+    """The checks above mean something only if the parser finds the imports that are there."""
+    assert "autograder.grading.judge" in GRAPH["autograder.grading.grade"]
+    assert "autograder.hidden.diagnostics" in GRAPH["autograder.hidden.lesson01"]
+    assert "autograder.sandbox" in GRAPH["autograder.grading.judge"]          # a lazy import, inside a function
+    assert "autograder.hidden.lesson04" in GRAPH["autograder.hidden.lesson05"]
+
+
+def test_devtools_are_out_of_sight_in_the_sandbox(tmp_path):
+    """The mutant catalogue and personas sit in the package but a grading kernel cannot read them."""
+    import subprocess
+    import sys
+
+    from autograder.sandbox import PACKAGE_DIR, bwrap_command
+
+    assert any((PACKAGE_DIR / "devtools" / "mutants").glob("lesson*.py"))  # there is something to hide
+    probe = ("import json, os, autograder.hidden.lesson02; "
+             f"print(json.dumps([os.listdir({str(PACKAGE_DIR / 'devtools')!r}), os.listdir({str(PACKAGE_DIR)!r})]))")
+    result = subprocess.run(bwrap_command(tmp_path, [], []) + [sys.executable, "-I", "-c", probe],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    devtools, package = json.loads(result.stdout)
+    assert devtools == [] and "hidden" in package and "grading" in package
