@@ -197,7 +197,8 @@ def _test_output(test) -> str:
     if test.points >= test.max_points:
         return "Passed."
     lines = [f"Partial credit: {test.points:g} of {test.max_points:g}."] if test.points > 0 else []
-    if test.diagnosis and test.message:
+    plain = test.diagnosis == "missing" or (test.message or "").startswith(f"{test.diagnosis}:")  # not a misconception
+    if test.diagnosis and test.message and not plain:
         lines.append(f"Diagnosis [{test.diagnosis}]: {test.message}")
     elif test.message:
         lines.append(test.message)

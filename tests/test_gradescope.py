@@ -138,7 +138,8 @@ def test_gradescope_grades_reference_stub_and_scatter_overwrite(gradescope_root,
 
 def test_gradescope_reports_a_broken_upload_to_the_student(gradescope_root):
     notebooks = persona_notebooks("reference")
-    files = {f"{n}.ipynb": nb for n, nb in notebooks.items() if n != "05_embedding_layer"}
+    files = {f"{n}.ipynb": nb for n, nb in notebooks.items() if n not in ("01_why_position", "05_embedding_layer")}
+    files["01_why_position (1).ipynb"] = notebooks["01_why_position"]  # renamed by a download: found by its cells
     files["04_learned_positions.ipynb"] = "{ not json"
     files["notes.txt"] = "my notes"
     results, text = run_autograder(gradescope_root, files)
@@ -148,4 +149,6 @@ def test_gradescope_reports_a_broken_upload_to_the_student(gradescope_root):
     assert results["score"] == 60
     assert "notes.txt: ignored (not a notebook)" in results["output"]
     assert "04_learned_positions.ipynb: not a notebook" in results["output"]
+    missing = [t["output"] for t in results["tests"] if t["name"].startswith("05_")]
+    assert missing and all(o == "the notebook was not submitted or could not be graded" for o in missing)
     assert_no_hidden_code(text)
