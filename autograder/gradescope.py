@@ -40,6 +40,7 @@ NOTEBOOK_BUDGET = 60.0
 CELL_TIMEOUT = 30
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints"}
 NOT_SHIPPED = {"mutants", "devtools"}  # buggy variants and alternative solutions stay home
+NOT_SHIPPED_STUB = b'"""Not shipped to Gradescope."""\n'
 STAMP = (2026, 1, 1, 0, 0, 0)
 
 SETUP_SH = """\
@@ -114,8 +115,12 @@ def build_zip(repo: Path, assignment: str, target: Path) -> Path:
                 continue
             _add(z, f"kit/autograder/{rel.as_posix()}", path.read_bytes())
         for folder in sorted(NOT_SHIPPED):
-            if (package / folder).is_dir():  # the package keeps its layout (the sandbox covers mutants/)
-                _add(z, f"kit/autograder/{folder}/__init__.py", b'"""Not shipped to Gradescope."""\n')
+            # the package keeps its folders, empty (the sandbox mounts over the mutants' folder, which must exist)
+            top = package / folder
+            for sub in [top, *sorted(top.rglob("*"))] if top.is_dir() else []:
+                if sub.is_dir() and sub.name != "__pycache__":
+                    rel = sub.relative_to(package).as_posix()
+                    _add(z, f"kit/autograder/{rel}/__init__.py", NOT_SHIPPED_STUB)
         _add(z, "course/nbgrader_config.py", (repo / "nbgrader_config.py").read_bytes())
         for nb in notebooks:
             _add(z, f"course/source/{assignment}/{nb.name}", nb.read_bytes())
