@@ -147,18 +147,21 @@ def setup(root: Path, assignment: str) -> None:
 
 
 def choose_sandbox(echo=print) -> bool:
-    """AUTOGRADER_SANDBOX when set; otherwise bubblewrap if it works in this container, else off."""
+    """Bubblewrap if it works in this container, else off; AUTOGRADER_SANDBOX=off skips it, =on insists on it."""
     from .sandbox import SandboxUnavailable, bwrap_command, sandbox_enabled
 
-    if os.environ.get("AUTOGRADER_SANDBOX"):
-        echo(f"sandbox: AUTOGRADER_SANDBOX={os.environ['AUTOGRADER_SANDBOX']}")
-        return sandbox_enabled()
+    chosen = os.environ.get("AUTOGRADER_SANDBOX")
+    if chosen and not sandbox_enabled():
+        echo(f"sandbox: off (AUTOGRADER_SANDBOX={chosen}); the container is the only sandbox")
+        return False
     with tempfile.TemporaryDirectory(prefix="kit-probe-") as probe:
         try:
             cmd = bwrap_command(Path(probe), [], []) + [sys.executable, "-c", "pass"]
             ok = subprocess.run(cmd, capture_output=True, timeout=60).returncode == 0
         except (SandboxUnavailable, OSError, subprocess.SubprocessError):
             ok = False
+    if chosen and not ok:
+        raise SandboxUnavailable(f"AUTOGRADER_SANDBOX={chosen}, but bubblewrap cannot run in this container")
     os.environ["AUTOGRADER_SANDBOX"] = "on" if ok else "off"
     echo("sandbox: bubblewrap works in this container; student code runs inside it" if ok else
          "sandbox: bubblewrap cannot run in this container; the container is the only sandbox")

@@ -242,7 +242,12 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
     if to in ("canvas", "moodle") and roster is None:
         raise ValueError(f"--to {to} needs --roster: the LMS identifies students by the roster's ids")
     entries = read_roster(roster) if roster else None
+    if not course_dir.is_dir():
+        raise ValueError(f"course directory {course_dir} does not exist")
     db_url = course_config(course_dir, db_url).CourseDirectory.db_url
+    db_file = db_url.split("sqlite:///", 1)[1].split("?", 1)[0] if db_url.startswith("sqlite:///") else None
+    if db_file and not Path(db_file).exists():  # opening it would create an empty gradebook
+        raise ValueError(f"no gradebook at {db_file}: grade the assignment first")
     scores = graded_scores(db_url, assignment)
     if to == "csv":
         target = export_grades(db_url, assignment, Path(out or course_dir / "grades.csv"))
