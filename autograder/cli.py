@@ -63,6 +63,38 @@ def cmd_collect(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from .lms import export_to_lms
+
+    try:
+        export_to_lms(Path(args.course_dir), args.assignment, to=args.to, roster=Path(args.roster) if args.roster else None,
+                      out=Path(args.out) if args.out else None, db_url=args.db_url, assignment_id=args.assignment_id,
+                      missing_as_zero=args.missing_as_zero, moodle_id=args.moodle_id,
+                      feedback=Path(args.feedback_zip) if args.feedback_zip else None)
+    except ValueError as e:
+        print(f"export: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_gradescope(args) -> int:
+    from . import gradescope
+
+    root = Path(args.root) if args.root else gradescope.default_root()
+    if args.setup:
+        gradescope.setup(root, args.assignment)
+        return 0
+    if args.run:
+        return gradescope.run(root, args.assignment)
+    try:
+        target = gradescope.build_zip(Path(args.repo), args.assignment, Path(args.out))
+    except ValueError as e:
+        print(f"gradescope: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {target}: upload it as the autograder of a Gradescope programming assignment")
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .devtools.demo import run_demo
 
@@ -120,6 +152,33 @@ def main(argv=None) -> int:
     p.add_argument("--roster", help="CSV with student_id and login / lms_id / canvas_id / email columns")
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.set_defaults(func=cmd_collect)
+
+    p = sub.add_parser("export", help="grades for the LMS: nbgrader's grades.csv, or a Canvas / Moodle gradebook CSV")
+    p.add_argument("assignment")
+    p.add_argument("--to", choices=("csv", "canvas", "moodle"), default="csv",
+                   help="csv: nbgrader's own grades.csv; canvas / moodle: the LMS's gradebook import (default: csv)")
+    p.add_argument("--roster", help="the class roster CSV (student_id, name, login, canvas_id, sis_user_id, "
+                                    "sis_login_id, section, email, idnumber, ...); needed for canvas and moodle")
+    p.add_argument("--out", help="the file to write (default: grades.csv, or ASSIGNMENT-canvas.csv / -moodle.csv)")
+    p.add_argument("--assignment-id", help="the Canvas assignment id: the column becomes 'ASSIGNMENT (ID)'")
+    p.add_argument("--missing-as-zero", action="store_true",
+                   help="a roster student without a graded submission gets 0 instead of an empty cell")
+    p.add_argument("--moodle-id", choices=("email", "idnumber"), default="email",
+                   help="the roster column Moodle matches users by (default: %(default)s)")
+    p.add_argument("--feedback-zip", nargs="?", const="feedback-upload.zip", metavar="ZIP",
+                   help="also pack every feedback HTML under the student's LMS file name (default: %(const)s)")
+    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
+    p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("gradescope", help="build autograder.zip for a Gradescope programming assignment")
+    p.add_argument("assignment")
+    p.add_argument("--out", default="autograder.zip", help="the zip to write (default: %(default)s)")
+    p.add_argument("--repo", default=str(repo_root()), help="the kit's root (default: %(default)s)")
+    p.add_argument("--setup", action="store_true", help="(inside Gradescope, from setup.sh) prepare the course")
+    p.add_argument("--run", action="store_true", help="(inside Gradescope, from run_autograder) grade the submission")
+    p.add_argument("--root", help="the Gradescope folder (default: $AUTOGRADER_ROOT or /autograder)")
+    p.set_defaults(func=cmd_gradescope)
 
     p = sub.add_parser("demo", help="collect, grade, export and report a built-in class in a scratch course")
     p.add_argument("--workdir", help="where to put the scratch course (default: a new temporary folder)")

@@ -3,13 +3,12 @@
 Recognised layouts, nested folders included:
 - ``<student>/<assignment>/<notebook>.ipynb`` and ``<student>/<notebook>.ipynb`` (nbgrader's own layout);
 - Canvas-style file names ``<login>_[LATE_]<user id>_<submission id>_<notebook>[-N].ipynb``.
-A roster CSV (columns ``student_id`` plus any of ``login``, ``lms_id``, ``canvas_id``, ``email``) maps
-LMS names and ids to student ids.  A newer submission is never replaced by an older one; every file
+A roster CSV (columns ``student_id`` plus any of ``login``, ``lms_id``, ``canvas_id``, ``email``, ...;
+see :mod:`autograder.lms`) maps LMS names and ids to student ids.  A newer submission is never replaced by an older one; every file
 that cannot be placed is reported with the reason.
 """
 from __future__ import annotations
 
-import csv
 import os
 import re
 import shutil
@@ -56,21 +55,10 @@ class CollectReport:
 
 
 def read_roster(path: Path | None) -> dict[str, str]:
-    """LMS login / id / email (lower-case) -> student id."""
-    if path is None:
-        return {}
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f)
-        if not reader.fieldnames or "student_id" not in reader.fieldnames:
-            raise ValueError(f"{path}: a roster needs a 'student_id' column (got {reader.fieldnames})")
-        mapping = {}
-        for row in reader:
-            sid = (row.get("student_id") or "").strip()
-            for key in ("student_id", "login", "lms_id", "canvas_id", "email"):
-                value = (row.get(key) or "").strip().lower()
-                if sid and value:
-                    mapping[value] = sid
-        return mapping
+    """LMS login / id / email (lower-case) -> student id; a bad roster raises with its file and row."""
+    from .lms import read_roster as read_entries, roster_lookup
+
+    return roster_lookup(read_entries(path)) if path is not None else {}
 
 
 def _unpack(path: Path, scratch: Path) -> Path:
@@ -162,6 +150,10 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
             shutil.copy2(path, target)
             _write_timestamp(folder, mtime)
             report.placed.append(Placed(student, nb, origin, mtime))
+    from .lms import remember_lms_names  # for `export --feedback-zip`: the LMS's own file names
+
+    remember_lms_names(course_dir, assignment,
+                       [(p.student, p.notebook, p.origin) for p in report.placed if CANVAS.match(Path(p.origin).name)])
     return report
 
 

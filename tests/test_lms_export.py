@@ -1,0 +1,190 @@
+"""Grades back to the LMS: Canvas and Moodle gradebook files read back against the roster and grades.csv,
+feedback packed under the LMS's file names, and rosters that cannot be trusted refused with file and row.
+
+The graded course is the session's ``plain_course`` (reference, stub, independent, noisy, overwriter),
+so nothing here grades a notebook again.
+"""
+from __future__ import annotations
+
+import csv
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import ASSIGNMENT, NOTEBOOKS
+from autograder.lms import RosterError, canvas_table, moodle_table, read_roster
+
+from .conftest import REPO, kit
+
+# the roster: names with commas and non-ASCII letters, a student who never submitted ("absent");
+# "independent" and "noisy" were graded but are not in it
+ROSTER = [
+    ["student_id", "name", "login", "canvas_id", "sis_user_id", "sis_login_id", "section", "email", "idnumber"],
+    ["reference", "Lovelace, Ada", "lovelace", "101", "S-001", "ada@uni.example", "Section A, Mon", "ada@uni.example", "1001"],
+    ["stub", "Núñez, José", "nunez", "102", "S-002", "jose@uni.example", "Section B", "jose@uni.example", "1002"],
+    ["overwriter", "Ørsted, Hans Christian", "orsted", "103", "S-003", "hans@uni.example", "Section B",
+     "hans@uni.example", "1003"],
+    ["absent", "Zoë Ng", "ng", "104", "S-004", "zoe@uni.example", "Section A, Mon", "zoe@uni.example", "1004"],
+]
+OUTSIDE = ("independent", "noisy")
+
+
+def write_csv(path: Path, rows: list[list[str]]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    return path
+
+
+def read_back(path: Path) -> list[list[str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def nbgrader_scores(course: Path) -> dict[str, str]:
+    """student -> score as nbgrader's own `export` wrote it to grades.csv."""
+    with open(course / "grades.csv", newline="") as f:
+        return {r["student_id"]: r["score"] for r in csv.DictReader(f) if r["assignment"] == ASSIGNMENT}
+
+
+def expected_cell(scores: dict[str, str], student: str, missing: str) -> str:
+    return f"{float(scores[student]):g}" if student in scores else missing
+
+
+@pytest.fixture()
+def roster(tmp_path) -> Path:
+    return write_csv(tmp_path / "roster.csv", ROSTER)
+
+
+def test_canvas_file_matches_roster_and_grades(plain_course, roster, tmp_path):
+    out = tmp_path / "canvas.csv"
+    result = kit("export", ASSIGNMENT, "--to", "canvas", "--roster", str(roster), "--assignment-id", "4242",
+                 "--out", str(out), "--course-dir", str(plain_course))
+    table = read_back(out)
+    assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", f"{ASSIGNMENT} (4242)"]
+    scores = nbgrader_scores(plain_course)
+    assert set(scores) == {"reference", "stub", "independent", "noisy", "overwriter"}
+    assert len(table) == len(ROSTER)  # one row per roster student, nobody else
+    for row, r in zip(table[1:], ROSTER[1:]):
+        sid, name, _, canvas_id, sis_user, sis_login, section = r[:7]
+        assert row == [name, canvas_id, sis_user, sis_login, section, expected_cell(scores, sid, "")]
+    by_name = {row[0]: row[-1] for row in table[1:]}
+    assert by_name["Lovelace, Ada"] == "100" and by_name["Núñez, José"] == "0"
+    assert 0 < float(by_name["Ørsted, Hans Christian"]) < 100
+    assert by_name["Zoë Ng"] == ""  # no submission: an empty cell, not a 0
+    # graded students outside the roster are named on the terminal with their scores
+    assert "2 graded student(s) are not in the roster" in result.stdout
+    for student in OUTSIDE:
+        assert f"  {student}: {float(scores[student]):g}" in result.stdout
+    assert "without a graded submission get an empty cell: absent" in result.stdout
+
+
+def test_canvas_missing_as_zero_and_no_assignment_id(plain_course, roster, tmp_path):
+    out = tmp_path / "canvas0.csv"
+    kit("export", ASSIGNMENT, "--to", "canvas", "--roster", str(roster), "--missing-as-zero", "--out", str(out),
+        "--course-dir", str(plain_course))
+    table = read_back(out)
+    assert table[0][-1] == ASSIGNMENT
+    scores = nbgrader_scores(plain_course)
+    assert [row[-1] for row in table[1:]] == [expected_cell(scores, r[0], "0") for r in ROSTER[1:]]
+    assert table[-1][-1] == "0"
+
+
+@pytest.mark.parametrize("id_column", ["email", "idnumber"])
+def test_moodle_file_matches_roster_and_grades(plain_course, roster, tmp_path, id_column):
+    out = tmp_path / f"moodle-{id_column}.csv"
+    result = kit("export", ASSIGNMENT, "--to", "moodle", "--moodle-id", id_column, "--roster", str(roster),
+                 "--out", str(out), "--course-dir", str(plain_course))
+    table = read_back(out)
+    column = ROSTER[0].index(id_column)
+    scores = nbgrader_scores(plain_course)
+    assert table == [[id_column, ASSIGNMENT]] + [[r[column], expected_cell(scores, r[0], "")] for r in ROSTER[1:]]
+    for student in OUTSIDE:
+        assert f"  {student}: " in result.stdout
+
+
+def test_csv_keeps_nbgrader_format(plain_course, tmp_path):
+    out = tmp_path / "grades.csv"
+    kit("export", ASSIGNMENT, "--out", str(out), "--course-dir", str(plain_course))
+    assert read_back(out) == read_back(plain_course / "grades.csv")
+
+
+def test_feedback_zip_names_each_file_after_the_lms_download(plain_course, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(plain_course, course)  # the shared course stays as it is
+    submitted = course / "submitted"
+    download = tmp_path / "canvas-download.zip"
+    lms_names = {}
+    with zipfile.ZipFile(download, "w") as z:
+        for student, prefix in (("reference", "lovelace_101_9001"), ("overwriter", "orsted_LATE_103_9003")):
+            for nb in NOTEBOOKS:
+                name = f"{prefix}_{nb}{'-1' if nb == '02_token_embeddings' else ''}.ipynb"
+                z.writestr(f"submissions/{name}", (submitted / student / ASSIGNMENT / f"{nb}.ipynb").read_bytes())
+                lms_names[(student, nb)] = name
+    shutil.rmtree(submitted)
+    roster = write_csv(tmp_path / "roster.csv", ROSTER)
+    kit("collect", ASSIGNMENT, str(download), "--roster", str(roster), "--course-dir", str(course))
+    packed = tmp_path / "feedback-upload.zip"
+    result = kit("export", ASSIGNMENT, "--to", "canvas", "--roster", str(roster), "--out", str(tmp_path / "c.csv"),
+                 "--feedback-zip", str(packed), "--course-dir", str(course))
+    with zipfile.ZipFile(packed) as z:
+        names = set(z.namelist())
+        for (student, nb), lms_name in lms_names.items():
+            arcname = lms_name[:-len(".ipynb")] + ".html"
+            assert z.read(arcname) == (course / "feedback" / student / ASSIGNMENT / f"{nb}.html").read_bytes()
+        html = z.read("orsted_LATE_103_9003_02_token_embeddings-1.html").decode()
+        assert "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]" in html
+        # students who did not come from the LMS download are filed under their id and named on the terminal
+        for student in ("stub", "independent", "noisy"):
+            assert {f"{student}/{nb}.html" for nb in NOTEBOOKS} <= names
+        assert len(names) == 5 * len(NOTEBOOKS)
+    assert "filed under their student id: independent, noisy, stub" in result.stdout
+
+
+def test_bad_rosters_are_refused_with_file_and_row(tmp_path):
+    header = "student_id,name,canvas_id,email\n"
+    cases = {
+        "no-id.csv": ("name,email\nAda,ada@x\n", "a roster needs a 'student_id' column"),
+        "empty.csv": (header + "ada,Ada,1,ada@x\n,Ben,2,ben@x\n", "row 3: the student_id is empty"),
+        "twice.csv": (header + "ada,Ada,1,ada@x\nben,Ben,2,ben@x\nada,Ada B,3,adab@x\n",
+                      "row 4: student_id 'ada' is already on row 2"),
+        "shared-id.csv": (header + "ada,Ada,1,ada@x\nben,Ben,1,ben@x\n", "row 3: canvas_id '1' also identifies 'ada' (row 2)"),
+        "folder.csv": (header + "../ada,Ada,1,ada@x\n", "row 2: student_id '../ada' cannot name a folder"),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(RosterError) as e:
+            read_roster(path)
+        assert str(e.value).startswith(str(path)) and message in str(e.value), name
+    latin1 = tmp_path / "latin1.csv"
+    latin1.write_bytes(header.encode() + "ada,Núñez,1,ada@x\n".encode("latin-1"))
+    with pytest.raises(RosterError, match="latin1.csv: not UTF-8"):
+        read_roster(latin1)
+    # the LMS needs an identifier on every row
+    thin = tmp_path / "thin.csv"
+    thin.write_text("student_id,name\nada,Ada\n", encoding="utf-8")
+    with pytest.raises(RosterError, match=r"thin.csv, row 2: student 'ada' has no canvas_id"):
+        canvas_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT, roster_path=thin)
+    with pytest.raises(RosterError, match=r"thin.csv, row 2: student 'ada' has no email"):
+        moodle_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT, roster_path=thin)
+    # Canvas's own column headers work as roster columns
+    canvas_style = tmp_path / "canvas-style.csv"
+    canvas_style.write_text("student_id,Student,ID,SIS User ID,SIS Login ID,Section\nada,\"Lovelace, Ada\",7,S7,ada,A\n",
+                            encoding="utf-8")
+    (entry,) = read_roster(canvas_style)
+    assert (entry.name, entry.canvas_id, entry.sis_user_id, entry.sis_login_id, entry.section) == \
+        ("Lovelace, Ada", "7", "S7", "ada", "A")
+
+
+def test_export_and_collect_refuse_a_bad_roster_on_the_command_line(tmp_path):
+    shutil.copytree(REPO / "source" / ASSIGNMENT, tmp_path / "source" / ASSIGNMENT)  # a course to collect into
+    bad = tmp_path / "roster.csv"
+    bad.write_text("student_id,login\nada,lovelace\nada,ada2\n", encoding="utf-8")
+    for args in (["export", ASSIGNMENT, "--to", "canvas"], ["collect", ASSIGNMENT, str(tmp_path)]):
+        result = kit(*args, "--roster", str(bad), "--course-dir", str(tmp_path), check=False)
+        assert result.returncode == 2, result.stderr
+        assert f"{bad}, row 3: student_id 'ada' is already on row 2" in result.stderr
+    result = kit("export", ASSIGNMENT, "--to", "moodle", "--course-dir", str(tmp_path), check=False)
+    assert result.returncode == 2 and "--to moodle needs --roster" in result.stderr
