@@ -64,7 +64,7 @@ def cmd_collect(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .lms import export_to_lms
+    from .classroom.lms import export_to_lms
 
     try:
         export_to_lms(Path(args.course_dir), args.assignment, to=args.to, roster=Path(args.roster) if args.roster else None,
@@ -78,7 +78,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from . import gradescope
+    from .classroom import gradescope
 
     root = Path(args.root) if args.root else gradescope.default_root()
     if args.setup:

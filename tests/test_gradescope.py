@@ -17,8 +17,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import ASSIGNMENT
-from autograder.demo import persona_notebooks
+from autograder.course import ASSIGNMENT
+from autograder.devtools.demo import persona_notebooks
 
 from .conftest import ENV, REPO, kit
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import ASSIGNMENT, NOTEBOOKS
-from autograder.lms import RosterError, canvas_table, moodle_table, read_roster
+from autograder.course import ASSIGNMENT, NOTEBOOKS
+from autograder.classroom.lms import RosterError, canvas_table, moodle_table, read_roster
 
 from .conftest import REPO, kit
 

@@ -4,7 +4,7 @@ Recognised layouts, nested folders included:
 - ``<student>/<assignment>/<notebook>.ipynb`` and ``<student>/<notebook>.ipynb`` (nbgrader's own layout);
 - Canvas-style file names ``<login>_[LATE_]<user id>_<submission id>_<notebook>[-N].ipynb``.
 A roster CSV (columns ``student_id`` plus any of ``login``, ``lms_id``, ``canvas_id``, ``email``, ...;
-see :mod:`autograder.lms`) maps LMS names and ids to student ids.  A newer submission is never replaced by an older one; every file
+see :mod:`autograder.classroom.lms`) maps LMS names and ids to student ids.  A newer submission is never replaced by an older one; every file
 that cannot be placed is reported with the reason.
 """
 from __future__ import annotations

@@ -236,7 +236,7 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
                   moodle_id: str = "email", feedback: Path | None = None, echo=print) -> Path:
     """``python -m autograder export``: grades.csv (nbgrader's), or a Canvas / Moodle gradebook file."""
     from .export import export_grades
-    from .grading import course_config
+    from ..grading.grade import course_config
 
     course_dir = Path(course_dir).resolve()
     if to in ("canvas", "moodle") and roster is None:

@@ -135,8 +135,7 @@ def _pristine(course: Path) -> Path:
 
 def setup(root: Path, assignment: str) -> None:
     """(setup.sh) Put the assignment into a gradebook once, and keep a pristine copy for every run."""
-    from .course import register_assignment
-    from .grading import sqlite_url
+    from ..course import register_assignment, sqlite_url
 
     course = course_dir(root)
     db = course / "gradebook.db"
@@ -148,10 +147,11 @@ def setup(root: Path, assignment: str) -> None:
 
 def choose_sandbox(echo=print) -> bool:
     """Bubblewrap if it works in this container, else off; AUTOGRADER_SANDBOX=off skips it, =on insists on it."""
-    from .sandbox import SandboxUnavailable, bwrap_command, sandbox_enabled
+    from ..config import SANDBOX_SWITCH, kit_options
+    from ..sandbox import SandboxUnavailable, bwrap_command
 
-    chosen = os.environ.get("AUTOGRADER_SANDBOX")
-    if chosen and not sandbox_enabled():
+    chosen = os.environ.get(SANDBOX_SWITCH)
+    if chosen and not kit_options().sandbox:
         echo(f"sandbox: off (AUTOGRADER_SANDBOX={chosen}); the container is the only sandbox")
         return False
     with tempfile.TemporaryDirectory(prefix="kit-probe-") as probe:
@@ -238,7 +238,7 @@ def results_json(result, cells: list[tuple[str, str, float]], notes: list[str]) 
 
 def _reset(course: Path, assignment: str) -> None:
     """A clean course for this run (a Gradescope container is fresh anyway; a scratch folder may not be)."""
-    from .intake import STAGING
+    from ..grading.intake import STAGING
 
     for folder in ("submitted", "autograded", "feedback", STAGING, f".kit/{assignment}", ".kit/overrides"):
         shutil.rmtree(course / folder, ignore_errors=True)
@@ -246,7 +246,8 @@ def _reset(course: Path, assignment: str) -> None:
 
 
 def grade_upload(root: Path, assignment: str, echo=print) -> dict:
-    from .grading import grade_student, sqlite_url
+    from ..course import sqlite_url
+    from ..grading.grade import grade_student
 
     course = course_dir(root)
     _reset(course, assignment)
