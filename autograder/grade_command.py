@@ -7,6 +7,7 @@ from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissi
 from .course import register_assignment
 from .export import export_grades, export_tests
 from .grading import course_config
+from .limits import LimitUnavailable, ResourceLimits, describe
 from .progress import Progress
 from .sandbox import SandboxUnavailable, bwrap_path, sandbox_enabled
 from .report import figures, text_report, write_report
@@ -61,6 +62,10 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         out(f"no submissions of {assignment!r} under {course_dir / 'submitted'}: nothing to grade")
         return BatchOutcome()
     out(f"grading {len(found)} submission(s) of {assignment!r} with {options.jobs} worker(s); gradebook {db_url}")
+    try:
+        out(describe(ResourceLimits(config=config), sandbox_enabled(), options.notebook_budget))
+    except LimitUnavailable as e:
+        raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
     outcome = grade_all(course_dir, assignment, db_url, found, options, progress)
     report_dir = course_dir / "reports" / assignment
     report_dir.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .judge import judge_notebooks
+from .limits import ResourceLimits
 from .preprocessors import LAST_TIMINGS
 from .sandbox import sandbox_enabled
 from .results import StudentResult, TestResult, notebook_failures, run_problems
@@ -214,8 +215,11 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     course_dir = Path(course_dir).resolve()
     config = course_config(course_dir, db_url, notebook_budget=notebook_budget, cell_timeout=cell_timeout)
     db_url = config.CourseDirectory.db_url
+    limits = ResourceLimits(config=config)
     try:
-        notes = stage_submission(course_dir, assignment, student, expected_notebooks(course_dir, assignment))
+        notes = stage_submission(course_dir, assignment, student, expected_notebooks(course_dir, assignment),
+                                 max_other_bytes=limits.max_submitted_mb * 2**20,
+                                 max_other_files=limits.max_submitted_files)
     except OSError as e:
         result = StudentResult(student, "failed", f"could not read the submission: {e}")
         result.seconds = round(time.monotonic() - start, 3)
@@ -241,7 +245,7 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
             scored = scored_tests(db_url, assignment, student)
             to_judge = [p for p in autograded if p.stem in scored]
             verdicts = judge_notebooks(to_judge, budget=notebook_budget, hide=[str(course_dir)],
-                                       sandbox=sandbox_enabled(), verify=scored) if to_judge else {}
+                                       sandbox=sandbox_enabled(), verify=scored, limits=limits) if to_judge else {}
             notes += apply_verdicts(course_dir, db_url, assignment, student, verdicts)
         result = read_result(course_dir, assignment, student, db_url, verdicts)
         result.notebook_seconds = dict(LAST_TIMINGS)

@@ -68,7 +68,7 @@ def notebook_failures(path: Path) -> dict[str, tuple[str | None, str | None]]:
 
 def run_problems(path: Path) -> list[str]:
     """Human reasons from an autograded notebook: timeouts, an exhausted budget, a dead kernel."""
-    from .preprocessors import BUDGET_ENAME, DEAD_ENAME
+    from .preprocessors import BUDGET_ENAME, DEAD_ENAME, LIMIT_ENAME
 
     nb = nbformat.read(str(path), as_version=4)
     reasons = []
@@ -77,6 +77,9 @@ def run_problems(path: Path) -> list[str]:
         for out in cell.get("outputs", []):
             if out.get("output_type") != "error":
                 continue
+            if out.get("ename") == LIMIT_ENAME:
+                reasons.append(f"{path.stem}: {out.get('evalue', '')}")
+                return reasons
             if out.get("ename") == "CellTimeoutError":
                 reasons.append(f"{path.stem}: timed out in cell `{name}`")
             elif out.get("ename") == DEAD_ENAME and "while running" in out.get("evalue", ""):
