@@ -121,10 +121,12 @@ def copy_other_files(source: Path, target: Path, max_bytes: int = MAX_OTHER_BYTE
     notes, used, copied, left = [], 0, 0, []
     for path in sorted(source.rglob("*")):
         rel = path.relative_to(source)
-        if ".ipynb_checkpoints" in rel.parts or (len(rel.parts) == 1 and path.suffix == ".ipynb"):
+        if ".ipynb_checkpoints" in rel.parts:
             continue
         if path.is_symlink():
             notes.append(f"{rel}: a symbolic link, left out")
+            continue
+        if len(rel.parts) == 1 and path.suffix == ".ipynb":
             continue
         if not path.is_file():
             continue

@@ -12,7 +12,9 @@ clean re-run) gets, besides its time budget:
 - **bytes written** (``max_written_mb``): everything the graded code can write is one size-capped
   tmpfs, the sandbox's ``/tmp``, which also holds its working folder (``/tmp/<assignment>``, a copy of
   the submission made when the kernel starts).  Nothing written there reaches the course: only the
-  notebook comes back.  ``RLIMIT_FSIZE`` caps any single file, also in the kernel's socket folder;
+  notebook comes back.  ``RLIMIT_FSIZE`` caps any single file, also in the kernel's socket folder
+  (the one writable host folder; the watchdog allows it 64 entries and 1 MiB).  ``/dev/shm`` is a
+  1 MiB tmpfs, and the empty folders that cover the course and the kit are read-only;
 - **files** (``max_files``) on that tmpfs, and **open files** per process (``RLIMIT_NOFILE``).
 
 A watchdog thread next to each kernel reads the counters (cgroup events, the tmpfs's ``statvfs``
@@ -48,7 +50,7 @@ class ResourceLimits(Configurable):
     max_processes = Int(64, help="Processes and threads one graded notebook may run at once, its kernel's own "
                                  "(about 15) included. Reaching it stops the notebook.").tag(config=True)
     max_memory_mb = Int(2048, help="MiB of memory the kernel and every process it starts may use together "
-                                   "(tmpfs pages of its scratch folder count too). Reaching it stops the notebook. "
+                                   "(with cgroups, the tmpfs pages of its scratch folder count too). Reaching it stops the notebook. "
                                    "Each process is also capped at SandboxedKernelManager.memory_limit_mb of "
                                    "address space.").tag(config=True)
     max_written_mb = Int(256, help="MiB the graded code may write inside the sandbox, its working folder and /tmp "
@@ -147,13 +149,7 @@ class Cgroup:
         v1_mounts, v2_mount = _mounts()
         v1_own, v2_own = _own_paths()
         if v2_mount is not None:
-            parent = v2_mount / (v2_own or "/").lstrip("/")
-            enabled = _read(parent / "cgroup.subtree_control").split()
-            if not {"pids", "memory"} <= set(enabled):
-                try:
-                    (parent / "cgroup.subtree_control").write_text("+pids +memory")
-                except OSError as e:
-                    raise LimitUnavailable(f"cgroup v2: pids and memory are not delegated to {parent} ({e.strerror})")
+            parent = _v2_parent(v2_mount / (v2_own or "/").lstrip("/"))
             folder = parent / name
             try:
                 folder.mkdir()
@@ -230,6 +226,34 @@ class Cgroup:
                 if _rmdir(folder):
                     break
                 time.sleep(0.05)
+
+
+SUPERVISOR = "kit-grader"  # cgroup v2: the leaf the grader moves itself into, so that its cgroup may have children
+
+
+def _v2_parent(own: Path) -> Path:
+    """The cgroup v2 folder new sandboxes go under: the grader's own (delegated) cgroup, with the pids and
+    memory controllers enabled for its children.  cgroup v2 lets a cgroup with processes have no such
+    children, so the grader first moves itself into a leaf of its own (``kit-grader``); worker processes
+    started afterwards are born there.  Raise LimitUnavailable when this is not allowed."""
+    parent = own.parent if own.name == SUPERVISOR else own
+    control = parent / "cgroup.subtree_control"
+    if {"pids", "memory"} <= set(_read(control).split()):
+        return parent
+    try:
+        control.write_text("+pids +memory")
+        return parent
+    except OSError:
+        pass
+    try:
+        (parent / SUPERVISOR).mkdir(exist_ok=True)
+        (parent / SUPERVISOR / "cgroup.procs").write_text(str(os.getpid()))
+        control.write_text("+pids +memory")
+        return parent
+    except OSError as e:
+        raise LimitUnavailable(f"cgroup v2: cannot enable pids and memory for the children of {parent} ({e.strerror}); "
+                               f"run grade in a delegated cgroup of its own, e.g. `systemd-run --user --scope "
+                               f"-p Delegate=yes python -m autograder grade ...`") from None
 
 
 def _rmdir(folder: Path) -> bool:
@@ -361,10 +385,13 @@ class Watchdog(threading.Thread):
             self._halt.wait(self.interval)
 
     def kill(self) -> None:
-        try:
-            os.kill(self.launcher_pid, signal.SIGKILL)  # --die-with-parent takes the sandbox's PID namespace along
-        except OSError:
-            pass
+        # the sandbox's PID 1 first: its PID namespace ends with it; then bubblewrap outside, whose
+        # --die-with-parent does not always reach into a user namespace
+        for pid in ([self._init] if self._init else []) + [self.launcher_pid]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         if self.cgroup is not None:
             self.cgroup.kill()
 

@@ -120,6 +120,9 @@ LIMITS = {"max_processes": 64, "max_memory_mb": 1024, "max_written_mb": 64, "max
 HONEST_BUT_ODD = {
     "renamed": {f"{LESSON} (1)": filled_notebook(REPO, LESSON)},
     "huge-output": {LESSON: huge_output()},
+    # a data file over the cap on submitted files (20 MiB by default) next to a small one
+    "big-upload": {LESSON: filled_notebook(REPO, LESSON), "data/notes.txt": "small",
+                   "data/weights.bin": b"\x00" * (25 * 2**20)},
 }
 REASONS = {
     "broken-json": "not a notebook: invalid JSON at line",
@@ -155,7 +158,10 @@ def write_files(course: Path, student: str, files: dict) -> None:
         if "/" in rel:
             target = folder / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content)
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
@@ -230,6 +236,8 @@ def hostile_course(tmp_path_factory):
     course_before = {name: tree_digest(course / name) for name in ("source",)}
     for student, files in {**CASES, **HONEST_BUT_ODD}.items():
         write_files(course, student, files)
+    # graded in the same run as the attackers ("honest" is unchanged, so that run skips it)
+    write_submission(course, "honest-beside", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
     (course / "submitted" / "network" / ASSIGNMENT / "port.txt").write_text(str(listener.port))
     submitted_before = tree_digest(course / "submitted")
     probe = Probe()
@@ -252,6 +260,8 @@ def student_line(result, student: str) -> str:
 
 def test_honest_student_keeps_full_marks(hostile_course):
     assert hostile_course["scores"]["honest"] == 100
+    assert hostile_course["scores"]["honest-beside"] == 100
+    assert student_line(hostile_course["result"], "honest-beside").strip().startswith("graded honest-beside: 100/100")
 
 
 @pytest.mark.parametrize("student", sorted(CASES))
@@ -433,3 +443,14 @@ def test_limits_hold_for_an_unprivileged_user():
         assert not [p for p in course.rglob("ballast.bin")]
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_submitted_files_are_copied_only_up_to_the_cap(hostile_course):
+    course = hostile_course["course"]
+    assert hostile_course["scores"]["big-upload"] == 25
+    line = student_line(hostile_course["result"], "big-upload")
+    assert "1 submitted file(s) (25.0 MiB, first data/weights.bin) left out" in line, line
+    for folder in ("autograded", "feedback"):
+        graded = course / folder / "big-upload" / ASSIGNMENT
+        assert (graded / "data" / "notes.txt").read_text() == "small"
+        assert not (graded / "data" / "weights.bin").exists()
