@@ -9,8 +9,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import nbformat
@@ -19,8 +23,9 @@ import pytest
 from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.course import make_scratch_course
 from autograder.devtools.personas import filled_notebook, write_submission
+from autograder.grading.intake import STAGING
 
-from .conftest import REPO, kit, nbgrader, new_course
+from .conftest import ENV, REPO, kit, nbgrader, new_course
 
 ATTACKS = Path(__file__).parent / "attacks"
 LESSON = "02_token_embeddings"
@@ -99,9 +104,25 @@ CASES = {
     "import-reference-hidden": {"03_sinusoidal": sinusoidal_with(attack("import_reference_hidden"))},
     "network": {LESSON: stub_with(attack("network"))},
 }
+# student -> attack: each would take the machine down without the resource limits, but stops itself
+# (a few thousand processes, ten thousand threads, 3.1 GiB, 2 GiB, twenty thousand files)
+RESOURCE_ATTACKS = {
+    "fork-bomb": "fork_bomb",
+    "threads": "threads",
+    "memory-balloon": "memory_balloon",
+    "write-workdir": "write_workdir",
+    "write-tmp": "write_tmp",
+    "many-files": "many_files",
+}
+CASES.update({student: {LESSON: stub_with(attack(name))} for student, name in RESOURCE_ATTACKS.items()})
+# the scratch course's limits (autograder.sandbox.limits.ResourceLimits), set in its nbgrader_config.py
+LIMITS = {"max_processes": 64, "max_memory_mb": 1024, "max_written_mb": 64, "max_files": 10000}
 HONEST_BUT_ODD = {
     "renamed": {f"{LESSON} (1)": filled_notebook(REPO, LESSON)},
     "huge-output": {LESSON: huge_output()},
+    # a data file over the cap on submitted files (20 MiB by default) next to a small one
+    "big-upload": {LESSON: filled_notebook(REPO, LESSON), "data/notes.txt": "small",
+                   "data/weights.bin": b"\x00" * (25 * 2**20)},
 }
 REASONS = {
     "broken-json": "not a notebook: invalid JSON at line",
@@ -110,7 +131,8 @@ REASONS = {
     "edited-tests": "was edited",
     "non-utf8": "not UTF-8",
     "hang": "timed out in cell `embedding`",
-    "recursion": "timed out in cell `embedding`",
+    # deep recursion grows the heap (Python frames) until the memory limit or the cell timeout stops it
+    "recursion": ("timed out in cell `embedding`", "used more than 1024 MiB of memory: stopped in cell `embedding`"),
     "allocate": "cell `embedding` raised MemoryError",
     "os-exit": "kernel died in cell `embedding`",
     "sys-exit": "cell `embedding` raised SystemExit",
@@ -120,6 +142,12 @@ REASONS = {
     "numpy-patch": "fails the clean re-run",
     "import-reference": "fails the clean re-run",
     "import-reference-hidden": "fails the clean re-run",
+    "fork-bomb": "started more than 64 processes or threads: stopped in cell `embedding`",
+    "threads": "started more than 64 processes or threads: stopped in cell `embedding`",
+    "memory-balloon": "used more than 1024 MiB of memory: stopped in cell `embedding`",
+    "write-workdir": "wrote more than 64 MiB: stopped in cell `embedding`",
+    "write-tmp": "wrote more than 64 MiB: stopped in cell `embedding`",
+    "many-files": "created more than 10000 files: stopped in cell `embedding`",
 }
 
 
@@ -130,7 +158,10 @@ def write_files(course: Path, student: str, files: dict) -> None:
         if "/" in rel:
             target = folder / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content)
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
@@ -161,10 +192,43 @@ class Listener:
                 continue
 
 
+class Probe:
+    """A process started beside the grader that must keep answering: each ping makes it start a process."""
+
+    SCRIPT = "import subprocess, sys\nfor line in sys.stdin:\n    subprocess.run(['true'])\n    print(line.strip(), flush=True)\n"
+
+    def __init__(self, every: float = 0.5):
+        self.proc = subprocess.Popen([sys.executable, "-c", self.SCRIPT], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        self.every, self.latencies, self.stop = every, [], False
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while not self.stop:
+            sent = time.monotonic()
+            self.proc.stdin.write("ping\n")
+            self.proc.stdin.flush()
+            self.proc.stdout.readline()
+            self.latencies.append(time.monotonic() - sent)
+            time.sleep(self.every)
+
+    def finish(self) -> list[float]:
+        self.stop = True
+        time.sleep(2 * self.every)
+        self.proc.kill()
+        return list(self.latencies)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.lstat().st_size for p in folder.rglob("*")) if folder.exists() else 0
+
+
 @pytest.fixture(scope="module")
 def hostile_course(tmp_path_factory):
     course = tmp_path_factory.mktemp("hostile") / "course"
     db_url = make_scratch_course(course)
+    with open(course / "nbgrader_config.py", "a") as f:
+        f.write("".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items()) + "\n")
     listener = Listener()
     write_submission(course, "honest", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
     kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
@@ -172,25 +236,32 @@ def hostile_course(tmp_path_factory):
     course_before = {name: tree_digest(course / name) for name in ("source",)}
     for student, files in {**CASES, **HONEST_BUT_ODD}.items():
         write_files(course, student, files)
+    # graded in the same run as the attackers ("honest" is unchanged, so that run skips it)
+    write_submission(course, "honest-beside", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
     (course / "submitted" / "network" / ASSIGNMENT / "port.txt").write_text(str(listener.port))
     submitted_before = tree_digest(course / "submitted")
+    probe = Probe()
     result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2",
                  "--notebook-budget", "20", "--cell-timeout", "15")
+    probe_latencies = probe.finish()
     listener.stop = True
     with open(course / "grades.csv", newline="") as f:
         scores = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
     return dict(course=course, db_url=db_url, result=result, scores=scores, listener=listener,
-                honest_before=honest_before, course_before=course_before, submitted_before=submitted_before)
+                honest_before=honest_before, course_before=course_before, submitted_before=submitted_before,
+                probe_latencies=probe_latencies)
 
 
 def student_line(result, student: str) -> str:
-    lines = [l for l in result.stdout.splitlines() if l.strip().startswith(("graded ", "FAILED ")) and f" {student}:" in l]
+    lines = [l for l in result.stdout.splitlines() if l.strip().startswith((f"graded {student}:", f"FAILED {student}:"))]
     assert len(lines) == 1, f"{student}: {lines}\n{result.stdout[-4000:]}"
     return lines[0]
 
 
 def test_honest_student_keeps_full_marks(hostile_course):
     assert hostile_course["scores"]["honest"] == 100
+    assert hostile_course["scores"]["honest-beside"] == 100
+    assert student_line(hostile_course["result"], "honest-beside").strip().startswith("graded honest-beside: 100/100")
 
 
 @pytest.mark.parametrize("student", sorted(CASES))
@@ -199,7 +270,8 @@ def test_attacker_earns_nothing_and_is_recorded_with_a_reason(hostile_course, st
     line = student_line(hostile_course["result"], student)
     assert line.strip().startswith("graded "), f"every submission ends with a recorded score: {line}"
     if student in REASONS:
-        assert REASONS[student] in line, line
+        expected = REASONS[student] if isinstance(REASONS[student], tuple) else (REASONS[student],)
+        assert any(reason in line for reason in expected), line
     course = hostile_course["course"]
     with open(course / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["student"] == student]
@@ -223,14 +295,23 @@ def test_course_files_and_other_students_are_untouched(hostile_course):
         assert gb.find_submission(ASSIGNMENT, "honest").score == 100
 
 
+def printed(course: Path, student: str, label: str) -> str:
+    """What an attack printed after ``label:`` in its autograded notebook (files it writes never come back)."""
+    nb = nbformat.read(str(course / "autograded" / student / ASSIGNMENT / f"{LESSON}.ipynb"), as_version=4)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            for line in out.get("text", "").splitlines():
+                if line.startswith(label + ": "):
+                    return line[len(label) + 2:]
+    raise AssertionError(f"{student} printed no {label!r}")
+
+
 def test_attackers_saw_nothing_outside_their_folder(hostile_course):
     course = hostile_course["course"]
-    found = (course / "autograded" / "read-reference" / ASSIGNMENT / "what-i-found.txt").read_text()
-    assert found == "[]"
-    wrote = (course / "autograded" / "write-gradebook" / ASSIGNMENT / "what-i-wrote.txt").read_text()
+    assert printed(course, "read-reference", "what-i-found") == "[]"
+    wrote = printed(course, "write-gradebook", "what-i-wrote")
     assert "gradebook.db" not in wrote and "honest" not in wrote
-    net = (course / "autograded" / "network" / ASSIGNMENT / "network.txt").read_text()
-    assert net.startswith("blocked")
+    assert printed(course, "network", "network").startswith("blocked")
     assert hostile_course["listener"].connections == 0
 
 
@@ -263,3 +344,113 @@ def test_a_hanging_notebook_costs_at_most_one_budget(hostile_course):
     line = student_line(hostile_course["result"], "hang").strip()
     seconds = float(re.search(r"\[([0-9.]+)s\]$", line).group(1))
     assert seconds < 20 + 10, f"a 20 s notebook budget, but grading the hanging student took {seconds} s"
+
+
+def test_grade_prints_the_limits_in_force(hostile_course):
+    out = hostile_course["result"].stdout
+    assert ("limits per notebook: 64 processes and threads, 1024 MiB of memory (all processes together), 64 MiB "
+            "written and 10000 files (working folder and /tmp together), 256 open files per process, 20 s") in out, out[:2000]
+    assert "enforced by: " in out and "size-capped tmpfs" in out
+
+
+def test_resource_attacks_leave_nothing_in_the_course(hostile_course):
+    """Only the notebook comes back: what graded code writes stays in its sandbox's tmpfs."""
+    course = hostile_course["course"]
+    made = {"ballast.bin", "many"}
+    assert not [p for p in course.rglob("*") if p.name in made], "a file made by graded code reached the course"
+    grown = {student: sum(folder_bytes(course / folder / student) for folder in ("autograded", "feedback", STAGING))
+             for student in RESOURCE_ATTACKS}
+    assert sum(grown.values()) < 4 * 2**20, grown
+
+
+def test_the_machine_kept_answering(hostile_course):
+    latencies = hostile_course["probe_latencies"]
+    assert len(latencies) > 20, "the probe answered too few pings during the run"
+    assert max(latencies) < 5, f"the probe beside the grader stalled for {max(latencies):.1f} s"
+
+
+NOBODY = 65534
+
+
+def unprivileged_run_unavailable() -> str | None:
+    """Why `grade` cannot be run as an unprivileged user here, or None when it can."""
+    import shutil
+    if os.geteuid() != 0:
+        return "needs root to switch to an unprivileged uid (setpriv)"
+    if not shutil.which("setpriv"):
+        return "setpriv (util-linux) is not installed"
+    try:
+        probe = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "bwrap",
+                                "--ro-bind", "/", "/", "--unshare-pid", "--proc", "/proc", "true"],
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"setpriv failed: {e}"
+    if probe.returncode != 0:
+        return f"bubblewrap does not run unprivileged here (no user namespaces?): {probe.stderr.strip()[:200]}"
+    if (os.stat(REPO).st_mode & 0o005) != 0o005:
+        return "the kit's repository is not readable by other users"
+    return None
+
+
+def as_nobody(cmd: list[str]) -> list[str]:
+    """``cmd`` run as uid 65534.  When the Python installation sits in a folder only root may enter
+    (pyenv under /root), a private mount namespace puts it back under an open folder first."""
+    python = Path(os.path.realpath(sys.executable))
+    closed = next((p for p in reversed(python.parents) if not os.stat(p).st_mode & 0o001), None)
+    setpriv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    if closed is None:
+        return setpriv + cmd
+    inner = python.parents[len(python.parents) - len(closed.parts) - 1]  # the folder inside `closed` holding Python
+    script = ('d=$(mktemp -d) && mount --bind "$1" "$d" && mount -t tmpfs -o mode=755,size=1m tmpfs "$2" && '
+              'mkdir -p "$1" && mount --move "$d" "$1" && rmdir "$d" && shift 2 && exec "$@"')
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "as-nobody", str(inner), str(closed),
+            *setpriv, *cmd]
+
+
+def test_limits_hold_for_an_unprivileged_user():
+    """`grade` run as uid 65534: no cgroups can be made, so rlimits in bubblewrap's user namespace, the
+    size-capped tmpfs and the watchdog must stop the attacks, and the honest student keeps full marks."""
+    import shutil
+    import tempfile
+    why = unprivileged_run_unavailable()
+    if why:
+        pytest.skip(why)
+    root = Path(tempfile.mkdtemp(prefix="kit-nonroot-"))
+    try:
+        course = root / "course"
+        make_scratch_course(course)
+        with open(course / "nbgrader_config.py", "a") as f:
+            f.write("".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items()) + "\n")
+        write_files(course, "honest", {LESSON: filled_notebook(REPO, LESSON)})
+        attackers = ("fork-bomb", "memory-balloon", "write-tmp")
+        for student in attackers:
+            write_files(course, student, CASES[student])
+        (root / "home").mkdir()
+        for path in [root, *root.rglob("*")]:
+            os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+        env = dict(ENV, HOME=str(root / "home"))
+        env.pop("XDG_RUNTIME_DIR", None)
+        result = subprocess.run(as_nobody([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir",
+                                           str(course), "--jobs", "2", "--notebook-budget", "20", "--cell-timeout", "15"]),
+                                cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        assert "enforced by: rlimits in bubblewrap's user namespace" in result.stdout, result.stdout[:2000]
+        assert "graded honest: 25/100" in student_line(result, "honest"), result.stdout[-3000:]
+        for student in attackers:
+            line = student_line(result, student)
+            assert line.strip().startswith(f"graded {student}: 0/100"), line
+            assert REASONS[student] in line, line
+        assert not [p for p in course.rglob("ballast.bin")]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_submitted_files_are_copied_only_up_to_the_cap(hostile_course):
+    course = hostile_course["course"]
+    assert hostile_course["scores"]["big-upload"] == 25
+    line = student_line(hostile_course["result"], "big-upload")
+    assert "1 submitted file(s) (25.0 MiB, first data/weights.bin) left out" in line, line
+    for folder in ("autograded", "feedback"):
+        graded = course / folder / "big-upload" / ASSIGNMENT
+        assert (graded / "data" / "notes.txt").read_text() == "small"
+        assert not (graded / "data" / "weights.bin").exists()

@@ -10,6 +10,7 @@ from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
 from .export import export_grades, export_tests
+from ..sandbox.limits import LimitUnavailable, ResourceLimits, describe
 from .progress import Progress
 from .report import figures, text_report, write_report
 
@@ -66,6 +67,10 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         out(f"no submissions of {assignment!r} under {course.step_root('submitted')}: nothing to grade")
         return BatchOutcome()
     out(f"grading {len(found)} submission(s) of {assignment!r} with {options.jobs} worker(s); gradebook {db_url}")
+    try:
+        out(describe(ResourceLimits(config=config), kit_options(config).sandbox, options.notebook_budget))
+    except LimitUnavailable as e:
+        raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
     outcome = grade_all(course_dir, assignment, db_url, found, options, progress)
     report_dir = course_dir / "reports" / assignment
     report_dir.mkdir(parents=True, exist_ok=True)

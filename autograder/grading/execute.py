@@ -17,6 +17,7 @@ BUDGET_ENAME = "NotebookBudgetExceeded"
 DEAD_ENAME = "KernelDied"
 # notebook metadata key of the executor's record ({"seconds": how long the notebook ran}); results read it back
 TIMING_KEY = "kit_execution"
+LIMIT_ENAME = "ResourceLimitExceeded"
 
 
 class BudgetedExecute(Execute):
@@ -70,17 +71,32 @@ class BudgetedExecute(Execute):
         if self._remaining() <= 0:
             return _fail(cell, BUDGET_ENAME, f"not run: the notebook used up its {self.notebook_budget:g} s budget"), resources
         try:
-            return super().preprocess_cell(cell, resources, index)
+            cell, resources = super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
+            if self._limit_breach():
+                return self._stop_at_limit(cell, index), resources
             # the student's code killed its kernel (os._exit, a crash, the OOM killer): this cell and
             # every later one score 0, the cells before keep their points, and grading goes on
             self._kernel_died = cell_name(cell, index)
             return _fail(cell, DEAD_ENAME, f"the kernel died while running cell `{self._kernel_died}`"), resources
         except CellTimeoutError:
+            if self._limit_breach():
+                return self._stop_at_limit(cell, index), resources
             # timed out, and the kernel did not even answer the interrupt: treat it as gone
             self._kernel_died = cell_name(cell, index)
             return _fail(cell, "CellTimeoutError", f"timed out, and the kernel stopped responding in cell "
                                                    f"`{self._kernel_died}`"), resources
+        if self._limit_breach():  # the cell ended as the limit was reached: it and what follows score 0
+            return self._stop_at_limit(cell, index), resources
+        return cell, resources
+
+    def _limit_breach(self) -> str | None:
+        """The resource limit (autograder.sandbox.limits) the sandbox reached, if any; the sandbox is then stopped."""
+        return getattr(getattr(self, "km", None), "limit_breach", None)
+
+    def _stop_at_limit(self, cell, index: int):
+        self._kernel_died = cell_name(cell, index)
+        return _fail(cell, LIMIT_ENAME, f"the notebook {self._limit_breach()}: stopped in cell `{self._kernel_died}`")
 
 
 def _fail(cell, ename: str, message: str):

@@ -24,6 +24,7 @@ from .execute import TIMING_KEY, notebook_seconds
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .judge import judge_notebooks
 from .results import Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
+from ..sandbox.limits import ResourceLimits
 
 
 def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budget: float | None = None,
@@ -210,8 +211,11 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     kit = kit_options(config)
     db_url = config.CourseDirectory.db_url
     course = Course(course_dir)
+    limits = ResourceLimits(config=config)
     try:
-        notes = stage_submission(course, assignment, student, expected_notebooks(course, assignment))
+        notes = stage_submission(course, assignment, student, expected_notebooks(course, assignment),
+                                 max_other_bytes=limits.max_submitted_mb * 2**20,
+                                 max_other_files=limits.max_submitted_files)
     except OSError as e:
         result = StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
         result.seconds = round(time.monotonic() - start, 3)
@@ -236,7 +240,7 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
             scored = scored_tests(db_url, assignment, student)
             to_judge = [p for p in autograded if p.stem in scored]
             judged = judge_notebooks(to_judge, budget=kit.notebook_budget, hide=[str(course_dir)], sandbox=kit.sandbox,
-                                     verify=scored, memory_mb=kit.memory_limit_mb) if to_judge else {}
+                                     verify=scored, memory_mb=kit.memory_limit_mb, limits=limits) if to_judge else {}
             verdicts = {nb: {test: Verdict.from_json(v) for test, v in tests.items()} for nb, tests in judged.items()}
             notes += apply_verdicts(course, db_url, assignment, student, verdicts)
         result = read_result(course, assignment, student, db_url, verdicts)

@@ -15,6 +15,7 @@ import nbformat
 
 from ..cells import grade_id, is_graded_cell, is_protected_cell, is_solution_cell, nbgrader_metadata, strip_hidden
 from ..course import Course
+from ..sandbox.limits import ResourceLimits
 
 STAGING = ".kit/staging"
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
@@ -110,27 +111,56 @@ def repair_cells(name: str, nb, expected: dict[str, dict]) -> list[str]:
     return notes
 
 
-def stage_submission(course: Course, assignment: str, student: str, expected: dict[str, dict[str, dict]]) -> list[str]:
+_DEFAULTS = ResourceLimits.class_traits()
+MAX_OTHER_BYTES = _DEFAULTS["max_submitted_mb"].default_value * 2**20  # what ResourceLimits says, written there once
+MAX_OTHER_FILES = _DEFAULTS["max_submitted_files"].default_value
+
+
+def copy_other_files(source: Path, target: Path, max_bytes: int = MAX_OTHER_BYTES,
+                     max_files: int = MAX_OTHER_FILES) -> list[str]:
+    """Copy the submission's files other than its notebooks, in name order, up to ``max_files`` files and
+    ``max_bytes`` bytes in all; return a note on what was left out.  Symbolic links are never followed."""
+    notes, used, copied, left = [], 0, 0, []
+    for path in sorted(source.rglob("*")):
+        rel = path.relative_to(source)
+        if ".ipynb_checkpoints" in rel.parts:
+            continue
+        if path.is_symlink():
+            notes.append(f"{rel}: a symbolic link, left out")
+            continue
+        if len(rel.parts) == 1 and path.suffix == ".ipynb":
+            continue
+        if not path.is_file():
+            continue
+        size = path.stat().st_size
+        if copied >= max_files or used + size > max_bytes:
+            left.append((rel, size))
+            continue
+        (target / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target / rel)
+        used, copied = used + size, copied + 1
+    if left:
+        notes.append(f"{len(left)} submitted file(s) ({sum(s for _, s in left) / 2**20:.1f} MiB, first {left[0][0]}) "
+                     f"left out: only {max_files} files and {max_bytes / 2**20:g} MiB besides the notebooks are "
+                     f"copied in for grading")
+    return notes
+
+
+def stage_submission(course: Course, assignment: str, student: str, expected: dict[str, dict[str, dict]], *,
+                     max_other_bytes: int = MAX_OTHER_BYTES, max_other_files: int = MAX_OTHER_FILES) -> list[str]:
     """Copy ``submitted/<student>/<assignment>`` into the staging area; return notes on what was left out.
 
-    ``expected`` maps each notebook name of the assignment to its :func:`locked_cells`.
+    ``expected`` maps each notebook name of the assignment to its :func:`locked_cells`.  Files other
+    than the notebooks are copied up to the caps (:func:`copy_other_files`).
     """
     source = course.folder("submitted", assignment, student)
     target = course.folder(STAGING, assignment, student)
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    notes, placed, strays = [], set(), []
+    notes, placed, strays = copy_other_files(source, target, max_other_bytes, max_other_files), set(), []
     for path in sorted(source.iterdir()):
-        if path.is_dir():
-            if path.name != ".ipynb_checkpoints":
-                shutil.copytree(path, target / path.name, symlinks=False, ignore_dangling_symlinks=True)
-            continue
-        if path.is_symlink():
-            notes.append(f"{path.name}: a symbolic link, left out")
-            continue
-        if path.suffix != ".ipynb":
-            shutil.copy(path, target / path.name)
+        if path.is_dir() or path.is_symlink() or path.suffix != ".ipynb":
             continue
         try:
             nb = read_notebook(path)

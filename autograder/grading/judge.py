@@ -50,17 +50,21 @@ def notebook_job(path: Path, verify: set[str] | None = None) -> dict:
 
 
 def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbox: bool,
-                    verify: dict[str, set[str]] | None = None, memory_mb: int = 0) -> dict[str, dict]:
+                    verify: dict[str, set[str]] | None = None, memory_mb: int = 0, limits=None) -> dict[str, dict]:
     """notebook -> {grade_id: [passed, diagnosis, message]}.  Only the tests in ``verify`` (notebook ->
     grade_ids; default all) are checked, and a notebook stops once its last one is; a test the judge
-    could not reach maps to [False, "unverified", why].  ``memory_mb`` caps the re-run's address space (0: none)."""
+    could not reach maps to [False, "unverified", why].  ``memory_mb`` caps the re-run's address space (0: none);
+    in the sandbox the re-run gets the same resource ``limits`` (:class:`autograder.sandbox.limits.ResourceLimits`)
+    as the kernel."""
     from ..sandbox import bwrap_command
+    from ..sandbox.limits import Watchdog, new_cgroup
 
     verdicts: dict[str, dict] = {}
     jobs = [notebook_job(p, (verify or {}).get(p.stem) if verify is not None else None) for p in paths]
     pending = list(jobs)
     while pending:
         workdir = Path(tempfile.mkdtemp(prefix="kit-judge-"))
+        cgroup = None
         try:
             for extra in paths[0].parent.iterdir():  # the student's own files, as the kernel saw them
                 if extra.is_file() and extra.suffix != ".ipynb":
@@ -68,16 +72,28 @@ def judge_notebooks(paths: list[Path], *, budget: float, hide: list[str], sandbo
             # -I: no environment variables, no user site, no current folder on sys.path (no shadow kit)
             cmd = [sys.executable, "-I", "-m", "autograder.grading.judge"]
             if sandbox:
-                cmd = bwrap_command(workdir, [], hide, memory_mb * 1024 * 1024 or None) + cmd
+                cgroup = new_cgroup(limits) if limits is not None else None
+                cmd = bwrap_command(workdir, [], hide, memory_mb * 1024 * 1024 or None, limits=limits, cgroup=cgroup) + cmd
             env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "JPY_"))}
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    text=True, cwd=workdir, env=env)
+            watchdog = Watchdog(proc.pid, limits, cgroup) if sandbox and limits is not None else None
+            if watchdog:
+                watchdog.start()
             try:
-                proc = subprocess.run(cmd, input=json.dumps(pending), capture_output=True, text=True, cwd=workdir,
-                                      timeout=budget * len(pending) + 10, env=env)  # each notebook gets its budget
-                out, why = proc.stdout, f"the clean re-run stopped (exit code {proc.returncode})"
-            except subprocess.TimeoutExpired as e:
-                out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+                out, _ = proc.communicate(json.dumps(pending), timeout=budget * len(pending) + 10)  # a budget each
+                why = f"the clean re-run stopped (exit code {proc.returncode})"
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
                 why = "the clean re-run timed out"
+            if watchdog:
+                watchdog.stop()
+                if watchdog.breach:
+                    why = f"the clean re-run {watchdog.breach}"
         finally:
+            if cgroup is not None:
+                cgroup.remove()
             shutil.rmtree(workdir, ignore_errors=True)
         partial: dict[str, dict] = {}
         for line in out.splitlines():

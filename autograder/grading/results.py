@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 
 from ..cells import cell_name, first_failure, grade_id, is_graded_cell, is_solution_cell
-from .execute import BUDGET_ENAME, DEAD_ENAME
+from .execute import BUDGET_ENAME, DEAD_ENAME, LIMIT_ENAME
 
 DIAGNOSIS = re.compile(r"^\[([a-zA-Z0-9-]+)\] (.*)", re.S)
 
@@ -112,6 +112,9 @@ def run_problems(path: Path) -> list[str]:
         for out in cell.get("outputs", []):
             if out.get("output_type") != "error":
                 continue
+            if out.get("ename") == LIMIT_ENAME:
+                reasons.append(f"{path.stem}: {out.get('evalue', '')}")
+                return reasons
             if out.get("ename") == "CellTimeoutError":
                 reasons.append(f"{path.stem}: timed out in cell `{name}`")
             elif out.get("ename") == DEAD_ENAME and "while running" in out.get("evalue", ""):

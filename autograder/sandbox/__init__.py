@@ -65,20 +65,44 @@ def hidden_roots(extra: list[str]) -> list[str]:
     return sorted(roots, key=len)
 
 
-def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_bytes: int | None = None) -> list[str]:
+def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_bytes: int | None = None,
+                  limits=None, cgroup=None) -> list[str]:
+    """The command prefix that runs a command in the sandbox, in ``workdir``.
+
+    With ``limits`` (an :class:`autograder.sandbox.limits.ResourceLimits`), ``workdir`` is not writable: the
+    command runs in a copy of it on the sandbox's size-capped /tmp, under the per-process rlimits, and
+    (with ``cgroup``) inside that cgroup; nothing it writes reaches ``workdir``.
+    """
+    from .limits import ONE_THREAD, inner_prefix, outer_prefix, scratch_args
+
+    tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp"]
     cmd = [bwrap_path(), "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid", "--unshare-ipc",
-           "--unshare-uts", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+           "--unshare-uts", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *tmp]
     for root in hidden_roots(hide):
         cmd += ["--tmpfs", root]
     # the Python environment (a .venv inside the repository is covered above) and the kit come back read-only
     cmd += ["--ro-bind", sys.prefix, sys.prefix]
     cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "devtools")]
-    for folder in [workdir, *writable]:
-        cmd += ["--bind", str(folder), str(folder)]
-    cmd += ["--chdir", str(workdir), "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
+    if limits is None:
+        for folder in [workdir, *writable]:
+            cmd += ["--bind", str(folder), str(folder)]
+        cmd += ["--chdir", str(workdir)]
+    else:
+        for folder in writable:
+            cmd += ["--bind", str(folder), str(folder)]
+        # the empty folders that cover the course and the kit are writable tmpfs mounts: make them read-only
+        cmd += [arg for root in hidden_roots(hide) + [str(PACKAGE_DIR / "devtools")] for arg in ("--remount-ro", root)]
+        cmd += ["--chdir", scratch_args(limits, workdir)[1]]
+        for name in ONE_THREAD:  # BLAS thread pools sized to the machine would count against the process limit
+            cmd += ["--setenv", name, "1"]
+    cmd += ["--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
             "--unsetenv", "JPY_SESSION_NAME", "--unsetenv", "JPY_PARENT_PID"]
+    if limits is not None:
+        cmd += inner_prefix(limits, workdir)
     if memory_bytes:
         cmd = ["prlimit", f"--as={memory_bytes}", "--"] + cmd
+    if limits is not None:
+        cmd = outer_prefix(cgroup) + cmd
     return cmd
 
 
@@ -102,11 +126,47 @@ class SandboxedKernelManager(AsyncKernelManager):
         kw.setdefault("stdout", subprocess.DEVNULL)
         kw.setdefault("stderr", subprocess.DEVNULL)
         limit = int(self.memory_limit_mb) * 1024 * 1024 if self.memory_limit_mb else None
-        prefix = bwrap_command(workdir, [self._sandbox_runtime], list(self.hide_paths), limit)
+        from .limits import ResourceLimits, new_cgroup
+
+        self._limits = ResourceLimits(config=self.config)
+        self._cgroup = new_cgroup(self._limits)
+        prefix = bwrap_command(workdir, [self._sandbox_runtime], list(self.hide_paths), limit,
+                               limits=self._limits, cgroup=self._cgroup)
         return prefix + kernel_cmd, kw
 
+    async def _async_post_start_kernel(self, **kw) -> None:
+        await super()._async_post_start_kernel(**kw)
+        from .limits import Watchdog
+
+        pid = getattr(self.provisioner, "pid", None)
+        if pid and getattr(self, "_limits", None) is not None:
+            self._watchdog = Watchdog(pid, self._limits, self._cgroup, self._sandbox_runtime)
+            self._watchdog.start()
+
+    @property
+    def limit_breach(self) -> str | None:
+        """The resource limit the sandbox reached (it was then stopped), in words; None if none."""
+        watchdog = getattr(self, "_watchdog", None)
+        if watchdog is None:
+            return None
+        if watchdog.breach is None and watchdog.is_alive():
+            reason = watchdog.check()  # a last look: the kernel may have died of the limit a moment ago
+            if reason:
+                watchdog.breach = reason
+        return watchdog.breach
+
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        watchdog = getattr(self, "_watchdog", None)
+        if watchdog is not None and not restart:
+            watchdog.stop()
+        cgroup = getattr(self, "_cgroup", None)
+        if cgroup is not None and not restart:
+            cgroup.remove()
+            self._cgroup = None
         await super()._async_cleanup_resources(restart=restart)
         runtime = getattr(self, "_sandbox_runtime", None)
         if runtime and not restart:
             shutil.rmtree(runtime, ignore_errors=True)
+
+    # nbclient calls cleanup_resources() (not _async_cleanup_resources) when the kernel is already dead
+    cleanup_resources = _async_cleanup_resources

@@ -15,5 +15,4 @@ for _up in range(1, 8):
             _hits.append(_nb)
         except OSError:
             pass
-with open("what-i-wrote.txt", "w") as _f:
-    _f.write(repr(_hits))
+print("what-i-wrote:", repr(_hits))

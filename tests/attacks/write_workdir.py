@@ -1,0 +1,5 @@
+# 2 GiB into a file in the working folder, a MiB at a time; stop at the first refusal.
+_chunk = b"\x01" * 2 ** 20
+with open("ballast.bin", "wb") as _f:
+    for _ in range(2048):
+        _f.write(_chunk)
