@@ -21,8 +21,7 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
-from .judge import judge_notebooks
-from .preprocessors import LAST_TIMINGS
+from .preprocessors import LAST_TIMINGS, LAST_VERDICTS
 from .sandbox import sandbox_enabled
 from .results import StudentResult, TestResult, notebook_failures, run_problems
 
@@ -49,6 +48,7 @@ def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budge
     config.BudgetedExecute.notebook_budget = notebook_budget
     config.BudgetedExecute.timeout = cell_timeout
     config.BudgetedExecute.sandbox = sandbox_enabled()
+    config.BudgetedExecute.outside_checks = True  # hidden checks run here; the kernel only answers them
     # a graded kernel has nothing to save: stop it at once instead of waiting for a graceful exit
     config.BudgetedExecute.shutdown_kernel = "immediate"
     config.SandboxedKernelManager.hide_paths = [str(course_dir)]
@@ -105,6 +105,7 @@ def _log_reason(outcome: dict) -> str:
 
 
 OVERRIDES = ".kit/overrides"
+NO_VERDICT = [False, "unverified", "no hidden check passed this test in this grading"]
 
 
 def _override_file(course_dir: Path, assignment: str, student: str) -> Path:
@@ -113,7 +114,8 @@ def _override_file(course_dir: Path, assignment: str, student: str) -> Path:
 
 def apply_verdicts(course_dir: Path, db_url: str, assignment: str, student: str,
                    verdicts: dict[str, dict]) -> list[str]:
-    """Zero every test that scored in the student's kernel but fails the clean re-run; return the reasons.
+    """Zero every test that scored in the student's kernel but was not passed by its hidden checks, run
+    outside the kernel in this grading (a test with no verdict was not); return the reasons.
 
     The zero is nbgrader's manual score of that cell, which nbgrader keeps across regrades: the kit
     records which cells it zeroed and clears those first, so a fixed resubmission is judged afresh and
@@ -134,12 +136,12 @@ def apply_verdicts(course_dir: Path, db_url: str, assignment: str, student: str,
             for grade in nb.grades:
                 if [nb.name, grade.name] in previous and grade.manual_score == 0.0:
                     grade.manual_score = None
-                passed, diagnosis, _ = tests.get(grade.name, [True, None, None])
+                passed, diagnosis, _ = tests.get(grade.name, NO_VERDICT)
                 if not passed and (grade.score or 0) > 0:
                     grade.manual_score = 0.0
                     zeroed.append([nb.name, grade.name])
-                    reasons.append(f"{nb.name}/{grade.name} scored in the student's kernel but fails the clean re-run "
-                                   f"[{diagnosis}]: 0 points")
+                    reasons.append(f"{nb.name}/{grade.name} scored in the student's kernel but its hidden check, run "
+                                   f"outside the kernel, did not pass it [{diagnosis}]: 0 points")
         gb.db.commit()
     record.parent.mkdir(parents=True, exist_ok=True)
     record.write_text(json.dumps(zeroed))
@@ -191,7 +193,7 @@ def read_result(course_dir: Path, assignment: str, student: str, db_url: str,
                 diagnosis, message = failures.get(grade.name, (None, None))
                 if path.exists() and grade.name not in failures and (grade.score or 0) < grade.max_score:
                     diagnosis, message = "missing", "this test cell is not in the submitted notebook"
-                verdict = (verdicts or {}).get(nb.name, {}).get(grade.name)
+                verdict = (verdicts or {}).get(nb.name, {}).get(grade.name, NO_VERDICT if verdicts is not None else None)
                 if verdict and not verdict[0] and diagnosis is None:
                     diagnosis, message = verdict[1], verdict[2]
                 if not path.exists():
@@ -222,6 +224,7 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
         return result
     staged = course_dir / STAGING / student / assignment
     LAST_TIMINGS.clear()
+    LAST_VERDICTS.clear()
     if not any(staged.glob("*.ipynb")):
         for folder in ("autograded", "feedback"):  # nothing of an earlier grading may linger
             shutil.rmtree(course_dir / folder / student / assignment, ignore_errors=True)
@@ -237,11 +240,8 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
             notes += run_problems(path)
         verdicts = None
         if verify:
-            # only a test that earned points can have earned them by tampering
-            scored = scored_tests(db_url, assignment, student)
-            to_judge = [p for p in autograded if p.stem in scored]
-            verdicts = judge_notebooks(to_judge, budget=notebook_budget, hide=[str(course_dir)],
-                                       sandbox=sandbox_enabled(), verify=scored) if to_judge else {}
+            # a test keeps its points only if the checker, outside the kernel, passed it in this run
+            verdicts = dict(LAST_VERDICTS)
             notes += apply_verdicts(course_dir, db_url, assignment, student, verdicts)
         result = read_result(course_dir, assignment, student, db_url, verdicts)
         result.notebook_seconds = dict(LAST_TIMINGS)

@@ -1,6 +1,7 @@
 """nbgrader preprocessors of the kit, one small class per step."""
 from __future__ import annotations
 
+import os
 import time
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -8,10 +9,14 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float
 
+from .channel.checker import Checker, hidden_calls
+
 BUDGET_ENAME = "NotebookBudgetExceeded"
 DEAD_ENAME = "KernelDied"
 # notebook name -> seconds its execution took, for the grading step running in this same process
 LAST_TIMINGS: dict[str, float] = {}
+# notebook name -> {grade_id: [passed, diagnosis, message]} of the hidden checks run outside the kernel
+LAST_VERDICTS: dict[str, dict] = {}
 
 
 class BudgetedExecute(Execute):
@@ -24,6 +29,8 @@ class BudgetedExecute(Execute):
 
     notebook_budget = Float(120.0, help="Seconds one notebook may run in all.").tag(config=True)
     sandbox = Bool(False, help="Run the kernel inside bubblewrap (autograder.sandbox).").tag(config=True)
+    outside_checks = Bool(False, help="Run the hidden checks in this process; the kernel only answers them "
+                                      "(autograder.channel).").tag(config=True)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -37,11 +44,20 @@ class BudgetedExecute(Execute):
         started = time.monotonic()
         self._deadline = started + self.notebook_budget
         self.timeout_func = self._cell_timeout
+        self._checker = Checker() if self.outside_checks else None
+        name = (resources or {}).get("unique_key", "?")
         try:
             return super().preprocess(nb, resources, km)
         finally:
-            name = (resources or {}).get("unique_key", "?")
             LAST_TIMINGS[name] = round(time.monotonic() - started, 3)
+            if self._checker is not None:
+                self._checker.close()
+                LAST_VERDICTS[name] = dict(self._checker.verdicts)
+
+    def start_new_kernel(self, **kwargs):
+        if self._checker is not None:  # the kernel learns where to answer the hidden checks
+            kwargs["env"] = {**os.environ, **(kwargs.get("env") or {}), **self._checker.env()}
+        return super().start_new_kernel(**kwargs)
 
     def _remaining(self) -> float:
         return self._deadline - time.monotonic()
@@ -57,7 +73,12 @@ class BudgetedExecute(Execute):
             return _fail(cell, DEAD_ENAME, f"not run: the kernel stopped in cell `{self._kernel_died}`"), resources
         if self._remaining() <= 0:
             return _fail(cell, BUDGET_ENAME, f"not run: the notebook used up its {self.notebook_budget:g} s budget"), resources
+        meta = cell.metadata.get("nbgrader", {})
         try:
+            if self._checker is not None and meta.get("grade") and not meta.get("solution"):
+                deadline = time.monotonic() + self._cell_timeout(cell)
+                with self._checker.expect(_name(cell, index), hidden_calls(cell.source), deadline):
+                    return super().preprocess_cell(cell, resources, index)
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
             # the student's code killed its kernel (os._exit, a crash, the OOM killer): this cell and

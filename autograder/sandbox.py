@@ -23,6 +23,8 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import List, Unicode
 
+from .channel import ENV as CHANNEL_ENV
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -51,14 +53,40 @@ def hidden_roots(extra: list[str]) -> list[str]:
     return sorted(roots, key=len)
 
 
-def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_bytes: int | None = None) -> list[str]:
+SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def system_view() -> list[str]:
+    """bwrap arguments for the system part of the kernel's file system: the OS and Python, nothing else.
+
+    Not the whole of ``/``: other checkouts of the kit, the grader's home and the course live elsewhere.
+    """
+    cmd = []
+    for folder in SYSTEM_DIRS:
+        if os.path.islink(folder):
+            cmd += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            cmd += ["--ro-bind", folder, folder]
+    for prefix in sorted({sys.base_prefix, os.path.realpath(sys.base_prefix)}):
+        if not prefix.startswith(SYSTEM_DIRS):
+            cmd += ["--ro-bind", prefix, prefix]
+    return cmd
+
+
+def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_bytes: int | None = None,
+                  public: Path | None = None) -> list[str]:
+    """The bwrap prefix.  With ``public`` (a folder holding the kit's public client package), that
+    folder stands in for the kit's package, so none of the hidden checks is readable."""
     cmd = [bwrap_path(), "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid", "--unshare-ipc",
-           "--unshare-uts", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+           "--unshare-uts", *system_view(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for root in hidden_roots(hide):
         cmd += ["--tmpfs", root]
-    # the Python environment (a .venv inside the repository is covered above) and the kit come back read-only
+    # the Python environment (a .venv inside the repository is covered above) comes back read-only
     cmd += ["--ro-bind", sys.prefix, sys.prefix]
-    cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "mutants")]
+    if public is not None:
+        cmd += ["--ro-bind", str(public), str(PACKAGE_DIR)]
+    else:
+        cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "mutants")]
     for folder in [workdir, *writable]:
         cmd += ["--bind", str(folder), str(folder)]
     cmd += ["--chdir", str(workdir), "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
@@ -87,7 +115,14 @@ class SandboxedKernelManager(AsyncKernelManager):
         kw.setdefault("stdout", subprocess.DEVNULL)
         kw.setdefault("stderr", subprocess.DEVNULL)
         limit = int(self.memory_limit_mb) * 1024 * 1024 if self.memory_limit_mb else None
-        prefix = bwrap_command(workdir, [self._sandbox_runtime], list(self.hide_paths), limit)
+        writable, public = [self._sandbox_runtime], None
+        channel = (kw.get("env") or {}).get(CHANNEL_ENV)
+        if channel:  # the checks run outside: the kernel gets the public client and the checker's socket folder
+            from .channel.public import public_package
+
+            writable.append(Path(channel).parent)
+            public = public_package()
+        prefix = bwrap_command(workdir, writable, list(self.hide_paths), limit, public)
         return prefix + kernel_cmd, kw
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:

@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from ..channel import ENV as CHANNEL_ENV
 from ..diagnostics import Diagnosis
 
 
@@ -46,6 +47,11 @@ def hidden_check(func):
 
     @functools.wraps(func)
     def run(*args, **kwargs):
+        if os.environ.get(CHANNEL_ENV):
+            # graded by the kit: the check runs in its grading process, this kernel only answers it
+            from ..channel.client import forward
+
+            return forward(func.__module__.rsplit(".", 1)[-1], func.__name__, args, kwargs)
         diagnosis = None
         try:
             with quiet():
