@@ -161,19 +161,6 @@ def record_empty_submission(db_url: str, assignment: str, student: str) -> None:
         gb.add_submission(assignment, student)
 
 
-def scored_tests(db_url: str, assignment: str, student: str) -> dict[str, set[str]]:
-    """notebook -> grade_ids of its tests that earned points in the student's kernel."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(db_url) as gb:
-        found = {}
-        for nb in gb.find_submission(assignment, student).notebooks:
-            ids = {g.name for g in nb.grades if (g.score or 0) > 0}
-            if ids:
-                found[nb.name] = ids
-        return found
-
-
 def read_result(course_dir: Path, assignment: str, student: str, db_url: str,
                 verdicts: dict[str, dict] | None = None) -> StudentResult:
     """The student's per-test points from the gradebook, with the diagnoses of the autograded notebooks."""

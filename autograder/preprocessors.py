@@ -54,6 +54,11 @@ class BudgetedExecute(Execute):
                 self._checker.close()
                 LAST_VERDICTS[name] = dict(self._checker.verdicts)
 
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        km.client_class = "autograder.kernel_client.GradingKernelClient"
+        return km
+
     def start_new_kernel(self, **kwargs):
         if self._checker is not None:  # the kernel learns where to answer the hidden checks
             kwargs["env"] = {**os.environ, **(kwargs.get("env") or {}), **self._checker.env()}

@@ -84,6 +84,16 @@ def _check_hidden_calls(where: str, source: str) -> None:
             raise AuthoringError(f"{where}: autograder.hidden.{modules[0]} has no check named {name!r}")
 
 
+def _check_has_hidden_check(where: str, source: str) -> None:
+    """With the kit's grade a test scores only if its hidden check passes outside the kernel: a test
+    cell without one could never score there, and its points would rest on the kernel alone elsewhere."""
+    from .channel.checker import hidden_calls
+
+    if not hidden_calls(source):
+        raise AuthoringError(f"{where}: a test cell needs a hidden check: a '### BEGIN HIDDEN TESTS' region that calls "
+                             "_hidden.<check>(<names>), so that no score rests on the student's kernel alone")
+
+
 def _top_level_names(source: str) -> set[str]:
     try:
         tree = ast.parse(source)
@@ -133,6 +143,7 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
             _check_ends_safely(where, cell.source)
             _check_ends_safely(where + " as released", strip_hidden(cell.source))
             _check_hidden_calls(where, cell.source)
+            _check_has_hidden_check(where, cell.source)
         if cell.cell_type == "code" and "autograder" in strip_hidden(cell.source):
             raise AuthoringError(f"{where}: student-visible code mentions the autograder package")
         if cell.cell_type == "code":

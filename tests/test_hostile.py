@@ -18,6 +18,7 @@ import pytest
 
 from autograder import ASSIGNMENT, NOTEBOOKS
 from autograder.course import make_scratch_course
+from autograder.demo import persona_notebooks
 from autograder.submissions import filled_notebook, write_submission
 
 from .conftest import REPO, kit, nbgrader, new_course
@@ -37,6 +38,15 @@ def stub_with(code: str, replace: bool = False) -> nbformat.NotebookNode:
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
             cell.source = code if replace else code + "\n\n" + cell.source
+    return nb
+
+
+def overwriter_with(code: str) -> nbformat.NotebookNode:
+    """Lesson 2 with the scatter-overwrite mistake (it earns partial credit), ``code`` run after its Embedding."""
+    nb = persona_notebooks(["scatter-overwrite"])[LESSON]
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
+            cell.source = cell.source + "\n\n" + code
     return nb
 
 
@@ -98,6 +108,16 @@ CASES = {
     "import-reference": {"03_sinusoidal": sinusoidal_with(attack("import_reference"))},
     "import-reference-hidden": {"03_sinusoidal": sinusoidal_with(attack("import_reference_hidden"))},
     "network": {LESSON: stub_with(attack("network"))},
+    "search-kit": {LESSON: stub_with(attack("search_kit"))},
+    "fake-client": {LESSON: stub_with(attack("fake_client", "self_check_noop"))},
+    "rigged": {LESSON: stub_with(attack("rigged", "self_check_noop"), replace=True)},
+}
+# the same wrong code (the scatter-overwrite mistake, partial credit) plainly and with an attack on top
+PLAIN_WRONG = {"plain-overwriter": {LESSON: overwriter_with("")}}
+ON_WRONG_CODE = {
+    "forged-verdict": {LESSON: overwriter_with(attack("forged_verdict"))},
+    "replace-checks": {LESSON: overwriter_with(attack("replace_checks", "self_check_noop"))},
+    "fake-client-on-wrong": {LESSON: overwriter_with(attack("fake_client", "self_check_noop"))},
 }
 HONEST_BUT_ODD = {
     "renamed": {f"{LESSON} (1)": filled_notebook(REPO, LESSON)},
@@ -120,6 +140,8 @@ REASONS = {
     "numpy-patch": "did not pass it",
     "import-reference": "did not pass it",
     "import-reference-hidden": "did not pass it",
+    "fake-client": "did not pass it",
+    "rigged": "did not pass it",
 }
 
 
@@ -170,7 +192,7 @@ def hostile_course(tmp_path_factory):
     kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
     honest_before = {folder: tree_digest(course / folder / "honest") for folder in ("submitted", "autograded", "feedback")}
     course_before = {name: tree_digest(course / name) for name in ("source",)}
-    for student, files in {**CASES, **HONEST_BUT_ODD}.items():
+    for student, files in {**CASES, **HONEST_BUT_ODD, **PLAIN_WRONG, **ON_WRONG_CODE}.items():
         write_files(course, student, files)
     (course / "submitted" / "network" / ASSIGNMENT / "port.txt").write_text(str(listener.port))
     submitted_before = tree_digest(course / "submitted")
@@ -232,6 +254,28 @@ def test_attackers_saw_nothing_outside_their_folder(hostile_course):
     net = (course / "autograded" / "network" / ASSIGNMENT / "network.txt").read_text()
     assert net.startswith("blocked")
     assert hostile_course["listener"].connections == 0
+
+
+@pytest.mark.parametrize("student", sorted(ON_WRONG_CODE))
+def test_an_attack_on_wrong_code_earns_no_more_than_the_wrong_code(hostile_course, student):
+    scores = hostile_course["scores"]
+    assert 0 < scores["plain-overwriter"] < 25, "the plain wrong code earns partial credit"
+    assert scores[student] <= scores["plain-overwriter"], (student, scores[student], scores["plain-overwriter"])
+
+
+# text that only the kit's hidden checks, reference computations and mutants contain
+SECRET = ["_scatter_overwrite_probe", "_reference_table", "ATTENTION_VARIANTS", "def hidden_check", "COMPARE_FLOOR",
+          "def _ids_with_repeats", "BEGIN SOLUTION"]
+
+
+def test_no_check_source_reaches_the_kernel_or_the_feedback(hostile_course):
+    course = hostile_course["course"]
+    found = (course / "autograded" / "search-kit" / ASSIGNMENT / "what-i-found-kit.txt").read_text()
+    assert "forwarding(" in found, "the search ran and found the public client"
+    assert not [s for s in SECRET if s in found], "the kernel could read the kit's checks"
+    for html in (course / "feedback").rglob("*.html"):
+        text = html.read_text()
+        assert not [s for s in SECRET if s in text], html
 
 
 def test_feedback_never_shows_hidden_tests(hostile_course):

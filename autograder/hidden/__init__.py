@@ -72,17 +72,9 @@ def hidden_check(func):
     return run
 
 
-# Set by the clean re-run (autograder.judge): called every time control passes to student code and
-# back, to hide the kit from it and to put back anything it replaced (NumPy functions, builtins, ...).
-before_student_code = None
-after_student_code = None
-
-
 def call(what: str, fn, *args, **kwargs):
     """Call student code, naming it in the diagnosis if it raises."""
     try:
-        if before_student_code is not None:
-            before_student_code()
         return fn(*args, **kwargs)
     except NotImplementedError:
         raise Diagnosis("not-implemented", f"{what} still raises NotImplementedError: fill in its stub.") from None
@@ -90,9 +82,6 @@ def call(what: str, fn, *args, **kwargs):
         raise
     except (Exception, SystemExit) as e:
         raise Diagnosis("crashed", f"{what} raised {type(e).__name__}: {e}") from None
-    finally:
-        if after_student_code is not None:
-            after_student_code()
 
 
 def expect_array(name: str, got, shape) -> np.ndarray:

@@ -17,7 +17,7 @@ import nbformat
 from .. import ASSIGNMENT
 from ..course import repo_root
 from ..diagnostics import Diagnosis
-from ..judge import hidden_calls
+from ..channel.checker import hidden_calls
 from ..submissions import reference_cells
 from . import Mutant
 
