@@ -8,7 +8,7 @@ for _top in [*_sys.path, "/", "/work", "/root", "/home", "/opt", "/srv", "/tmp"]
         continue
     for _dir, _subdirs, _files in _os.walk(_top):
         _subdirs[:] = [d for d in _subdirs if not (_dir == "/" and d in ("proc", "sys", "dev", "usr"))]
-        if "autograder" not in _dir and "kit" not in _dir:
+        if "autograder" not in _dir and "kit-" not in _dir:
             continue
         for _f in _files:
             _path = _os.path.realpath(_os.path.join(_dir, _f))
