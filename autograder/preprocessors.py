@@ -72,6 +72,10 @@ class BudgetedExecute(Execute):
         return max(1, int(min(per_cell, self._remaining()) + 0.999))
 
     def preprocess_cell(self, cell, resources, index):
+        cell, resources = self._preprocess_cell(cell, resources, index)
+        return _cap_errors(cell), resources
+
+    def _preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
         if self._kernel_died is not None:
@@ -95,6 +99,22 @@ class BudgetedExecute(Execute):
             self._kernel_died = _name(cell, index)
             return _fail(cell, "CellTimeoutError", f"timed out, and the kernel stopped responding in cell "
                                                    f"`{self._kernel_died}`"), resources
+
+
+ERROR_CAP = 20_000  # characters of an error's message and of each traceback line (nbgrader limits streams only)
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= ERROR_CAP else text[:ERROR_CAP] + f"... [{len(text) - ERROR_CAP} more characters]"
+
+
+def _cap_errors(cell):
+    """A student's exception with a huge message must not make the notebook too big for feedback."""
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            out["evalue"] = _cap(str(out.get("evalue", "")))
+            out["traceback"] = [_cap(str(line)) for line in out.get("traceback", [])[:200]]
+    return cell
 
 
 def _name(cell, index: int) -> str:

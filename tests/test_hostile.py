@@ -50,6 +50,16 @@ def overwriter_with(code: str) -> nbformat.NotebookNode:
     return nb
 
 
+def huge_error() -> nbformat.NotebookNode:
+    """Lesson 2 whose forward raises an exception with a 40 MiB message."""
+    nb = filled_notebook(REPO, LESSON)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
+            cell.source = cell.source.replace("def forward(self, idx):",
+                                              "def forward(self, idx):\n        raise ValueError('x' * (40 * 2**20))", 1)
+    return nb
+
+
 def sinusoidal_with(code: str) -> nbformat.NotebookNode:
     """Lesson 3 as released, its sinusoidal_table cell replaced by ``code``."""
     nb = nbformat.read(str(REPO / "release" / ASSIGNMENT / "03_sinusoidal.ipynb"), as_version=4)
@@ -113,7 +123,7 @@ CASES = {
     "rigged": {LESSON: stub_with(attack("rigged", "self_check_noop"), replace=True)},
 }
 # the same wrong code (the scatter-overwrite mistake, partial credit) plainly and with an attack on top
-PLAIN_WRONG = {"plain-overwriter": {LESSON: overwriter_with("")}}
+PLAIN_WRONG = {"plain-overwriter": {LESSON: overwriter_with("")}, "huge-error": {LESSON: huge_error()}}
 ON_WRONG_CODE = {
     "forged-verdict": {LESSON: overwriter_with(attack("forged_verdict"))},
     "replace-checks": {LESSON: overwriter_with(attack("replace_checks", "self_check_noop"))},
@@ -137,11 +147,7 @@ REASONS = {
     "kill-kernel": "kernel died in cell `embedding`",
     "shadow-kit": "did not pass it",
     "import-hook": "did not pass it",
-    "numpy-patch": "did not pass it",
-    "import-reference": "did not pass it",
-    "import-reference-hidden": "did not pass it",
     "fake-client": "did not pass it",
-    "rigged": "did not pass it",
 }
 
 
@@ -234,6 +240,13 @@ def test_odd_but_honest_submissions_lose_nothing(hostile_course):
     assert hostile_course["scores"]["huge-output"] == 25
 
 
+def test_a_huge_error_message_still_gets_its_feedback(hostile_course):
+    html = hostile_course["course"] / "feedback" / "huge-error" / ASSIGNMENT / f"{LESSON}.html"
+    assert html.exists() and html.stat().st_size < 5 * 2**20
+    assert "more characters]" in html.read_text()
+    assert 0 < hostile_course["scores"]["huge-error"] < 25
+
+
 def test_course_files_and_other_students_are_untouched(hostile_course):
     course = hostile_course["course"]
     for folder, digest in hostile_course["honest_before"].items():
@@ -264,7 +277,7 @@ def test_an_attack_on_wrong_code_earns_no_more_than_the_wrong_code(hostile_cours
 
 
 # text that only the kit's hidden checks, reference computations and mutants contain
-SECRET = ["_scatter_overwrite_probe", "_reference_table", "ATTENTION_VARIANTS", "def hidden_check", "COMPARE_FLOOR",
+SECRET = ["_scatter_overwrite_probe", "def _reference_table", "ATTENTION_VARIANTS", "def hidden_check", "COMPARE_FLOOR",
           "def _ids_with_repeats", "BEGIN SOLUTION"]
 
 

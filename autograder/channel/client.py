@@ -1,7 +1,7 @@
 """The kernel's side of the channel: answer the checker's questions, then report its verdict.
 
-A hidden test cell calls ``_hidden.some_check(StudentThing)``.  With ``AUTOGRADER_CHANNEL`` in the
-environment, that call connects to the checker's socket, offers its arguments as handles and serves
+A hidden test cell calls a check of ``autograder.hidden.lessonNN`` on the student's class or
+function.  With ``AUTOGRADER_CHANNEL`` in the environment, that call connects to the checker's socket, offers its arguments as handles and serves
 requests until the checker says it is done:
 
 - ``call``: call a handle with plain-data arguments (arrays are fresh copies; after the call their
