@@ -16,9 +16,12 @@ side never decides a grade: what it sends is only ever an answer.
 from __future__ import annotations
 
 import builtins
+import contextlib
+import io
 import os
 import socket
 import sys
+import warnings
 
 import numpy as np
 
@@ -148,6 +151,20 @@ class Server:
         wire.send(self.sock, {"raised": info, "calls": calls or [], "after_from": 0}, list(after or []))
 
 
+@contextlib.contextmanager
+def quiet():
+    """While the checker drives student code: warnings and stderr silenced, as the checks always had them
+    (nbgrader zeroes a test cell that writes to stderr, and a correct solution may trigger a RuntimeWarning)."""
+    saved = sys.stderr
+    sys.stderr = io.StringIO()
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        sys.stderr = saved
+
+
 def forward(module: str, check: str, args: tuple, kwargs: dict) -> None:
     """Run the hidden check ``module.check`` in the checker, with these arguments served from here."""
     path = os.environ[ENV]
@@ -158,7 +175,8 @@ def forward(module: str, check: str, args: tuple, kwargs: dict) -> None:
         handles = [server.handle_of(a) for a in args]
         wire.send(sock, {"op": "hello", "module": module, "check": check,
                          "args": [{"handle": h.id, "kind": h.kind, "name": h.name} for h in handles]})
-        verdict = server.serve()
+        with quiet():
+            verdict = server.serve()
     finally:
         sock.close()
     if verdict:
