@@ -21,6 +21,7 @@ import io
 import os
 import socket
 import sys
+import types
 import warnings
 
 import numpy as np
@@ -65,7 +66,9 @@ class Server:
                 raise wire.ProtocolError("too many handles")
             self.ids[key] = len(self.objects) + 1
             self.objects[self.ids[key]] = obj
-        kind = "class" if isinstance(obj, type) else "function" if callable(obj) else "object"
+        kind = ("class" if isinstance(obj, type) else
+                "function" if isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinFunctionType)) else
+                "object")
         name = getattr(obj, "__name__", None) if kind != "object" else None
         return wire.Handle(self.ids[key], kind, name if isinstance(name, str) else type(obj).__name__)
 
@@ -177,6 +180,8 @@ def forward(module: str, check: str, args: tuple, kwargs: dict) -> None:
                          "args": [{"handle": h.id, "kind": h.kind, "name": h.name} for h in handles]})
         with quiet():
             verdict = server.serve()
+    except (EOFError, OSError, wire.ProtocolError) as e:
+        verdict = {"id": "unverified", "message": f"The check could not finish: the channel to the grader broke ({e})."}
     finally:
         sock.close()
     if verdict:

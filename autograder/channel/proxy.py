@@ -95,6 +95,8 @@ class Session:
 
     def resolve(self, hid, kind, name):
         cls = {"class": RemoteClass, "function": RemoteFunction}.get(kind, RemoteObject)
+        if cls is RemoteObject:  # messages name the student's type: "got Liar", not "got RemoteObject"
+            cls = _named(name if SAFE_NAME.match(name) else "object")
         return cls(self, hid, name)
 
     def answer(self, message: dict, arrays: list, sent: list | None = None, fixtures: list | None = None):
@@ -148,12 +150,13 @@ class Session:
         self.answer(message, back)
 
     def done(self, diagnosis: tuple[str, str] | None) -> None:
-        if self.broken is None:
-            try:
-                payload = {"id": diagnosis[0], "message": diagnosis[1]} if diagnosis else None
-                wire.send(self.sock, {"op": "done", "diagnosis": payload})
-            except (OSError, wire.ProtocolError):
-                pass
+        """Tell the kernel the diagnosis to show (if it still listens); it decides nothing."""
+        try:
+            payload = {"id": diagnosis[0], "message": diagnosis[1][:20000]} if diagnosis else None
+            self.sock.settimeout(1.0)
+            wire.send(self.sock, {"op": "done", "diagnosis": payload})
+        except (OSError, wire.ProtocolError):
+            pass
 
 
 class Remote:
@@ -171,6 +174,8 @@ class Remote:
 
 
 class RemoteFunction(Remote):
+    """A function or method of the student's kernel."""
+
     __slots__ = ()
 
     def __call__(self, *args, **kwargs):
@@ -194,3 +199,13 @@ class RemoteObject(Remote):
 
     def __call__(self, *args, **kwargs):
         return self._session.call(self._id, args, kwargs)
+
+
+_NAMED: dict[str, type] = {}
+
+
+def _named(type_name: str) -> type:
+    """A RemoteObject subclass carrying the name of the student's type."""
+    if type_name not in _NAMED and len(_NAMED) < 1000:
+        _NAMED[type_name] = type(type_name, (RemoteObject,), {"__slots__": ()})
+    return _NAMED.get(type_name, RemoteObject)
