@@ -1,12 +1,14 @@
 """The sandbox student code runs in: bubblewrap around the grading kernel.
 
-Inside, the kernel sees the system read-only, its own scratch copy of the submission as the only
-writable folder, and a private /tmp.  The course root and the kit's repository are covered by
-empty folders, so ``source/`` (the reference solutions), the gradebook, ``submitted/``,
-``autograded/`` and ``feedback/`` of every student, and the mutant catalogue are out of sight;
-only the kit's ``autograder`` package comes back in, read-only, for the hidden checks.  The kernel
-has no network (its own network namespace) and no view of other processes.  It talks to nbgrader
-over Unix sockets in a folder of its own, since TCP cannot cross the network namespace.
+Inside, the kernel sees the OS (``/usr``, ``/etc``) and Python read-only, a private /tmp, its own
+scratch copy of the submission as the only writable folder, and the folder of the checker's socket.
+Nothing else of the machine is there: not ``source/`` (the reference solutions), the gradebook, any
+student's ``submitted/``, ``autograded/`` or ``feedback/``, other checkouts of the kit, or the
+kit's own hidden checks and mutants.  Where the kit is installed, the kernel finds the public client
+package of ``autograder.channel.public`` instead, which forwards every hidden check to the grading
+process.  The kernel has no network (its own network namespace) and no view of other processes.
+It talks to nbgrader over Unix sockets in a folder of its own, since TCP cannot cross the network
+namespace.
 
 If ``bwrap`` is missing the kit refuses to grade unless sandboxing is switched off explicitly
 (``AUTOGRADER_SANDBOX=off``), and says so.
