@@ -29,7 +29,7 @@ class KitConfig(Configurable):
                                         "are not run and score 0.").tag(config=True)
     cell_timeout = Integer(60, help="Seconds one cell may run (nbgrader's Execute.timeout while the kit "
                                     "grades).").tag(config=True)
-    memory_limit_mb = Integer(4096, help="Address-space limit of a grading kernel and of the clean re-run, "
+    memory_limit_mb = Integer(4096, help="Address-space limit of each process of a grading kernel, "
                                          "in MiB (0: none).").tag(config=True)
     jobs = Integer(help="Worker processes grading students side by side (default: the CPU count).").tag(config=True)
     sandbox = Bool(help=f"Run student code inside bubblewrap (default: on, unless the environment sets "

@@ -7,8 +7,8 @@ independent solution, a half-finished one and the common misconceptions, no hang
 
 1. plain nbgrader, as an instructor runs it: `nbgrader autograde`, `nbgrader generate_feedback` and
    `nbgrader export`, one after the other;
-2. the kit: `python -m autograder grade --jobs N` (autograde in sandboxed kernels, the clean re-run,
-   feedback, exports and the class report);
+2. the kit: `python -m autograder grade --jobs N` (autograde in sandboxed kernels, hidden checks run
+   outside them, feedback, exports and the class report);
 3. bare execution: `jupyter nbconvert --execute` of every notebook of one finished submission.
 
 It prints the wall times, the speed-up of the kit over plain nbgrader, and the cost per notebook of

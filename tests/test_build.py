@@ -51,6 +51,8 @@ def break_lesson(repo: Path, old: str, new: str, count: int = 1) -> None:
     ("def rel_error(a, b):", "def numerical_gradient(a, b):", "'numerical_gradient' must be defined in exactly one solution cell"),
     ("_hidden.rel_error_values(rel_error)", "_hidden.no_such_check(rel_error)", "has no check named 'no_such_check'"),
     ("# Self-check: relative, entry by entry", "import autograder  # Self-check", "student-visible code mentions the autograder"),
+    ("### BEGIN HIDDEN TESTS\nimport autograder.hidden.lesson02 as _hidden\n_hidden.rel_error_values(rel_error)\n"
+     "### END HIDDEN TESTS\n", "", "a test cell needs a hidden check"),
 ])
 def test_bad_authoring_fails_naming_file_and_cell(tmp_path, old, new, expected):
     repo = copy_authoring(tmp_path)

@@ -22,9 +22,6 @@ def test_demo_collects_grades_and_reports_the_built_in_class(tmp_path):
     assert scores["s01-ada"] == 100 and scores["s03-cleo"] == 100 and scores["s02-ben"] == 0
     assert 0 < scores["s05-eli"] < 100 and 0 < scores["s13-max"] < 100 and 0 < scores["s14-nia"] < 100
     assert "timed out in cell" in out and "kernel died in cell" in out and "invalid JSON" in out
-    # the hanging student keeps what they earned before the hang: the clean re-run verifies only the
-    # tests that scored and stops after the last of them, so it never reaches the infinite loop
-    assert "unverified" not in out
     assert "scatter-overwrite" in out and "What the class got wrong" in out
     assert (course / "reports" / ASSIGNMENT / "index.html").exists()
     assert "\r" not in out  # no progress bar when the output is not a terminal

@@ -22,6 +22,7 @@ import pytest
 
 from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.course import make_scratch_course
+from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook, write_submission
 from autograder.grading.intake import STAGING
 
@@ -42,6 +43,25 @@ def stub_with(code: str, replace: bool = False) -> nbformat.NotebookNode:
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
             cell.source = code if replace else code + "\n\n" + cell.source
+    return nb
+
+
+def overwriter_with(code: str) -> nbformat.NotebookNode:
+    """Lesson 2 with the scatter-overwrite mistake (it earns partial credit), ``code`` run after its Embedding."""
+    nb = persona_notebooks(["scatter-overwrite"])[LESSON]
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
+            cell.source = cell.source + "\n\n" + code
+    return nb
+
+
+def huge_error() -> nbformat.NotebookNode:
+    """Lesson 2 whose forward raises an exception with a 40 MiB message."""
+    nb = filled_notebook(REPO, LESSON)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
+            cell.source = cell.source.replace("def forward(self, idx):",
+                                              "def forward(self, idx):\n        raise ValueError('x' * (40 * 2**20))", 1)
     return nb
 
 
@@ -103,6 +123,16 @@ CASES = {
     "import-reference": {"03_sinusoidal": sinusoidal_with(attack("import_reference"))},
     "import-reference-hidden": {"03_sinusoidal": sinusoidal_with(attack("import_reference_hidden"))},
     "network": {LESSON: stub_with(attack("network"))},
+    "search-kit": {LESSON: stub_with(attack("search_kit"))},
+    "fake-client": {LESSON: stub_with(attack("fake_client", "self_check_noop"))},
+    "rigged": {LESSON: stub_with(attack("rigged", "self_check_noop"), replace=True)},
+}
+# the same wrong code (the scatter-overwrite mistake, partial credit) plainly and with an attack on top
+PLAIN_WRONG = {"plain-overwriter": {LESSON: overwriter_with("")}, "huge-error": {LESSON: huge_error()}}
+ON_WRONG_CODE = {
+    "forged-verdict": {LESSON: overwriter_with(attack("forged_verdict"))},
+    "replace-checks": {LESSON: overwriter_with(attack("replace_checks", "self_check_noop"))},
+    "fake-client-on-wrong": {LESSON: overwriter_with(attack("fake_client", "self_check_noop"))},
 }
 # student -> attack: each would take the machine down without the resource limits, but stops itself
 # (a few thousand processes, ten thousand threads, 3.1 GiB, 2 GiB, twenty thousand files)
@@ -137,11 +167,9 @@ REASONS = {
     "os-exit": "kernel died in cell `embedding`",
     "sys-exit": "cell `embedding` raised SystemExit",
     "kill-kernel": "kernel died in cell `embedding`",
-    "shadow-kit": "fails the clean re-run",
-    "import-hook": "fails the clean re-run",
-    "numpy-patch": "fails the clean re-run",
-    "import-reference": "fails the clean re-run",
-    "import-reference-hidden": "fails the clean re-run",
+    "shadow-kit": "did not pass it",
+    "import-hook": "did not pass it",
+    "fake-client": "did not pass it",
     "fork-bomb": "started more than 64 processes or threads: stopped in cell `embedding`",
     "threads": "started more than 64 processes or threads: stopped in cell `embedding`",
     "memory-balloon": "used more than 1024 MiB of memory: stopped in cell `embedding`",
@@ -234,7 +262,7 @@ def hostile_course(tmp_path_factory):
     kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
     honest_before = {folder: tree_digest(course / folder / "honest") for folder in ("submitted", "autograded", "feedback")}
     course_before = {name: tree_digest(course / name) for name in ("source",)}
-    for student, files in {**CASES, **HONEST_BUT_ODD}.items():
+    for student, files in {**CASES, **HONEST_BUT_ODD, **PLAIN_WRONG, **ON_WRONG_CODE}.items():
         write_files(course, student, files)
     # graded in the same run as the attackers ("honest" is unchanged, so that run skips it)
     write_submission(course, "honest-beside", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
@@ -284,6 +312,13 @@ def test_odd_but_honest_submissions_lose_nothing(hostile_course):
     assert hostile_course["scores"]["huge-output"] == 25
 
 
+def test_a_huge_error_message_still_gets_its_feedback(hostile_course):
+    html = hostile_course["course"] / "feedback" / "huge-error" / ASSIGNMENT / f"{LESSON}.html"
+    assert html.exists() and html.stat().st_size < 5 * 2**20
+    assert "more characters]" in html.read_text()
+    assert 0 < hostile_course["scores"]["huge-error"] < 25
+
+
 def test_course_files_and_other_students_are_untouched(hostile_course):
     course = hostile_course["course"]
     for folder, digest in hostile_course["honest_before"].items():
@@ -313,6 +348,28 @@ def test_attackers_saw_nothing_outside_their_folder(hostile_course):
     assert "gradebook.db" not in wrote and "honest" not in wrote
     assert printed(course, "network", "network").startswith("blocked")
     assert hostile_course["listener"].connections == 0
+
+
+@pytest.mark.parametrize("student", sorted(ON_WRONG_CODE))
+def test_an_attack_on_wrong_code_earns_no_more_than_the_wrong_code(hostile_course, student):
+    scores = hostile_course["scores"]
+    assert 0 < scores["plain-overwriter"] < 25, "the plain wrong code earns partial credit"
+    assert scores[student] <= scores["plain-overwriter"], (student, scores[student], scores["plain-overwriter"])
+
+
+# text that only the kit's hidden checks, reference computations and mutants contain
+SECRET = ["_scatter_overwrite_probe", "def _reference_table", "ATTENTION_VARIANTS", "def hidden_check", "COMPARE_FLOOR",
+          "def _ids_with_repeats", "BEGIN SOLUTION"]
+
+
+def test_no_check_source_reaches_the_kernel_or_the_feedback(hostile_course):
+    course = hostile_course["course"]
+    found = (course / "autograded" / "search-kit" / ASSIGNMENT / "what-i-found-kit.txt").read_text()
+    assert "forwarding(" in found, "the search ran and found the public client"
+    assert not [s for s in SECRET if s in found], "the kernel could read the kit's checks"
+    for html in (course / "feedback").rglob("*.html"):
+        text = html.read_text()
+        assert not [s for s in SECRET if s in text], html
 
 
 def test_feedback_never_shows_hidden_tests(hostile_course):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import importlib
 
-from ..cells import (HIDDEN_CALL, HIDDEN_IMPORT, MARKERS, grade_id as cell_grade_id, is_graded_cell, is_solution_cell,
+from ..cells import (HIDDEN_CALL, HIDDEN_IMPORT, MARKERS, grade_id as cell_grade_id, hidden_calls, is_graded_cell, is_solution_cell,
                      is_test_cell, nbgrader_metadata, strip_hidden)
 from ..course import LESSONS
 
@@ -73,6 +73,14 @@ def _check_hidden_calls(where: str, source: str) -> None:
             raise AuthoringError(f"{where}: autograder.hidden.{modules[0]} has no check named {name!r}")
 
 
+def _check_has_hidden_check(where: str, source: str) -> None:
+    """With the kit's grade a test scores only if its hidden check passes outside the kernel: a test
+    cell without one could never score there, and its points would rest on the kernel alone elsewhere."""
+    if not hidden_calls(source):
+        raise AuthoringError(f"{where}: a test cell needs a hidden check: a '### BEGIN HIDDEN TESTS' region that calls "
+                             "_hidden.<check>(<names>), so that no score rests on the student's kernel alone")
+
+
 def _top_level_names(source: str) -> set[str]:
     try:
         tree = ast.parse(source)
@@ -122,6 +130,7 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
             _check_ends_safely(where, cell.source)
             _check_ends_safely(where + " as released", strip_hidden(cell.source))
             _check_hidden_calls(where, cell.source)
+            _check_has_hidden_check(where, cell.source)
         if cell.cell_type == "code" and "autograder" in strip_hidden(cell.source):
             raise AuthoringError(f"{where}: student-visible code mentions the autograder package")
         if cell.cell_type == "code":

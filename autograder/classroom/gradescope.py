@@ -8,7 +8,7 @@ The zip holds ``setup.sh``, ``run_autograder``, the pinned ``requirements.lock``
 and the course (``course/``: ``nbgrader_config.py`` and the source notebooks).  ``setup.sh`` installs
 Python, bubblewrap and the pinned packages into ``/autograder/venv`` and puts the assignment into a
 gradebook (``--setup``); ``run_autograder`` grades the upload with the same step as the kit's ``grade``
-(``grade_student``: nbgrader autograde plus the clean re-run) and writes one Gradescope test per graded
+(``grade_student``: nbgrader autograde, hidden checks outside the kernel) and writes one Gradescope test per graded
 cell, its output the diagnosis, never the hidden test code (``--run``).
 
 The base folder is ``$AUTOGRADER_ROOT`` (default ``/autograder``) or ``--root``, and ``KIT_PYTHON``

@@ -1,6 +1,7 @@
 """The kit's executor: nbgrader's Execute with a budget per notebook, a sandboxed kernel, and its timing."""
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -10,14 +11,18 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float, default
 
-from ..cells import cell_name
+from ..cells import cell_name, hidden_calls, is_test_cell
 from ..config import KitConfig
+from .checker import Checker
 
 BUDGET_ENAME = "NotebookBudgetExceeded"
 DEAD_ENAME = "KernelDied"
 # notebook metadata key of the executor's record ({"seconds": how long the notebook ran}); results read it back
 TIMING_KEY = "kit_execution"
 LIMIT_ENAME = "ResourceLimitExceeded"
+# notebook name -> {grade_id: [passed, diagnosis, message]} of the hidden checks run outside the kernel, for
+# the grading step running in this same process (never written where the kernel could reach it)
+LAST_VERDICTS: dict[str, dict] = {}
 
 
 class BudgetedExecute(Execute):
@@ -38,6 +43,8 @@ class BudgetedExecute(Execute):
     @default("sandbox")
     def _default_sandbox(self) -> bool:
         return KitConfig(config=self.config).sandbox
+    outside_checks = Bool(False, help="Run the hidden checks in this process; the kernel only answers them "
+                                      "(autograder.channel).").tag(config=True)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -51,10 +58,25 @@ class BudgetedExecute(Execute):
         started = time.monotonic()
         self._deadline = started + self.notebook_budget
         self.timeout_func = self._cell_timeout
+        self._checker = Checker() if self.outside_checks else None
+        name = (resources or {}).get("unique_key", "?")
         try:
             return super().preprocess(nb, resources, km)
         finally:
             nb.metadata[TIMING_KEY] = {"seconds": round(time.monotonic() - started, 3)}
+            if self._checker is not None:
+                self._checker.close()
+                LAST_VERDICTS[name] = dict(self._checker.verdicts)
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        km.client_class = "autograder.grading.kernel_client.GradingKernelClient"
+        return km
+
+    def start_new_kernel(self, **kwargs):
+        if self._checker is not None:  # the kernel learns where to answer the hidden checks
+            kwargs["env"] = {**os.environ, **(kwargs.get("env") or {}), **self._checker.env()}
+        return super().start_new_kernel(**kwargs)
 
     def _remaining(self) -> float:
         return self._deadline - time.monotonic()
@@ -64,6 +86,10 @@ class BudgetedExecute(Execute):
         return max(1, int(min(per_cell, self._remaining()) + 0.999))
 
     def preprocess_cell(self, cell, resources, index):
+        cell, resources = self._preprocess_cell(cell, resources, index)
+        return _cap_errors(cell), resources
+
+    def _preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
         if self._kernel_died is not None:
@@ -71,7 +97,12 @@ class BudgetedExecute(Execute):
         if self._remaining() <= 0:
             return _fail(cell, BUDGET_ENAME, f"not run: the notebook used up its {self.notebook_budget:g} s budget"), resources
         try:
-            cell, resources = super().preprocess_cell(cell, resources, index)
+            if self._checker is not None and is_test_cell(cell):
+                deadline = time.monotonic() + self._cell_timeout(cell)
+                with self._checker.expect(cell_name(cell, index), hidden_calls(cell.source), deadline):
+                    cell, resources = super().preprocess_cell(cell, resources, index)
+            else:
+                cell, resources = super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
             if self._limit_breach():
                 return self._stop_at_limit(cell, index), resources
@@ -97,6 +128,22 @@ class BudgetedExecute(Execute):
     def _stop_at_limit(self, cell, index: int):
         self._kernel_died = cell_name(cell, index)
         return _fail(cell, LIMIT_ENAME, f"the notebook {self._limit_breach()}: stopped in cell `{self._kernel_died}`")
+
+
+ERROR_CAP = 20_000  # characters of an error's message and of each traceback line (nbgrader limits streams only)
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= ERROR_CAP else text[:ERROR_CAP] + f"... [{len(text) - ERROR_CAP} more characters]"
+
+
+def _cap_errors(cell):
+    """A student's exception with a huge message must not make the notebook too big for feedback."""
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            out["evalue"] = _cap(str(out.get("evalue", "")))
+            out["traceback"] = [_cap(str(line)) for line in out.get("traceback", [])[:200]]
+    return cell
 
 
 def _fail(cell, ename: str, message: str):

@@ -22,7 +22,7 @@ from ..config import kit_options, read_course_config
 from ..course import Course, ensure_tools_on_path, sqlite_url
 from .execute import TIMING_KEY, notebook_seconds
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
-from .judge import judge_notebooks
+from .execute import LAST_VERDICTS
 from .results import Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
 from ..sandbox.limits import ResourceLimits
 
@@ -46,6 +46,7 @@ def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budge
     config.BudgetedExecute.notebook_budget = kit.notebook_budget
     config.BudgetedExecute.timeout = kit.cell_timeout
     config.BudgetedExecute.sandbox = kit.sandbox
+    config.BudgetedExecute.outside_checks = True  # hidden checks run here; the kernel only answers them
     # a graded kernel has nothing to save: stop it at once instead of waiting for a graceful exit
     config.BudgetedExecute.shutdown_kernel = "immediate"
     config.SandboxedKernelManager.hide_paths = [str(course_dir)]
@@ -98,6 +99,7 @@ def _log_reason(outcome: dict) -> str:
 
 
 OVERRIDES = ".kit/overrides"
+NO_VERDICT = Verdict(False, "unverified", "no hidden check passed this test in this grading")
 
 
 def _override_file(course: Course, assignment: str, student: str) -> Path:
@@ -106,7 +108,8 @@ def _override_file(course: Course, assignment: str, student: str) -> Path:
 
 def apply_verdicts(course: Course, db_url: str, assignment: str, student: str,
                    verdicts: dict[str, dict[str, Verdict]]) -> list[str]:
-    """Zero every test that scored in the student's kernel but fails the clean re-run; return the reasons.
+    """Zero every test that scored in the student's kernel but was not passed by its hidden checks, run
+    outside the kernel in this grading (a test with no verdict was not); return the reasons.
 
     The zero is nbgrader's manual score of that cell, which nbgrader keeps across regrades: the kit
     records which cells it zeroed and clears those first, so a fixed resubmission is judged afresh and
@@ -127,12 +130,12 @@ def apply_verdicts(course: Course, db_url: str, assignment: str, student: str,
             for grade in nb.grades:
                 if [nb.name, grade.name] in previous and grade.manual_score == 0.0:
                     grade.manual_score = None
-                verdict = tests.get(grade.name, Verdict.PASSED)
+                verdict = tests.get(grade.name, NO_VERDICT)
                 if not verdict.passed and (grade.score or 0) > 0:
                     grade.manual_score = 0.0
                     zeroed.append([nb.name, grade.name])
-                    reasons.append(f"{nb.name}/{grade.name} scored in the student's kernel but fails the clean re-run "
-                                   f"[{verdict.diagnosis}]: 0 points")
+                    reasons.append(f"{nb.name}/{grade.name} scored in the student's kernel but its hidden check, run "
+                                   f"outside the kernel, did not pass it [{verdict.diagnosis}]: 0 points")
         gb.db.commit()
     record.parent.mkdir(parents=True, exist_ok=True)
     record.write_text(json.dumps(zeroed))
@@ -150,19 +153,6 @@ def record_empty_submission(db_url: str, assignment: str, student: str) -> None:
         except MissingEntry:
             pass
         gb.add_submission(assignment, student)
-
-
-def scored_tests(db_url: str, assignment: str, student: str) -> dict[str, set[str]]:
-    """notebook -> grade_ids of its tests that earned points in the student's kernel."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(db_url) as gb:
-        found = {}
-        for nb in gb.find_submission(assignment, student).notebooks:
-            ids = {g.name for g in nb.grades if (g.score or 0) > 0}
-            if ids:
-                found[nb.name] = ids
-        return found
 
 
 def read_result(course: Course, assignment: str, student: str, db_url: str,
@@ -184,7 +174,7 @@ def read_result(course: Course, assignment: str, student: str, db_url: str,
                 diagnosis, message = failures.get(grade.name, (None, None))
                 if path.exists() and grade.name not in failures and (grade.score or 0) < grade.max_score:
                     diagnosis, message = "missing", "this test cell is not in the submitted notebook"
-                verdict = (verdicts or {}).get(nb.name, {}).get(grade.name)
+                verdict = (verdicts or {}).get(nb.name, {}).get(grade.name, NO_VERDICT if verdicts is not None else None)
                 if verdict and not verdict.passed and diagnosis is None:
                     diagnosis, message = verdict.diagnosis, verdict.message
                 if not path.exists():
@@ -221,6 +211,7 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
         result.seconds = round(time.monotonic() - start, 3)
         return result
     staged = course.folder(STAGING, assignment, student)
+    LAST_VERDICTS.clear()
     if not any(staged.glob("*.ipynb")):
         for step in ("autograded", "feedback"):  # nothing of an earlier grading may linger
             shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
@@ -236,12 +227,8 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
             notes += run_problems(path)
         verdicts = None
         if verify:
-            # only a test that earned points can have earned them by tampering
-            scored = scored_tests(db_url, assignment, student)
-            to_judge = [p for p in autograded if p.stem in scored]
-            judged = judge_notebooks(to_judge, budget=kit.notebook_budget, hide=[str(course_dir)], sandbox=kit.sandbox,
-                                     verify=scored, memory_mb=kit.memory_limit_mb, limits=limits) if to_judge else {}
-            verdicts = {nb: {test: Verdict.from_json(v) for test, v in tests.items()} for nb, tests in judged.items()}
+            # a test keeps its points only if the checker, outside the kernel, passed it in this run
+            verdicts = {nb: {test: Verdict.from_json(v) for test, v in tests.items()} for nb, tests in LAST_VERDICTS.items()}
             notes += apply_verdicts(course, db_url, assignment, student, verdicts)
         result = read_result(course, assignment, student, db_url, verdicts)
         result.notebook_seconds = notebook_seconds(autograded)

@@ -1,5 +1,5 @@
 """Read what grading produced: per-test points from the gradebook, diagnoses from autograded notebooks;
-and the values it travels as (a student's Status, the clean re-run's Verdicts)."""
+and the values it travels as (a student's Status, the outside checks' Verdicts)."""
 from __future__ import annotations
 
 import re
@@ -31,7 +31,7 @@ class Status(str, Enum):
 
 @dataclass(frozen=True)
 class Verdict:
-    """The clean re-run's word on one hidden test."""
+    """The outside check's word on one hidden test (decided in the grading process, never by the kernel)."""
 
     passed: bool
     diagnosis: str | None = None   # misconception id, or "unverified" / "side-effect" / ...
@@ -39,7 +39,7 @@ class Verdict:
 
     @classmethod
     def from_json(cls, item) -> "Verdict":
-        """From the judge's wire form ``[passed, diagnosis, message]``."""
+        """From the checker's form ``[passed, diagnosis, message]``."""
         passed, diagnosis, message = item
         return cls(bool(passed), diagnosis, message)
 

@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+from ..channel import ENV as CHANNEL_ENV
 from .diagnostics import Diagnosis
 
 
@@ -49,6 +50,11 @@ def hidden_check(func):
 
     @functools.wraps(func)
     def run(*args, **kwargs):
+        if os.environ.get(CHANNEL_ENV):
+            # graded by the kit: the check runs in its grading process, this kernel only answers it
+            from ..channel.client import forward
+
+            return forward(func.__module__.rsplit(".", 1)[-1], func.__name__, args, kwargs)
         diagnosis = None
         try:
             with quiet():
@@ -69,17 +75,9 @@ def hidden_check(func):
     return run
 
 
-# Set by the clean re-run (autograder.grading.judge): called every time control passes to student code and
-# back, to hide the kit from it and to put back anything it replaced (NumPy functions, builtins, ...).
-before_student_code = None
-after_student_code = None
-
-
 def call(what: str, fn, *args, **kwargs):
     """Call student code, naming it in the diagnosis if it raises."""
     try:
-        if before_student_code is not None:
-            before_student_code()
         return fn(*args, **kwargs)
     except NotImplementedError:
         raise Diagnosis("not-implemented", f"{what} still raises NotImplementedError: fill in its stub.") from None
@@ -87,9 +85,6 @@ def call(what: str, fn, *args, **kwargs):
         raise
     except (Exception, SystemExit) as e:
         raise Diagnosis("crashed", f"{what} raised {type(e).__name__}: {e}") from None
-    finally:
-        if after_student_code is not None:
-            after_student_code()
 
 
 def expect_array(name: str, got, shape) -> np.ndarray:

@@ -277,6 +277,9 @@ ATTENTION_VARIANTS = {
 
 def _raised_in(error, fn) -> bool:
     """True if ``error`` was raised inside the function ``fn``."""
+    frames = getattr(error, "remote_frames", None)
+    if frames is not None:  # raised in the student's kernel: the channel names the functions it went through
+        return getattr(fn, "__name__", None) in frames
     code = getattr(fn, "__code__", None)
     tb = error.__traceback__
     while tb is not None:
@@ -518,6 +521,9 @@ def _sa_candidates(self_attention):
 
 
 def _innermost(error) -> str:
+    frames = getattr(error, "remote_frames", None)
+    if frames:
+        return frames[-1]
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next

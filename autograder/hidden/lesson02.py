@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..channel.fixtures import Fixture
 from .diagnostics import Diagnosis
 from .gradcheck import compare, numerical_gradient as reference_numerical_gradient
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
@@ -133,7 +134,7 @@ def embedding_backward_fresh(Embedding):
 
 
 def _f_cubic(x):
-    return lambda: float(np.sum(x ** 3 + 2.0 * x ** 2))
+    return Fixture("cubic", x)  # float(np.sum(x ** 3 + 2.0 * x ** 2)), built where the student's code runs
 
 
 @hidden_check
@@ -180,11 +181,7 @@ def numerical_gradient_restore(numerical_gradient):
     # values near 1, where x + eps - 2 eps + eps != x for most entries: an incremental "restore" shows
     x = rng.standard_normal(16)
     before = x.copy()
-    calls = []
-
-    def f():
-        calls.append(1)
-        return float(np.sum(np.sin(x)))
+    f = Fixture("sin_sum", x)  # float(np.sum(np.sin(x))), counting its calls
 
     call("numerical_gradient(f, x)", numerical_gradient, f, x)
     if not np.array_equal(x, before):
@@ -194,10 +191,10 @@ def numerical_gradient_restore(numerical_gradient):
             f"numerical_gradient left x changed in {changed} of {x.size} entries (by up to {np.abs(x - before).max():.3g}). "
             "x must be restored after each nudge: save old = x[i] and write it back with x[i] = old.",
         )
-    if len(calls) < 2 * x.size:
+    if f.calls < 2 * x.size:
         raise Diagnosis(
             "wrong-value",
-            f"numerical_gradient called f {len(calls)} times for an x of {x.size} entries; a central difference "
+            f"numerical_gradient called f {f.calls} times for an x of {x.size} entries; a central difference "
             "evaluates f twice per entry, nudging x in place before each call.",
         )
 

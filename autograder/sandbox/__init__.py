@@ -1,12 +1,15 @@
 """The sandbox student code runs in: bubblewrap around the grading kernel.
 
-Inside, the kernel sees the system read-only, its own scratch copy of the submission as the only
-writable folder, and a private /tmp.  The course root and the kit's repository are covered by
-empty folders, so ``source/`` (the reference solutions), the gradebook, ``submitted/``,
-``autograded/`` and ``feedback/`` of every student, and the mutant catalogue are out of sight;
-only the kit's ``autograder`` package comes back in, read-only, for the hidden checks.  The kernel
-has no network (its own network namespace) and no view of other processes.  It talks to nbgrader
-over Unix sockets in a folder of its own, since TCP cannot cross the network namespace.
+Inside, the kernel sees the OS (``/usr``, ``/etc``) and Python read-only, a private, size-capped /tmp
+holding its own copy of the submission as its working folder, and the folder of the checker's socket
+(read-only: a socket can be connected to there, nothing written).  Nothing else of the machine is
+there: not ``source/`` (the reference solutions), the gradebook, any student's ``submitted/``,
+``autograded/`` or ``feedback/``, other checkouts of the kit, or the kit's own hidden checks and
+mutants.  Where the kit grades, the kernel finds the public client package of
+``autograder.channel.public`` in place of the kit, which forwards every hidden check to the grading
+process.  The kernel has no network (its own network namespace) and no view of other processes.  It
+talks to nbgrader over Unix sockets in a folder of its own, since TCP cannot cross the network
+namespace.  ``limits`` adds the per-notebook resource limits.
 
 If ``bwrap`` is missing the kit refuses to grade unless sandboxing is switched off explicitly
 (``AUTOGRADER_SANDBOX=off``, or ``c.KitConfig.sandbox = False``: see ``autograder.config``), and says so.
@@ -22,6 +25,8 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import List, Unicode
+
+from ..channel import ENV as CHANNEL_ENV
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the autograder package
 
@@ -65,24 +70,54 @@ def hidden_roots(extra: list[str]) -> list[str]:
     return sorted(roots, key=len)
 
 
+SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def system_view() -> list[str]:
+    """bwrap arguments for the system part of the kernel's file system: the OS and Python, nothing else.
+
+    Not the whole of ``/``: other checkouts of the kit, the grader's home and the course live elsewhere.
+    """
+    cmd = []
+    for folder in SYSTEM_DIRS:
+        if os.path.islink(folder):
+            cmd += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            cmd += ["--ro-bind", folder, folder]
+    for prefix in sorted({sys.base_prefix, os.path.realpath(sys.base_prefix)}):
+        if not prefix.startswith(SYSTEM_DIRS):
+            cmd += ["--ro-bind", prefix, prefix]
+    return cmd
+
+
 def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_bytes: int | None = None,
-                  limits=None, cgroup=None) -> list[str]:
+                  limits=None, cgroup=None, public: Path | None = None, sockets: list[Path] = ()) -> list[str]:
     """The command prefix that runs a command in the sandbox, in ``workdir``.
 
     With ``limits`` (an :class:`autograder.sandbox.limits.ResourceLimits`), ``workdir`` is not writable: the
     command runs in a copy of it on the sandbox's size-capped /tmp, under the per-process rlimits, and
-    (with ``cgroup``) inside that cgroup; nothing it writes reaches ``workdir``.
+    (with ``cgroup``) inside that cgroup; nothing it writes reaches ``workdir``.  With ``public`` (a
+    folder holding the kit's public client package), that folder stands in for the kit's package, so
+    none of the hidden checks is readable.  ``sockets`` are folders mounted read-only: their Unix
+    sockets can be connected to, and nothing can be written there.
     """
     from .limits import ONE_THREAD, inner_prefix, outer_prefix, scratch_args
 
     tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp"]
     cmd = [bwrap_path(), "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid", "--unshare-ipc",
-           "--unshare-uts", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *tmp]
+           "--unshare-uts", *system_view(), "--dev", "/dev", "--proc", "/proc", *tmp]
     for root in hidden_roots(hide):
         cmd += ["--tmpfs", root]
-    # the Python environment (a .venv inside the repository is covered above) and the kit come back read-only
+    # the Python environment (a .venv inside the repository is covered above) comes back read-only
     cmd += ["--ro-bind", sys.prefix, sys.prefix]
-    cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "devtools")]
+    covered = hidden_roots(hide)
+    if public is not None:
+        cmd += ["--ro-bind", str(public), str(PACKAGE_DIR)]
+    else:
+        cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "devtools")]
+        covered.append(str(PACKAGE_DIR / "devtools"))
+    for folder in sockets:
+        cmd += ["--ro-bind", str(folder), str(folder)]
     if limits is None:
         for folder in [workdir, *writable]:
             cmd += ["--bind", str(folder), str(folder)]
@@ -91,7 +126,7 @@ def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_b
         for folder in writable:
             cmd += ["--bind", str(folder), str(folder)]
         # the empty folders that cover the course and the kit are writable tmpfs mounts: make them read-only
-        cmd += [arg for root in hidden_roots(hide) + [str(PACKAGE_DIR / "devtools")] for arg in ("--remount-ro", root)]
+        cmd += [arg for root in covered for arg in ("--remount-ro", root)]
         cmd += ["--chdir", scratch_args(limits, workdir)[1]]
         for name in ONE_THREAD:  # BLAS thread pools sized to the machine would count against the process limit
             cmd += ["--setenv", name, "1"]
@@ -130,8 +165,15 @@ class SandboxedKernelManager(AsyncKernelManager):
 
         self._limits = ResourceLimits(config=self.config)
         self._cgroup = new_cgroup(self._limits)
+        sockets, public = [], None
+        channel = (kw.get("env") or {}).get(CHANNEL_ENV)
+        if channel:  # the checks run outside: the kernel gets the public client and the checker's socket folder
+            from ..channel.public import public_package
+
+            sockets.append(Path(channel).parent)
+            public = public_package()
         prefix = bwrap_command(workdir, [self._sandbox_runtime], list(self.hide_paths), limit,
-                               limits=self._limits, cgroup=self._cgroup)
+                               limits=self._limits, cgroup=self._cgroup, public=public, sockets=sockets)
         return prefix + kernel_cmd, kw
 
     async def _async_post_start_kernel(self, **kw) -> None:

@@ -1,7 +1,6 @@
 """Resource limits of one graded notebook: its kernel and everything the kernel starts.
 
-A submission must not be able to take the grading machine down.  Each graded notebook (and each
-clean re-run) gets, besides its time budget:
+A submission must not be able to take the grading machine down.  Each graded notebook gets, besides its time budget:
 
 - **processes and threads** (``max_processes``): a cgroup ``pids`` limit where the kit can create
   cgroups (v1 ``pids``, or a delegated v2 subtree), otherwise ``RLIMIT_NPROC`` set inside

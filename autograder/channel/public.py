@@ -1,0 +1,48 @@
+"""The public face of the kit inside the sandbox: a package named ``autograder`` with nothing secret.
+
+``public_package()`` writes, once per process, a folder holding ``autograder/`` with the channel's
+public modules (``wire``, ``client``, ``fixtures``) and ``autograder/hidden/lessonNN.py`` modules
+whose every attribute forwards a hidden call to the checker.  The sandbox mounts it where the kit
+is installed, so the notebooks' ``import autograder.hidden.lesson05 as _hidden`` still works, and
+the kernel can read no check, case generator, reference computation or mutant.
+"""
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from pathlib import Path
+
+CHANNEL_DIR = Path(__file__).resolve().parent
+PUBLIC_MODULES = ("__init__.py", "wire.py", "client.py", "fixtures.py")
+LESSONS = ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05")
+
+INIT = '"""The public client of the kit\'s hidden checks: the checks themselves run outside this sandbox."""\n'
+LESSON = ('"""Hidden checks of {name}: each call is forwarded to the kit\'s checker, outside the sandbox."""\n'
+          "from autograder.channel.client import forwarding\n\n"
+          "__getattr__ = forwarding({name!r})\n")
+
+_made: list[Path] = []
+
+
+def write_public_package(root: Path) -> Path:
+    """Write the public ``autograder`` package under ``root``; return its folder."""
+    package = Path(root) / "autograder"
+    (package / "channel").mkdir(parents=True)
+    (package / "hidden").mkdir()
+    (package / "__init__.py").write_text(INIT)
+    (package / "hidden" / "__init__.py").write_text(INIT)
+    for name in PUBLIC_MODULES:
+        shutil.copy(CHANNEL_DIR / name, package / "channel" / name)
+    for name in LESSONS:
+        (package / "hidden" / f"{name}.py").write_text(LESSON.format(name=name))
+    return package
+
+
+def public_package() -> Path:
+    """The process's copy of the public package (made on first use, removed at exit)."""
+    if not _made:
+        root = Path(tempfile.mkdtemp(prefix="kit-public-"))
+        _made.append(write_public_package(root))
+        atexit.register(shutil.rmtree, root, True)
+    return _made[0]

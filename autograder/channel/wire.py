@@ -1,0 +1,157 @@
+"""Frames of the channel: plain data only, decoded without pickle or eval.
+
+A frame is an 8-byte big-endian length, then a JSON header of that many bytes' prefix and the raw
+bytes of the arrays it lists.  A value is plain data (None, bool, int, float, str, lists and tuples
+of values, NumPy arrays and scalars of a numeric or bool dtype) or a handle naming an object that
+stays on the side that owns it.  Arrays travel as C-contiguous bytes and are rebuilt with
+``np.frombuffer`` on an allow-list of dtypes; a declared shape that disagrees with the bytes, an
+unknown dtype or a frame over the size cap is a :class:`ProtocolError`.
+"""
+from __future__ import annotations
+
+import json
+import math
+import socket
+import struct
+import time
+
+import numpy as np
+
+MAX_FRAME = 64 * 2**20          # bytes of one frame
+MAX_DEPTH = 20                  # nesting of lists and tuples
+DTYPES = {np.dtype(t).str: np.dtype(t) for t in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64")}
+
+
+class ProtocolError(Exception):
+    """The other side sent something that is not a frame of this protocol."""
+
+
+class Handle:
+    """A reference to an object kept by the side that owns it."""
+
+    __slots__ = ("id", "kind", "name")
+
+    def __init__(self, id: int, kind: str, name: str):
+        self.id, self.kind, self.name = id, kind, name
+
+
+def header_of(value, arrays: list, handle_of, seen: dict, depth: int = 0):
+    if depth > MAX_DEPTH:
+        raise ProtocolError("value nested too deeply")
+    t = type(value)
+    if value is None or t is bool or t is str:
+        return value
+    if t is int:
+        return value if -2**63 <= value < 2**64 else {"bigint": str(value)}
+    if t is float:
+        return value if math.isfinite(value) else {"float": repr(value)}
+    if t is list or t is tuple:
+        items = [header_of(v, arrays, handle_of, seen, depth + 1) for v in value]
+        return items if t is list else {"tuple": items}
+    if isinstance(value, np.generic) and not isinstance(value, (np.void, np.object_)) and \
+            value.dtype.str in DTYPES:
+        arr = np.asarray(value)
+        arrays.append(arr)
+        return {"array": len(arrays) - 1, "scalar": True}
+    if t is np.ndarray and value.dtype.str in DTYPES:
+        key = id(value)
+        if key not in seen:  # the same array twice is one array on the other side too
+            arrays.append(value)
+            seen[key] = len(arrays) - 1
+        return {"array": seen[key]}
+    h = handle_of(value)
+    return h if isinstance(h, dict) else {"handle": h.id, "kind": h.kind, "name": h.name}
+
+
+def encode(value, handle_of, seen: dict | None = None) -> tuple[object, list[np.ndarray]]:
+    """(JSON-able header, arrays) of a value; ``handle_of(obj)`` makes a handle of anything not plain."""
+    arrays: list[np.ndarray] = []
+    return header_of(value, arrays, handle_of, {} if seen is None else seen), arrays
+
+
+def decode(header, arrays: list[np.ndarray], resolve, depth: int = 0):
+    """The value a header describes; ``resolve(id, kind, name)`` turns a handle into an object."""
+    if depth > MAX_DEPTH:
+        raise ProtocolError("value nested too deeply")
+    if header is None or isinstance(header, (bool, str)):
+        return header
+    if isinstance(header, int):
+        return header
+    if isinstance(header, float):
+        return header
+    if isinstance(header, list):
+        return [decode(h, arrays, resolve, depth + 1) for h in header]
+    if isinstance(header, dict):
+        if "tuple" in header and isinstance(header["tuple"], list):
+            return tuple(decode(h, arrays, resolve, depth + 1) for h in header["tuple"])
+        if "float" in header and header["float"] in ("nan", "inf", "-inf"):
+            return float(header["float"])
+        if "bigint" in header and isinstance(header["bigint"], str) and len(header["bigint"]) < 5000:
+            return int(header["bigint"])
+        if "array" in header and isinstance(header["array"], int) and 0 <= header["array"] < len(arrays):
+            arr = arrays[header["array"]]
+            return arr[()] if header.get("scalar") and arr.ndim == 0 else arr
+        if "fixture" in header and isinstance(header["fixture"], str) and set(header) == {"fixture", "x"}:
+            return {"fixture": header["fixture"], "x": decode(header["x"], arrays, resolve, depth + 1)}
+        if "kwargs" in header and isinstance(header["kwargs"], dict) and len(header) == 1:
+            return {str(k): decode(v, arrays, resolve, depth + 1) for k, v in header["kwargs"].items()}
+        if "handle" in header and isinstance(header["handle"], int):
+            return resolve(header["handle"], str(header.get("kind", "object"))[:20], str(header.get("name", "?"))[:100])
+    raise ProtocolError(f"not a value of this protocol: {str(header)[:80]}")
+
+
+def send(sock: socket.socket, message: dict, arrays: list[np.ndarray] = ()) -> None:
+    payloads = [np.ascontiguousarray(a).tobytes() for a in arrays]
+    message = dict(message, arrays=[[a.dtype.str, list(a.shape)] for a in arrays])
+    head = json.dumps(message).encode()
+    size = 4 + len(head) + sum(len(p) for p in payloads)
+    if size > MAX_FRAME:
+        raise ProtocolError(f"a frame of {size} bytes is over the {MAX_FRAME}-byte cap")
+    sock.sendall(b"".join([struct.pack(">QI", size, len(head)), head, *payloads]))
+
+
+def _read(sock: socket.socket, n: int, deadline: float | None) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no answer in time")
+            sock.settimeout(left)
+        chunk = sock.recv(min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the channel")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def receive(sock: socket.socket, deadline: float | None = None) -> tuple[dict, list[np.ndarray]]:
+    """One frame: (header, arrays).  Raises ProtocolError, TimeoutError or EOFError."""
+    size, head_len = struct.unpack(">QI", _read(sock, 12, deadline))
+    if size > MAX_FRAME or head_len + 4 > size:
+        raise ProtocolError(f"a frame of {size} bytes is over the {MAX_FRAME}-byte cap or malformed")
+    body = _read(sock, size - 4, deadline)
+    try:
+        message = json.loads(body[:head_len])
+    except (ValueError, UnicodeDecodeError):
+        raise ProtocolError("the header is not JSON") from None
+    if not isinstance(message, dict) or not isinstance(message.get("arrays", []), list):
+        raise ProtocolError("the header is not an object")
+    arrays, offset = [], head_len
+    for spec in message.pop("arrays", []):
+        if not (isinstance(spec, list) and len(spec) == 2 and spec[0] in DTYPES and isinstance(spec[1], list)
+                and len(spec[1]) <= 32 and all(isinstance(n, int) and 0 <= n for n in spec[1])):
+            raise ProtocolError(f"not an array of an allowed dtype: {str(spec)[:80]}")
+        dtype = DTYPES[spec[0]]
+        count = math.prod(spec[1])
+        nbytes = count * dtype.itemsize
+        if offset + nbytes > len(body):
+            raise ProtocolError("an array's shape promises more bytes than the frame holds")
+        arrays.append(np.frombuffer(body, dtype=dtype, count=count, offset=offset).reshape(spec[1]).copy())
+        offset += nbytes
+    if offset != len(body):
+        raise ProtocolError("the frame holds bytes no array accounts for")
+    return message, arrays

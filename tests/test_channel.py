@@ -1,0 +1,144 @@
+"""The channel on its own: the kernel's public client and the checker's proxies over a socket pair."""
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from autograder.channel import wire
+from autograder.channel.client import Server
+from autograder.channel.fixtures import Fixture
+from autograder.channel.proxy import ChannelBroken, RemoteError, Session
+
+
+class Counter:
+    def __init__(self, n, seed=0):
+        self.n, self.seed, self.table = n, seed, np.arange(n, dtype=np.float64)
+
+    def bump(self, x):
+        x += 1  # in place, on the caller's array
+        return x.sum()
+
+    def fail(self, kind):
+        raise {"index": IndexError("id 9 >= 5"), "custom": type("MyError", (ValueError,), {})("mine"),
+                "odd": type("Odd", (BaseException,), {})("odd")}[kind]
+
+    def liar(self):
+        class Liar:
+            def __eq__(self, other):
+                return True
+
+            def __float__(self):
+                return 1.0
+
+            def __array__(self, *a, **k):
+                return np.ones(3)
+        return Liar()
+
+    def hang(self):
+        time.sleep(3)
+
+    def nudge(self, f, x):
+        x[0] += 1.0
+        return f()
+
+
+def serve(obj, seconds=5.0):
+    """A kernel-side server for ``obj`` in a thread; the checker's session on the other end."""
+    ours, theirs = socket.socketpair()
+    server = Server(theirs)
+    handle = server.handle_of(obj)
+    threading.Thread(target=server.serve, daemon=True).start()
+    session = Session(ours, time.monotonic() + seconds)
+    return session, session.resolve(handle.id, handle.kind, handle.name)
+
+
+def test_construct_call_and_attributes_cross_as_plain_data():
+    session, Remote = serve(Counter)
+    c = Remote(4, seed=3)
+    assert c.n == 4 and c.seed == 3
+    table = c.table
+    assert type(table) is np.ndarray and table.dtype == np.float64 and list(table) == [0, 1, 2, 3]
+    c.n = 7
+    assert c.n == 7
+    x = np.zeros(3)
+    assert c.bump(x) == 3.0 and list(x) == [1, 1, 1], "in-place changes come back (copy-in, copy-out)"
+    session.done(None)
+
+
+def test_exceptions_keep_their_built_in_type():
+    session, Remote = serve(Counter)
+    c = Remote(2)
+    with pytest.raises(IndexError, match="id 9"):
+        c.fail("index")
+    with pytest.raises(ValueError) as err:
+        c.fail("custom")
+    assert type(err.value).__name__ == "MyError"
+    with pytest.raises(AttributeError):
+        c.no_such_method()
+    with pytest.raises(RemoteError):
+        c.fail("odd")
+    session.done(None)
+
+
+def test_a_rigged_object_stays_a_handle_and_proves_nothing():
+    session, Remote = serve(Counter)
+    got = Remote(2).liar()
+    assert not isinstance(got, np.ndarray)
+    assert (got == 1) is False
+    with pytest.raises(TypeError):
+        float(got)
+    assert np.asarray(got).dtype == object
+    session.done(None)
+
+
+def test_a_fixture_is_built_over_the_kernels_copy_of_its_array():
+    session, Remote = serve(Counter)
+    x = np.array([1.0, 2.0])
+    f = Fixture("cubic", x)
+    assert Remote(2).nudge(f, x) == pytest.approx(2**3 + 2 * 2**2 + 2**3 + 2 * 2**2)
+    assert list(x) == [2.0, 2.0] and f.calls == 1
+    session.done(None)
+
+
+def test_a_hang_breaks_the_channel_at_the_deadline():
+    session, Remote = serve(Counter, seconds=1.0)
+    c = Remote(2)
+    start = time.monotonic()
+    with pytest.raises(ChannelBroken):
+        c.hang()
+    assert time.monotonic() - start < 2.0
+    with pytest.raises(ChannelBroken):
+        c.n  # every later question fails at once
+    assert "did not answer" in session.broken
+
+
+@pytest.mark.parametrize("frame", [
+    b"not a frame at all, just garbage bytes",
+    struct.pack(">QI", 2**40, 10),                                            # a flood announced
+    struct.pack(">QI", 4 + 9, 9) + b"{not json",
+    struct.pack(">QI", 4 + 38, 38) + b'{"value": 1, "arrays": [["|O", [1]]]}',  # object dtype
+])
+def test_garbage_breaks_the_channel(frame):
+    ours, theirs = socket.socketpair()
+    session = Session(ours, time.monotonic() + 2)
+    theirs.sendall(frame)
+    theirs.shutdown(socket.SHUT_WR)
+    with pytest.raises(ChannelBroken):
+        session.getattr(1, "x")
+    assert session.broken
+
+
+def test_arrays_decode_only_with_allowed_dtypes_and_honest_sizes():
+    ours, theirs = socket.socketpair()
+    wire.send(theirs, {"value": {"array": 0}}, [np.arange(6, dtype=np.int64).reshape(2, 3)])
+    message, arrays = wire.receive(ours, time.monotonic() + 1)
+    assert arrays[0].shape == (2, 3) and arrays[0].flags.writeable
+    head = b'{"value": {"array": 0}, "arrays": [["<f8", [1000]]]}'
+    theirs.sendall(struct.pack(">QI", 4 + len(head) + 8, len(head)) + head + b"\0" * 8)
+    with pytest.raises(wire.ProtocolError, match="promises more bytes"):
+        wire.receive(ours, time.monotonic() + 1)
