@@ -16,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
 # Lowest first.  A module may import from its own part of the package or from a layer below, never
 # from a layer above, nor from another part of its own layer.
 LAYERS = [
-    ["autograder", "hidden"],            # what a grading kernel loads; imports nothing else of the kit
+    ["autograder", "channel"],           # the kernel's public client, the wire format, the checker's proxies
+    ["hidden"],                          # the hidden checks: run by the checker, or in the kernel in plain nbgrader
     ["cells", "config"],                 # the vocabulary and the options
     ["course"],                          # the course's folders and lessons
     ["sandbox", "authoring", "student"],
