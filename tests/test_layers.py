@@ -107,9 +107,9 @@ def test_the_import_graph_has_no_cycle():
 
 def test_the_reader_sees_real_imports():
     """The checks above mean something only if the parser finds the imports that are there."""
-    assert "autograder.grading.judge" in GRAPH["autograder.grading.grade"]
+    assert "autograder.grading.checker" in GRAPH["autograder.grading.execute"]
     assert "autograder.hidden.diagnostics" in GRAPH["autograder.hidden.lesson01"]
-    assert "autograder.sandbox" in GRAPH["autograder.grading.judge"]          # a lazy import, inside a function
+    assert "autograder.sandbox" in GRAPH["autograder.grading.execute"]       # a lazy import, inside a function
     assert "autograder.hidden.lesson04" in GRAPH["autograder.hidden.lesson05"]
 
 
