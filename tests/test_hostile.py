@@ -162,7 +162,8 @@ REASONS = {
     "non-utf8": "not UTF-8",
     "hang": "timed out in cell `embedding`",
     # deep recursion grows the heap (Python frames) until the memory limit or the cell timeout stops it
-    "recursion": ("timed out in cell `embedding`", "used more than 1024 MiB of memory: stopped in cell `embedding`"),
+    "recursion": ("timed out in cell `embedding`", "used more than 1024 MiB of memory: stopped in cell `embedding`",
+                  "kernel died in cell `embedding`"),  # a C stack overflow may take the kernel down first
     "allocate": "cell `embedding` raised MemoryError",
     "os-exit": "kernel died in cell `embedding`",
     "sys-exit": "cell `embedding` raised SystemExit",
