@@ -138,11 +138,9 @@ def menu(page, top: str, item: str) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}")).first.click()
 
 
-def assignment_list(page):
+def assignment_list(page) -> None:
     menu(page, "Nbgrader", "Assignment List")
-    panel = page.locator("#released_assignments_list").locator("xpath=ancestor::*[contains(@class,'lm-Widget')][1]")
     page.wait_for_selector("#released_assignments_list")
-    return panel
 
 
 def type_into_cell(page, cell, text: str) -> None:
@@ -153,20 +151,24 @@ def type_into_cell(page, cell, text: str) -> None:
     page.keyboard.insert_text(text)
 
 
-def solution_cell(notebook, grade_id: str, text_in_it: str):
-    return notebook.locator(".jp-CodeCell", has=notebook.page.locator(".cm-content", has_text=text_in_it)).first
+# the lesson's solution cells, found on screen by what their stub says
+SOLUTION_CELLS = {"embedding": "class Embedding", "numerical-gradient": "def numerical_gradient",
+                  "rel-error": "def rel_error"}
+
+
+def solution_cell(notebook, grade_id: str):
+    return notebook.locator(".jp-CodeCell", has=notebook.page.locator(".cm-content", has_text=SOLUTION_CELLS[grade_id])).first
 
 
 def fill_lesson(page, notebook, wrong_backward: bool) -> None:
     for grade_id, text in answers(wrong_backward).items():
-        marker = {"embedding": "class Embedding", "numerical-gradient": "def numerical_gradient",
-                  "rel-error": "def rel_error"}[grade_id]
-        type_into_cell(page, solution_cell(notebook, grade_id, marker), text)
+        type_into_cell(page, solution_cell(notebook, grade_id), text)
 
 
-def run_all(page, notebook) -> None:
+def run_all(page) -> None:
+    """Run → Run All Cells, then wait until no cell is queued or running ([*]) any more.
+    (JupyterLab stops at the first cell that fails, and clears the queue.)"""
     menu(page, "Run", "Run All Cells")
-    # done when the kernel is idle again and no cell waits in the queue ([*])
     page.wait_for_function("""() => {
         const prompts = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputPrompt')];
         return prompts.length && prompts.every(p => !p.textContent.includes('*'));
@@ -198,7 +200,7 @@ def test_self_check_names_the_scatter_overwrite(lab):
     notebook = lab.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
     notebook.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(state="attached")
     fill_lesson(lab, notebook, wrong_backward=True)
-    run_all(lab, notebook)
+    run_all(lab)
     error = notebook.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
                              has_text="AssertionError").first
     error.wait_for()
@@ -211,8 +213,8 @@ def test_self_check_names_the_scatter_overwrite(lab):
 
 def test_fixed_backward_passes_the_self_check(lab, course):
     notebook = lab.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-    type_into_cell(lab, solution_cell(notebook, "embedding", "class Embedding"), answers(wrong_backward=False)["embedding"])
-    run_all(lab, notebook)
+    type_into_cell(lab, solution_cell(notebook, "embedding"), answers(wrong_backward=False)["embedding"])
+    run_all(lab)
     passed = notebook.locator(".jp-OutputArea-output", has_text="self-check passed: Embedding.backward").first
     passed.wait_for()
     errors = notebook.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
@@ -308,7 +310,11 @@ def test_notebook7_open_run_validate(browser, student_server):
     shot(tree, "08-notebook7-tree")
     notebook = page.locator(".jp-NotebookPanel")
     notebook.locator(".jp-Cell").first.wait_for()
-    run_all(page, notebook)
+    passed = notebook.locator(".jp-OutputArea-output", has_text="self-check passed")
+    passed.first.wait_for()  # the outputs saved in JupyterLab; cleared, so what follows is this run's
+    menu(page, "Edit", "Clear Outputs of All Cells")
+    passed.first.wait_for(state="detached")
+    run_all(page)
     notebook.locator(".jp-OutputArea-output", has_text="self-check passed: rel_error").first.wait_for()
     report = validate_button(page, page)
     shot(page, "09-notebook7-validate")
@@ -329,11 +335,14 @@ def formgrader(browser, course, graded):
 
 
 def table(page) -> list[dict[str, str]]:
-    """formgrader's #main-table as rows of {column header: cell text}."""
-    rows = page.locator("#main-table tr").filter(has=page.locator("td"))
+    """formgrader's table (its rows are `tbody#main-table tr`) as rows of {cell class: cell text}:
+    name, status, num-submissions on Manage Assignments; id, score on Manage Students; name,
+    avg-score in a gradebook."""
+    rows = page.locator("#main-table tr").filter(has=page.locator("td.name"))
     rows.first.wait_for()
-    headers = [h.strip() for h in page.locator("#main-table th").all_inner_texts()]
-    return [dict(zip(headers, (c.strip() for c in row.locator("td").all_inner_texts()))) for row in rows.all()]
+    return [dict(row.locator("td").evaluate_all(
+        "cells => cells.map(c => [c.classList[c.classList[0] === 'text-center' ? 1 : 0], c.innerText.trim()])"))
+        for row in rows.all()]
 
 
 def test_formgrader_manage_assignments_shows_the_graded_class(formgrader, graded):
@@ -342,9 +351,9 @@ def test_formgrader_manage_assignments_shows_the_graded_class(formgrader, graded
     page.locator("#main-table tr", has_text=ASSIGNMENT).first.wait_for()
     rows = table(page)
     shot(page, "10-formgrader-assignments")
-    (row,) = [r for r in rows if r.get("Name") == ASSIGNMENT]
-    assert row["Status"] == "released", row
-    assert row["# Submissions"] == str(len(graded)), row
+    (row,) = [r for r in rows if r["name"] == ASSIGNMENT]
+    assert row["status"] == "released", row
+    assert row["num-submissions"] == str(len(graded)), row
 
 
 def test_formgrader_gradebook_shows_the_scores_of_grades_csv(formgrader, graded):
@@ -352,14 +361,14 @@ def test_formgrader_gradebook_shows_the_scores_of_grades_csv(formgrader, graded)
     page.goto(server.url("formgrader/manage_students"))
     page.locator("#main-table tr", has_text=BROWSER_STUDENT).first.wait_for()
     shot(page, "11-formgrader-students")
-    shown = {r["Student ID"]: r["Overall Score"] for r in table(page)}
+    shown = {r["id"]: r["score"] for r in table(page)}
     expected = {sid: f"{float(row['score']):g} / {float(row['max_score']):g}" for sid, row in graded.items()}
     assert shown == expected
     # the assignment's gradebook: average score per notebook, which adds up to the class mean
     page.goto(server.url(f"formgrader/gradebook/{ASSIGNMENT}"))
     page.locator("#main-table tr", has_text=NOTEBOOK).first.wait_for()
     shot(page, "12-formgrader-gradebook")
-    averages = [float(r["Avg. Score"].split("/")[0]) for r in table(page)]
+    averages = [float(r["avg-score"].split("/")[0]) for r in table(page)]
     mean = sum(float(row["score"]) for row in graded.values()) / len(graded)
     assert len(averages) == 5 and abs(sum(averages) - mean) < 0.01 * len(averages), (averages, mean)
 
