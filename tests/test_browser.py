@@ -7,7 +7,8 @@ system-wide config; the same server serves Notebook 7's /tree and /notebooks pag
 server runs in the course root, where formgrader lives.
 
 The tests are the steps of one session, in order, and share one student server, one browser page
-and one instructor server (module-scoped fixtures; `xdist_group` keeps them on one worker). Each
+and one instructor server (module-scoped fixtures; conftest's ONE_WORKER_MODULES keeps the module
+on one xdist worker). Each
 step saves a screenshot under .screens/ (`make screenshots` copies two of them into docs/).
 
 The student, lin, does everything by clicking and typing: the Assignments tab lists `embeddings`,
@@ -33,8 +34,6 @@ from autograder.submissions import reference_cells
 from .browser import SCREENS, WAIT_MS, JupyterServer, chromium_or_skip, launch_chromium
 from .conftest import REPO, kit, new_course
 from .test_jupyterhub import COURSE_ID, DIAGNOSIS, SECRETS, Student, hand_in, hub_env, run
-
-pytestmark = pytest.mark.xdist_group("browser")
 
 NOTEBOOK = "02_token_embeddings"
 BROWSER_STUDENT = "lin"
