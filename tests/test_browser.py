@@ -8,8 +8,8 @@ server runs in the course root, where formgrader lives.
 
 The tests are the steps of one session, in order, and share one student server, one browser page
 and one instructor server (module-scoped fixtures; conftest's ONE_WORKER_MODULES keeps the module
-on one xdist worker). Each
-step saves a screenshot under .screens/ (`make screenshots` copies two of them into docs/).
+on one xdist worker). Each step saves a screenshot under .screens/ (`make screenshots` copies two
+of them into docs/).
 
 The student, lin, does everything by clicking and typing: the Assignments tab lists `embeddings`,
 she fetches it, opens 02_token_embeddings, types a backward with the scatter-overwrite bug, runs the
