@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # nbgrader needs `alembic` (and `jupyter`) on PATH when it creates a gradebook.
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: setup test smoke demo build mutants bench lock clean
+.PHONY: setup test smoke demo build mutants bench lock clean screenshots
 
 # Stops at once, before anything is installed, on an interpreter outside pyproject's requires-python.
 define CHECK_PYTHON
@@ -57,6 +57,15 @@ FORCE:
 
 test: setup
 	$(PY) -m pytest -n 2 -q
+
+# The README's two pictures, taken by the browser tests (they save every step under .screens/):
+# the self-check's diagnosis in a cell, and the class report.
+SHOTS := self-check-diagnosis-cell class-report
+screenshots: setup
+	rm -f $(SHOTS:%=.screens/%.png)
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_browser.py
+	mkdir -p docs
+	for s in $(SHOTS); do cp .screens/$$s.png docs/$$s.png; done
 
 # The install on another interpreter, in short: the build check, a reference and a stub graded.
 smoke: setup

@@ -95,3 +95,23 @@ def plain_course(tmp_path_factory) -> Path:
     nbgrader(course, "generate_feedback", ASSIGNMENT)
     nbgrader(course, "export")
     return course
+
+
+# Test modules whose tests share one session (a browser, servers) and must run on one xdist worker,
+# in file order. xdist's own `xdist_group` marker does not take effect with pytest 9.2 (xdist 3.8
+# renames items through `item._nodeid`, which pytest 9.2 no longer reads), so the scheduler groups
+# them itself: like xdist's loadgroup, one scope per listed module, every other test on its own.
+ONE_WORKER_MODULES = ("tests/test_browser.py",)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneWorkerPerModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER_MODULES else nodeid
+
+    return OneWorkerPerModule(config, log)
