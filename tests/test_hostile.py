@@ -365,7 +365,9 @@ SECRET = ["_scatter_overwrite_probe", "def _reference_table", "ATTENTION_VARIANT
 
 def test_no_check_source_reaches_the_kernel_or_the_feedback(hostile_course):
     course = hostile_course["course"]
-    found = (course / "autograded" / "search-kit" / ASSIGNMENT / "what-i-found-kit.txt").read_text()
+    # what the search printed (its file never comes back: only the notebook does)
+    nb = nbformat.read(str(course / "autograded" / "search-kit" / ASSIGNMENT / f"{LESSON}.ipynb"), as_version=4)
+    found = "".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
     assert "forwarding(" in found, "the search ran and found the public client"
     assert not [s for s in SECRET if s in found], "the kernel could read the kit's checks"
     for html in (course / "feedback").rglob("*.html"):

@@ -172,7 +172,12 @@ class SandboxedKernelManager(AsyncKernelManager):
 
             sockets.append(Path(channel).parent)
             public = public_package()
-        prefix = bwrap_command(workdir, [self._sandbox_runtime], list(self.hide_paths), limit,
+        # the kernel gets the submission's other files, never a notebook: nbgrader writes each autograded
+        # notebook, hidden tests restored, into this folder before it runs the next one
+        self._kernel_files = Path(tempfile.mkdtemp(prefix="kit-files-"))
+        visible = self._kernel_files / (workdir.name or "work")
+        shutil.copytree(workdir, visible, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb"))
+        prefix = bwrap_command(visible, [self._sandbox_runtime], list(self.hide_paths), limit,
                                limits=self._limits, cgroup=self._cgroup, public=public, sockets=sockets)
         return prefix + kernel_cmd, kw
 
@@ -209,6 +214,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         runtime = getattr(self, "_sandbox_runtime", None)
         if runtime and not restart:
             shutil.rmtree(runtime, ignore_errors=True)
+        files = getattr(self, "_kernel_files", None)
+        if files and not restart:
+            shutil.rmtree(files, ignore_errors=True)
 
     # nbclient calls cleanup_resources() (not _async_cleanup_resources) when the kernel is already dead
     cleanup_resources = _async_cleanup_resources
