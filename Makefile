@@ -1,26 +1,66 @@
 # Two commands do all the set-up: `make demo` and `make test`. Both create .venv/ when it is missing.
+# PYTHON picks the interpreter the environment is made from (`make setup PYTHON=python3.12`);
+# VENV where it goes (CI makes a second one with another interpreter).
 PYTHON ?= python3
-VENV   := .venv
+VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # nbgrader needs `alembic` (and `jupyter`) on PATH when it creates a gradebook.
-export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: setup test demo build mutants bench clean
+.PHONY: setup test smoke demo build mutants bench lock clean
+
+# Stops at once, before anything is installed, on an interpreter outside pyproject's requires-python.
+define CHECK_PYTHON
+import re, sys
+spec = re.search(r'requires-python\s*=\s*"([^"]+)"', open("pyproject.toml").read()).group(1)
+low = tuple(int(n) for n in re.search(r">=\s*(\d+)\.(\d+)", spec).groups())
+high = tuple(int(n) for n in re.search(r"<\s*(\d+)\.(\d+)", spec).groups())
+if not low <= sys.version_info[:2] < high:
+    sys.exit("make setup: %s is Python %s; the kit supports Python %d.%d to %d.%d (requires-python %s).\n"
+             "Pick another interpreter, e.g. `make setup PYTHON=python3.12` (a command name or a path)."
+             % (sys.executable, sys.version.split()[0], *low, high[0], high[1] - 1, spec))
+endef
+export CHECK_PYTHON
 
 setup: $(STAMP)
 
-$(STAMP): requirements.lock pyproject.toml
+# Installed again when the lock changes (into the same .venv); made anew when PYTHON is given and
+# names another Python than the one .venv has.
+VERSION_OF = $(shell $(1) -c 'import sys; print(sys.version)' 2>/dev/null)
+ifneq ($(filter command line environment,$(origin PYTHON)),)
+ifneq ($(call VERSION_OF,$(PYTHON)),$(call VERSION_OF,$(PY)))
+STALE := FORCE
+endif
+endif
+
+# the interpreter to check: .venv's own when it is kept, else PYTHON
+BASE = $(if $(and $(wildcard $(PY)),$(if $(STALE),,kept)),$(PY),$(PYTHON))
+
+$(STAMP): requirements.lock pyproject.toml $(STALE)
+	@command -v $(BASE) >/dev/null 2>&1 || { echo "make setup: no interpreter '$(BASE)' on PATH; name one with PYTHON=..." >&2; exit 2; }
+	@$(BASE) -c "$$CHECK_PYTHON"
+	@if [ -n "$(STALE)" ] && [ -x $(PY) ]; then echo "$(VENV) was made by another Python: making it again with $(PYTHON)"; rm -rf $(VENV); fi
 	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq bubblewrap); } \
-	  || echo "note: bubblewrap (bwrap) is missing; grading refuses to run student code unsandboxed (apt-get install bubblewrap)"
+	  || echo "note: bubblewrap (bwrap) is missing, and installing it needs root. Ask an administrator for the package" \
+	          "'bubblewrap' (Debian/Ubuntu: apt-get install bubblewrap; Fedora/RHEL: dnf install bubblewrap)." \
+	          "Until then, grading refuses to run student code; AUTOGRADER_SANDBOX=off grades without a sandbox," \
+	          "and student code then runs with your permissions (see README, Install)." >&2
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24"
 	$(PY) -m pip install --quiet -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
+.PHONY: FORCE
+FORCE:
+
 test: setup
 	$(PY) -m pytest -n 2 -q
+
+# The install on another interpreter, in short: the build check, a reference and a stub graded.
+smoke: setup
+	$(PY) -m pytest -q -m smoke -p no:cacheprovider
 
 demo: setup
 	$(PY) -m autograder demo
@@ -34,5 +74,12 @@ mutants: setup
 bench: setup
 	$(PY) benchmarks/bench_grading.py
 
+# Resolves requirements.lock again, one file for every Python in requires-python (markers pick per
+# interpreter). uv is the resolver; installing stays plain pip.
+lock: setup
+	$(PY) -m pip install --quiet uv
+	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.10 \
+	  --no-annotate --no-header --quiet -o requirements.lock
+
 clean:
-	rm -rf $(VENV) .pytest_cache .scratch
+	rm -rf $(VENV) .ci-venv-* .pytest_cache .scratch

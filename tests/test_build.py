@@ -19,6 +19,7 @@ def copy_authoring(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.smoke
 def test_rebuild_changes_nothing(tmp_path):
     repo = copy_authoring(tmp_path)
     written = build(repo)

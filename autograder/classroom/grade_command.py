@@ -7,7 +7,7 @@ from ..config import kit_options
 from ..course import Course, register_assignment
 from ..grading.grade import course_config
 from ..grading.results import Status
-from ..sandbox import SandboxUnavailable, bwrap_path
+from ..sandbox import SandboxUnavailable, check_sandbox
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
 from .export import export_grades, export_tests
 from .progress import Progress
@@ -57,7 +57,7 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     options = options.resolved(config)
     if kit_options(config).sandbox:
         try:
-            bwrap_path()
+            check_sandbox()
         except SandboxUnavailable as e:
             raise GradingError(str(e)) from None
     ensure_assignment(course_dir, assignment, db_url)

@@ -33,10 +33,28 @@ class SandboxUnavailable(RuntimeError):
 def bwrap_path() -> str:
     path = shutil.which("bwrap")
     if not path:
-        raise SandboxUnavailable("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`, or set "
-                                 "AUTOGRADER_SANDBOX=off to grade without a sandbox (student code then runs with "
-                                 "your permissions)")
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed. Installing it needs root: ask an administrator "
+                                 "for the package `bubblewrap` (Debian/Ubuntu: apt-get install bubblewrap). Or set "
+                                 "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your "
+                                 "permissions and can read the course, the gradebook and your files")
     return path
+
+
+def check_sandbox() -> None:
+    """Start one trivial sandbox the way grading does, so that a bwrap that cannot work here (no user
+    namespaces for unprivileged users, say) is reported before any student is graded."""
+    probe = [bwrap_path(), "--die-with-parent", "--unshare-net", "--unshare-pid", "--ro-bind", "/", "/",
+             "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true"]
+    try:
+        result = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SandboxUnavailable(f"bubblewrap could not start a sandbox: {e}") from None
+    if result.returncode != 0:
+        raise SandboxUnavailable(
+            f"bubblewrap is installed but cannot start a sandbox here ({result.stderr.strip() or 'exit %d' % result.returncode}). "
+            "Unprivileged users need user namespaces: ask an administrator to allow them (on Ubuntu 24.04, "
+            "sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for bwrap). Or set "
+            "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your permissions")
 
 
 def hidden_roots(extra: list[str]) -> list[str]:
