@@ -40,7 +40,7 @@ def cmd_grade(args) -> int:
     from .classroom.progress import Progress
 
     options = BatchOptions(jobs=args.jobs, force=args.force, notebook_budget=args.notebook_budget,
-                           cell_timeout=args.cell_timeout)
+                           cell_timeout=args.cell_timeout, scheduler=args.scheduler)
     try:
         grade_assignment(Path(args.course_dir), args.assignment, db_url=args.db_url, students=args.student or None,
                          options=options, progress=Progress(quiet=None))
@@ -112,6 +112,9 @@ def main(argv=None) -> int:
                    f"course's c.KitConfig.notebook_budget, else {defaults.notebook_budget:g})")
     p.add_argument("--cell-timeout", type=int, default=None, help="seconds one cell may run (default: the course's "
                    f"c.KitConfig.cell_timeout, else {defaults.cell_timeout})")
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
+                   help="grade on this Dask cluster, one task per student (default: Dask's own "
+                        "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("collect", help="import submissions from a folder or an LMS (Canvas-style) zip")
