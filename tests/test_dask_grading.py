@@ -100,7 +100,7 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def gradebooks():
-    with postgres_server("dask", ("cluster", "killed")) as urls:
+    with postgres_server("dask", ("cluster", "killed", "refused")) as urls:
         yield urls
 
 
@@ -184,7 +184,7 @@ def test_a_worker_killed_mid_student_loses_nothing(tmp_path, cluster, gradebooks
             time.sleep(0.2)
     assert victim, "no worker ever started grading"
     os.killpg(cluster.workers[victim].pid, signal.SIGKILL)
-    cluster.workers[victim].wait()
+    cluster.workers.pop(victim).wait()
     out, err = run.communicate(timeout=600)
     assert run.returncode == 0, err
     assert all(f"graded {s}:" in out for s in students), out
@@ -194,3 +194,37 @@ def test_a_worker_killed_mid_student_loses_nothing(tmp_path, cluster, gradebooks
     assert len(rows) == len(set(rows)) and {r[0] for r in rows} == set(students)
     with Gradebook(gradebooks["killed"]) as gb:
         assert sorted(s.student.id for s in gb.assignment_submissions(ASSIGNMENT)) == sorted(students)
+    assert victim not in client.scheduler_info()["workers"]  # the worker really died, and the class was finished
+
+
+def test_workers_of_another_kit_version_or_without_a_sandbox_are_refused(tmp_path, cluster, gradebooks):
+    import shutil
+
+    from .conftest import REPO
+
+    strange = tmp_path / "strange"
+    shutil.copytree(REPO / "autograder", strange / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    with open(strange / "autograder" / "course.py", "a") as f:
+        f.write("# a later version of the kit\n")
+    before = set(cluster.client().scheduler_info()["workers"])
+    strangers = {}
+    for name, env in {"strange-version": dict(ENV, PYTHONPATH=str(strange)),
+                      "no-bwrap": dict(ENV, PATH=str(BIN))}.items():
+        port = free_port()
+        strangers[name] = subprocess.Popen(
+            [str(BIN / "dask"), "worker", cluster.address, "--host", "127.0.0.1", "--worker-port", str(port),
+             "--nthreads", "1", "--no-dashboard", "--name", name], cwd=tmp_path, env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        cluster.client().wait_for_workers(len(before) + 2, timeout=120)
+        course = tmp_path / "course"
+        make_class(course, {"ada": "reference"})
+        result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--scheduler", cluster.address,
+                     "--db-url", gradebooks["refused"], check=False)
+        assert result.returncode == 2, result.stdout
+        assert "refusing to grade on this cluster" in result.stderr
+        assert "runs kit" in result.stderr and "cannot sandbox: bubblewrap (bwrap) is not installed" in result.stderr
+        assert not (course / "autograded").exists()
+    finally:
+        for process in strangers.values():
+            stop(process)
