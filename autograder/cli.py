@@ -96,7 +96,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("mutants", help="grade every catalogued mutant with nbgrader; print caught/diagnosed")
-    p.add_argument("--jobs", type=int, default=defaults.jobs, help="worker processes (default: CPU count)")
+    p.add_argument("--jobs", type=int, default=defaults.jobs, help="worker processes (default: twice the CPU count)")
     p.add_argument("--only", nargs="*", help="grade only these mutants (by name)")
     p.set_defaults(func=cmd_mutants)
 
@@ -105,7 +105,7 @@ def main(argv=None) -> int:
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
     p.add_argument("--jobs", type=int, default=None,
-                   help="worker processes (default: the course's c.KitConfig.jobs, else the CPU count)")
+                   help="worker processes (default: the course's c.KitConfig.jobs, else twice the CPU count)")
     p.add_argument("--student", nargs="+", help="grade only these students")
     p.add_argument("--force", action="store_true", help="regrade submissions already graded and unchanged")
     p.add_argument("--notebook-budget", type=float, default=None, help="seconds one notebook may run (default: the "

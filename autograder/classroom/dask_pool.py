@@ -221,19 +221,34 @@ def check_workers(client, sandbox: bool) -> list[str]:
     return sorted(statuses)
 
 
+def connect(scheduler: str):
+    """A Dask client: ``tcp://HOST:PORT`` (or any address Dask takes), or ``gateway://CLUSTER`` for a
+    cluster of JupyterHub's Dask Gateway (its TLS credentials come from the gateway; needs dask-gateway)."""
+    from distributed import Client
+
+    if scheduler.startswith("gateway://"):
+        try:
+            from dask_gateway import Gateway
+        except ImportError:
+            raise ClusterError(f"--scheduler {scheduler} names a Dask Gateway cluster: install dask-gateway "
+                               "(pip install dask-gateway), as JupyterHub images with Dask Gateway have it") from None
+        return Gateway().connect(scheduler.removeprefix("gateway://")).get_client()
+    return Client(scheduler, timeout="20s")
+
+
 def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: str, students: list[str], *,
                      notebook_budget: float, cell_timeout: int, feedback: bool, sandbox: bool,
                      on_result: Callable[[str, StudentResult, bool], None], out=print) -> None:
     """Grade ``students`` on the Dask cluster at ``scheduler``; ``on_result`` gets each as it finishes, and
     whether the result is final (False: a refusal or a lost worker, to be graded again by the next run)."""
-    from distributed import Client, as_completed
+    from distributed import as_completed
     from distributed.client import FutureCancelledError
 
     if db_url.startswith("sqlite"):
         raise ClusterError(f"a Dask run needs a gradebook every worker reaches, and {db_url} is a file on this "
                            "machine: give a PostgreSQL gradebook with --db-url postgresql://USER@HOST/DB")
     try:
-        client = Client(scheduler, timeout="20s")
+        client = connect(scheduler)
     except OSError as e:
         raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
     try:
