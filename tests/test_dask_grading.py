@@ -158,11 +158,15 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
 
 
 def test_sqlite_gradebook_is_refused_on_a_cluster(tmp_path, cluster):
+    """Dask's own DASK_SCHEDULER_ADDRESS picks the cluster too; a SQLite gradebook cannot travel there."""
     course = tmp_path / "course"
     make_class(course, {"ada": "stub"})
-    result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--scheduler", cluster.address, check=False)
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course)],
+                            env=dict(ENV, DASK_SCHEDULER_ADDRESS=cluster.address), capture_output=True, text=True,
+                            timeout=300)
     assert result.returncode == 2
-    assert "a Dask run needs a gradebook every worker reaches" in result.stderr and "--db-url postgresql://" in result.stderr
+    assert f"--scheduler {cluster.address}: a Dask run needs a gradebook every worker reaches" in result.stderr
+    assert "--db-url postgresql://" in result.stderr
     assert not (course / "autograded").exists()
 
 
