@@ -136,10 +136,24 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     make_class(local, CLASS)
     make_class(remote, CLASS)
     kit("grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "2", *BUDGET)
-    result = kit("grade", ASSIGNMENT, "--course-dir", str(remote), "--scheduler", cluster.address,
-                 "--db-url", gradebooks["cluster"], *BUDGET)
-    assert f"Dask scheduler {cluster.address}: 2 worker(s); dashboard" in result.stdout
-    assert all(f"graded {s}:" in result.stdout or f"FAILED {s}:" in result.stdout for s in CLASS)
+    command = ["grade", ASSIGNMENT, "--course-dir", str(remote), "--scheduler", cluster.address,
+               "--db-url", gradebooks["cluster"], *BUDGET]
+    # the instructor's process killed mid-run (its tasks still running on the cluster) ...
+    first = subprocess.Popen([sys.executable, "-m", "autograder", *command], env=ENV, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    state = remote / ".kit" / ASSIGNMENT
+    deadline = time.monotonic() + 600
+    while len(list(state.glob("*.json"))) < 2 and time.monotonic() < deadline and first.poll() is None:
+        time.sleep(0.2)
+    first.kill()
+    head = first.communicate()[0]
+    assert f"Dask scheduler {cluster.address}: 2 worker(s); dashboard" in head
+    kept = len(list(state.glob("*.json")))
+    assert 2 <= kept < len(CLASS), head
+    # ... the next run grades only whoever has no state file yet
+    result = kit(*command)
+    assert f"skipping {kept} submission(s)" in result.stdout
+    assert sum(f"graded {s}:" in result.stdout or f"FAILED {s}:" in result.stdout for s in CLASS) == len(CLASS) - kept
     assert scores(remote) == scores(local)
     assert scores(remote)["ada"] == 100 and scores(remote)["ben"] == 0
     assert per_test(remote) == per_test(local)

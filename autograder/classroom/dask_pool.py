@@ -11,7 +11,9 @@ A worker grades each task in a child process of its own (Autograde changes the w
 which threads of one process share), so ``dask worker --nthreads N`` grades N students at once.
 
 Faults: a worker that dies mid-student loses nothing; the scheduler gives its task to another worker,
-and nbgrader's autograde replaces the student's grades, so the gradebook holds them once.  A worker
+and nbgrader's autograde replaces the student's grades, so the gradebook holds them once.  A cluster-wide
+lock per student keeps two gradings of one student from overlapping (a killed instructor's tasks may
+still run when the next run starts).  A worker
 with another version of the kit, or one that cannot sandbox, refuses: before any task runs (checked on
 every worker with ``Client.run``), and again inside each task (for workers that join later).
 """
@@ -147,6 +149,26 @@ def grade_parcel(parcel: Parcel) -> Returned:
     status = worker_status(parcel.sandbox)
     if status["refused"]:
         raise WorkerRefused(f"worker {status['host']} {status['refused']}")
+    with one_at_a_time(f"kit-grade-{parcel.assignment}-{parcel.student}"):
+        return _grade_in_scratch(parcel)
+
+
+def one_at_a_time(name: str):
+    """A cluster-wide lock: one student is never graded twice at once (say a task of an instructor's run
+    that was killed still runs when the next run submits the same student).  The lease of a worker that
+    dies is released by the scheduler."""
+    from contextlib import nullcontext
+
+    from distributed import Lock, get_worker
+
+    try:
+        get_worker()
+    except ValueError:  # not inside a Dask worker (called directly)
+        return nullcontext()
+    return Lock(name)
+
+
+def _grade_in_scratch(parcel: Parcel) -> Returned:
     scratch = Path(tempfile.mkdtemp(prefix=f"kit-{parcel.student}-"))
     try:
         (scratch / CONFIG_FILE).write_bytes(parcel.config)
