@@ -40,7 +40,7 @@ def cmd_grade(args) -> int:
     from .classroom.progress import Progress
 
     options = BatchOptions(jobs=args.jobs, force=args.force, notebook_budget=args.notebook_budget,
-                           cell_timeout=args.cell_timeout)
+                           cell_timeout=args.cell_timeout, scheduler=args.scheduler)
     try:
         grade_assignment(Path(args.course_dir), args.assignment, db_url=args.db_url, students=args.student or None,
                          options=options, progress=Progress(quiet=None))
@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("mutants", help="grade every catalogued mutant with nbgrader; print caught/diagnosed")
-    p.add_argument("--jobs", type=int, default=defaults.jobs, help="worker processes (default: CPU count)")
+    p.add_argument("--jobs", type=int, default=defaults.jobs, help="worker processes (default: twice the CPU count)")
     p.add_argument("--only", nargs="*", help="grade only these mutants (by name)")
     p.set_defaults(func=cmd_mutants)
 
@@ -137,13 +137,16 @@ def main(argv=None) -> int:
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
     p.add_argument("--jobs", type=int, default=None,
-                   help="worker processes (default: the course's c.KitConfig.jobs, else the CPU count)")
+                   help="worker processes (default: the course's c.KitConfig.jobs, else twice the CPU count)")
     p.add_argument("--student", nargs="+", help="grade only these students")
     p.add_argument("--force", action="store_true", help="regrade submissions already graded and unchanged")
     p.add_argument("--notebook-budget", type=float, default=None, help="seconds one notebook may run (default: the "
                    f"course's c.KitConfig.notebook_budget, else {defaults.notebook_budget:g})")
     p.add_argument("--cell-timeout", type=int, default=None, help="seconds one cell may run (default: the course's "
                    f"c.KitConfig.cell_timeout, else {defaults.cell_timeout})")
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
+                   help="grade on this Dask cluster, one task per student (default: Dask's own "
+                        "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("collect", help="import submissions from a folder or an LMS (Canvas-style) zip")

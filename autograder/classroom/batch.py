@@ -81,6 +81,7 @@ class BatchOptions:
     notebook_budget: float | None = None
     cell_timeout: int | None = None
     feedback: bool = True
+    scheduler: str | None = None  # a Dask scheduler's address: grade there instead of in local processes
 
     def resolved(self, config) -> "BatchOptions":
         """These options with every None replaced by the course's value (``config``: its nbgrader config)."""
@@ -95,6 +96,27 @@ class BatchOutcome:
     skipped: int = 0
     failed: int = 0
     seconds: float = 0.0
+
+
+def _grade_on_dask(course_dir: Path, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
+                   progress: Progress, done: dict[str, StudentResult]) -> None:
+    """The same batch on a Dask cluster (see :mod:`.dask_pool`); state files are written here, as results arrive."""
+    from .dask_pool import ClusterError, grade_on_cluster
+
+    def on_result(student: str, result: StudentResult, final: bool) -> None:
+        if final:
+            save_state(course_dir, assignment, result, todo[student])
+        done[student] = result
+        progress.advance(result)
+
+    sandbox = kit_options(Course(course_dir).config).sandbox
+    try:
+        grade_on_cluster(options.scheduler, course_dir, assignment, db_url, list(todo),
+                         notebook_budget=options.notebook_budget, cell_timeout=options.cell_timeout,
+                         feedback=options.feedback, sandbox=sandbox, on_result=on_result,
+                         out=lambda line: print(line, flush=True))
+    except ClusterError as e:
+        raise GradingError(str(e)) from None
 
 
 def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str, Path], options: BatchOptions,
@@ -120,6 +142,9 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
     progress.start(len(todo), skipped=outcome.skipped)
 
     pending = list(todo)
+    if options.scheduler:
+        _grade_on_dask(course_dir, assignment, db_url, todo, options, progress, done)
+        pending = []
     ctx = multiprocessing.get_context("spawn")
     while pending:
         try:

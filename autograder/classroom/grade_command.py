@@ -56,7 +56,15 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     db_url = config.CourseDirectory.db_url
     course = Course(course_dir)  # the course as configured (the grading config stages submissions elsewhere)
     options = options.resolved(config)
-    if kit_options(config).sandbox:
+    if options.scheduler is None:
+        from .dask_pool import default_scheduler
+
+        options.scheduler = default_scheduler()
+    if options.scheduler and db_url.startswith("sqlite"):
+        raise GradingError(f"--scheduler {options.scheduler}: a Dask run needs a gradebook every worker reaches, and "
+                           f"{db_url} is a file on this machine. Give a PostgreSQL gradebook with "
+                           "--db-url postgresql://USER@HOST/DB (see README, Grading on a Dask cluster)")
+    if kit_options(config).sandbox and not options.scheduler:  # on a cluster, every worker checks its own
         try:
             check_sandbox()
         except SandboxUnavailable as e:
@@ -66,7 +74,8 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     if not found:
         out(f"no submissions of {assignment!r} under {course.step_root('submitted')}: nothing to grade")
         return BatchOutcome()
-    out(f"grading {len(found)} submission(s) of {assignment!r} with {options.jobs} worker(s); gradebook {db_url}")
+    where = f"on the Dask cluster {options.scheduler}" if options.scheduler else f"with {options.jobs} worker(s)"
+    out(f"grading {len(found)} submission(s) of {assignment!r} {where}; gradebook {db_url}")
     try:
         out(describe(ResourceLimits(config=config), kit_options(config).sandbox, options.notebook_budget))
     except LimitUnavailable as e:

@@ -1,0 +1,302 @@
+"""Grading on a Dask cluster: each student is one Dask task that carries its files and returns its results.
+
+No shared file system: a task is a :class:`Parcel` with the course's ``nbgrader_config.py``, its source
+notebooks and the student's submitted files (as bytes); the worker grades it in a scratch course of
+its own, with the same :func:`~autograder.grading.grade.grade_student` and the same bubblewrap sandbox
+as a local run, and returns a :class:`Returned`: the result and the student's autograded and feedback
+files, which the instructor's side writes where a local run would.  The gradebook is the one
+PostgreSQL database every worker reaches (``--db-url``); a SQLite gradebook is refused.
+
+A worker grades each task in a child process of its own (Autograde changes the working directory,
+which threads of one process share), so ``dask worker --nthreads N`` grades N students at once.
+
+Faults: a worker that dies mid-student loses nothing; the scheduler gives its task to another worker,
+and nbgrader's autograde replaces the student's grades, so the gradebook holds them once.  A cluster-wide
+lock per student keeps two gradings of one student from overlapping (a killed instructor's tasks may
+still run when the next run starts).  A worker
+with another version of the kit, or one that cannot sandbox, refuses: before any task runs (checked on
+every worker with ``Client.run``), and again inside each task (for workers that join later).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..config import CONFIG_FILE
+from ..course import Course
+from ..grading.grade import OVERRIDES
+from ..grading.results import Status, StudentResult
+
+SCHEDULER_KEY = "scheduler-address"  # Dask's own config key; DASK_SCHEDULER_ADDRESS sets it
+
+
+class ClusterError(Exception):
+    """The cluster cannot grade this run (unreachable, SQLite gradebook, workers of another kit version)."""
+
+
+class WorkerRefused(RuntimeError):
+    """A worker will not grade: it cannot sandbox, or it runs another version of the kit."""
+
+
+def default_scheduler() -> str | None:
+    """The scheduler address from Dask's own configuration (``DASK_SCHEDULER_ADDRESS``, dask.yaml), if any."""
+    if not any(k.startswith("DASK_") for k in os.environ) and not Path("~/.config/dask").expanduser().exists():
+        return None  # nothing configured: don't even import dask
+    import dask.config
+
+    return dask.config.get(SCHEDULER_KEY, None) or None
+
+
+def kit_version() -> str:
+    """The kit's version and a hash of every module of the package: workers must match the instructor's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    try:
+        number = version("embeddings-autograder")
+    except PackageNotFoundError:
+        number = "unknown"
+    return f"{number}+{digest.hexdigest()[:12]}"
+
+
+def worker_status(sandbox: bool) -> dict:
+    """What a worker says about itself before any task runs: its kit version and whether it can sandbox."""
+    from ..sandbox import SandboxUnavailable, check_sandbox
+
+    refused = None
+    if sandbox:
+        try:
+            check_sandbox()
+        except SandboxUnavailable as e:
+            refused = f"cannot sandbox: {e}"
+    return {"version": kit_version(), "host": socket.gethostname(), "refused": refused}
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder``: path relative to it -> bytes (empty when the folder is missing)."""
+    if not folder.is_dir():
+        return {}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _write_files(folder: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        path = (folder / name).resolve()
+        if folder.resolve() not in path.parents:
+            raise ValueError(f"refusing to write {name!r} outside {folder}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+@dataclass
+class Parcel:
+    """Everything a worker needs to grade one student, as bytes."""
+
+    assignment: str
+    student: str
+    db_url: str
+    config: bytes                      # the course's nbgrader_config.py
+    source: dict[str, bytes]           # the assignment's source folder
+    submitted: dict[str, bytes]        # the student's submitted folder
+    overrides: bytes | None            # the kit's record of cells it zeroed for this student last time
+    notebook_budget: float
+    cell_timeout: int
+    feedback: bool
+    sandbox: bool
+    version: str
+
+
+@dataclass
+class Returned:
+    """What the instructor keeps of one student's grading."""
+
+    result: dict
+    autograded: dict[str, bytes] = field(default_factory=dict)
+    feedback: dict[str, bytes] = field(default_factory=dict)
+    overrides: bytes | None = None
+    worker: str = ""
+
+
+def make_parcel(course_dir: Path, assignment: str, student: str, db_url: str, *, notebook_budget: float,
+                cell_timeout: int, feedback: bool, sandbox: bool, version: str) -> Parcel:
+    course = Course(course_dir)
+    record = course.root / OVERRIDES / assignment / f"{student}.json"
+    config = course.root / CONFIG_FILE
+    return Parcel(assignment, student, db_url, config.read_bytes() if config.exists() else b"",
+                  _files(course.folder("source", assignment)), _files(course.folder("submitted", assignment, student)),
+                  record.read_bytes() if record.exists() else None, notebook_budget, cell_timeout, feedback, sandbox,
+                  version)
+
+
+def grade_parcel(parcel: Parcel) -> Returned:
+    """The Dask task: grade one student in a scratch course of this worker's own, in a child process."""
+    if parcel.version != kit_version():
+        raise WorkerRefused(f"worker {socket.gethostname()} runs kit {kit_version()}, the instructor {parcel.version}: "
+                            "install the same version of the kit on every worker")
+    status = worker_status(parcel.sandbox)
+    if status["refused"]:
+        raise WorkerRefused(f"worker {status['host']} {status['refused']}")
+    with one_at_a_time(f"kit-grade-{parcel.assignment}-{parcel.student}"):
+        return _grade_in_scratch(parcel)
+
+
+def one_at_a_time(name: str):
+    """A cluster-wide lock: one student is never graded twice at once (say a task of an instructor's run
+    that was killed still runs when the next run submits the same student).  The lease of a worker that
+    dies is released by the scheduler."""
+    from contextlib import nullcontext
+
+    from distributed import Lock, get_worker
+
+    try:
+        get_worker()
+    except ValueError:  # not inside a Dask worker (called directly)
+        return nullcontext()
+    return Lock(name)
+
+
+def _grade_in_scratch(parcel: Parcel) -> Returned:
+    scratch = Path(tempfile.mkdtemp(prefix=f"kit-{parcel.student}-"))
+    try:
+        (scratch / CONFIG_FILE).write_bytes(parcel.config)
+        course = Course(scratch)
+        _write_files(course.folder("source", parcel.assignment), parcel.source)
+        _write_files(course.folder("submitted", parcel.assignment, parcel.student), parcel.submitted)
+        record = scratch / OVERRIDES / parcel.assignment / f"{parcel.student}.json"
+        if parcel.overrides is not None:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            record.write_bytes(parcel.overrides)
+        task = scratch / ".kit" / "task.pickle"
+        task.parent.mkdir(parents=True, exist_ok=True)
+        task.write_bytes(pickle.dumps(parcel))
+        env = dict(os.environ, AUTOGRADER_SANDBOX="on" if parcel.sandbox else "off")
+        child = subprocess.run([sys.executable, "-m", __name__, str(scratch)], cwd=scratch, env=env,
+                               capture_output=True, text=True)
+        out = scratch / ".kit" / "result.json"
+        if child.returncode != 0 or not out.exists():
+            result = StudentResult(parcel.student, Status.FAILED, "grading crashed on worker "
+                                   f"{socket.gethostname()}: {child.stderr.strip()[-500:]}").to_dict()
+        else:
+            result = json.loads(out.read_text())
+        return Returned(result, _files(course.folder("autograded", parcel.assignment, parcel.student)),
+                        _files(course.folder("feedback", parcel.assignment, parcel.student)),
+                        record.read_bytes() if record.exists() else None, socket.gethostname())
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _grade_in_child(scratch: Path) -> None:
+    """The child process of :func:`grade_parcel`: the same grade_student as a local run."""
+    from ..grading.grade import grade_student
+
+    parcel: Parcel = pickle.loads((scratch / ".kit" / "task.pickle").read_bytes())
+    result = grade_student(scratch, parcel.assignment, parcel.student, parcel.db_url,
+                           notebook_budget=parcel.notebook_budget, cell_timeout=parcel.cell_timeout,
+                           feedback=parcel.feedback)
+    (scratch / ".kit" / "result.json").write_text(json.dumps(result.to_dict()))
+
+
+def keep(course_dir: Path, assignment: str, student: str, returned: Returned) -> StudentResult:
+    """Write what a worker returned where a local run would have left it; the student's result."""
+    course = Course(course_dir)
+    for step, files in (("autograded", returned.autograded), ("feedback", returned.feedback)):
+        folder = course.folder(step, assignment, student)
+        shutil.rmtree(folder, ignore_errors=True)  # as nbgrader's own --force: nothing of an earlier grading lingers
+        if files:
+            folder.mkdir(parents=True, exist_ok=True)
+            _write_files(folder, files)
+    if returned.overrides is not None:
+        record = course.root / OVERRIDES / assignment / f"{student}.json"
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_bytes(returned.overrides)
+    return StudentResult.from_dict(returned.result)
+
+
+def check_workers(client, sandbox: bool) -> list[str]:
+    """Ask every worker for its kit version and sandbox before any task runs; refuse a mismatch."""
+    version = kit_version()
+    statuses = client.run(worker_status, sandbox)
+    if not statuses:
+        raise ClusterError(f"the Dask scheduler {client.scheduler.address} has no workers")
+    problems = []
+    for address, status in sorted(statuses.items()):
+        if status["version"] != version:
+            problems.append(f"worker {address} ({status['host']}) runs kit {status['version']}, this machine {version}")
+        elif status["refused"]:
+            problems.append(f"worker {address} ({status['host']}) {status['refused']}")
+    if problems:
+        raise ClusterError("refusing to grade on this cluster:\n  " + "\n  ".join(problems) +
+                           "\nEvery worker needs the same version of the kit and a working bubblewrap (see README).")
+    return sorted(statuses)
+
+
+def connect(scheduler: str):
+    """A Dask client: ``tcp://HOST:PORT`` (or any address Dask takes), or ``gateway://CLUSTER`` for a
+    cluster of JupyterHub's Dask Gateway (its TLS credentials come from the gateway; needs dask-gateway)."""
+    from distributed import Client
+
+    if scheduler.startswith("gateway://"):
+        try:
+            from dask_gateway import Gateway
+        except ImportError:
+            raise ClusterError(f"--scheduler {scheduler} names a Dask Gateway cluster: install dask-gateway "
+                               "(pip install dask-gateway), as JupyterHub images with Dask Gateway have it") from None
+        return Gateway().connect(scheduler.removeprefix("gateway://")).get_client()
+    return Client(scheduler, timeout="20s")
+
+
+def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: str, students: list[str], *,
+                     notebook_budget: float, cell_timeout: int, feedback: bool, sandbox: bool,
+                     on_result: Callable[[str, StudentResult, bool], None], out=print) -> None:
+    """Grade ``students`` on the Dask cluster at ``scheduler``; ``on_result`` gets each as it finishes, and
+    whether the result is final (False: a refusal or a lost worker, to be graded again by the next run)."""
+    from distributed import as_completed
+    from distributed.client import FutureCancelledError
+
+    if db_url.startswith("sqlite"):
+        raise ClusterError(f"a Dask run needs a gradebook every worker reaches, and {db_url} is a file on this "
+                           "machine: give a PostgreSQL gradebook with --db-url postgresql://USER@HOST/DB")
+    try:
+        client = connect(scheduler)
+    except OSError as e:
+        raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
+    try:
+        workers = check_workers(client, sandbox)
+        out(f"Dask scheduler {scheduler}: {len(workers)} worker(s); dashboard {client.dashboard_link}")
+        version = kit_version()
+        futures = {}
+        for student in students:
+            parcel = make_parcel(course_dir, assignment, student, db_url, notebook_budget=notebook_budget,
+                                 cell_timeout=cell_timeout, feedback=feedback, sandbox=sandbox, version=version)
+            futures[client.submit(grade_parcel, parcel, key=f"grade-{assignment}-{student}-{os.urandom(4).hex()}",
+                                  pure=False)] = student
+        for future in as_completed(futures):
+            student = futures[future]
+            final = True
+            try:
+                result = keep(course_dir, assignment, student, future.result())
+            except WorkerRefused as e:
+                result, final = StudentResult(student, Status.FAILED, f"refused: {e}"), False
+            except (FutureCancelledError, Exception) as e:  # noqa: BLE001 - recorded; the batch goes on
+                result = StudentResult(student, Status.FAILED, f"grading failed on the cluster: {type(e).__name__}: {e}")
+                final = "KilledWorker" not in type(e).__name__
+            on_result(student, result, final)
+    finally:
+        client.close()
+
+
+if __name__ == "__main__":
+    _grade_in_child(Path(sys.argv[1]))

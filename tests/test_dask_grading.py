@@ -1,0 +1,248 @@
+"""Grading on a real Dask cluster (`dask scheduler`, two `dask worker`s) against a PostgreSQL gradebook.
+
+Each process of the cluster runs in an empty folder of its own, never the course folder: the course
+reaches the workers only through the tasks.  The class is graded the same on the cluster as by the
+local pool, and a worker killed mid-student loses nothing.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.course import ASSIGNMENT, make_scratch_course
+from autograder.devtools.demo import persona_notebooks
+from autograder.devtools.personas import write_submission
+
+from .conftest import BIN, ENV, kit, postgres_server
+
+CLASS = {
+    "ada": "reference",
+    "ben": "stub",
+    "cleo": "independent",
+    "eli": ["scatter-overwrite"],
+    "fay": ["sin-cos-swap", "freeze-ignored"],
+    "max": "hangs",
+    "oz": "broken-file",
+    "pia": ["positions-by-token"],
+}
+BUDGET = ["--notebook-budget", "20", "--cell-timeout", "10"]  # the hanging student costs one short budget
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(cmd: list[str], folder: Path, log: Path) -> subprocess.Popen:
+    folder.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(cmd, cwd=folder, env=ENV, stdout=log.open("w"), stderr=subprocess.STDOUT,
+                            start_new_session=True)  # its own process group: killing it kills what it started
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+class Cluster:
+    def __init__(self, root: Path):
+        self.root = root
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.scheduler = start([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port",
+                                self.address.rsplit(":", 1)[1], "--no-dashboard"],
+                               root / "scheduler", root / "scheduler.log")
+        self.workers: dict[str, subprocess.Popen] = {}
+        for name in ("worker1", "worker2"):
+            self.add_worker(name)
+        self.client().wait_for_workers(2, timeout=120)
+
+    def add_worker(self, name: str) -> None:
+        port = free_port()
+        self.workers[f"tcp://127.0.0.1:{port}"] = start(
+            [str(BIN / "dask"), "worker", self.address, "--host", "127.0.0.1", "--worker-port", str(port),
+             "--nthreads", "1", "--no-dashboard", "--name", name], self.root / name, self.root / f"{name}.log")
+
+    def client(self):
+        from distributed import Client
+
+        if not hasattr(self, "_client"):
+            self._client = Client(self.address, timeout="30s")
+        return self._client
+
+    def close(self) -> None:
+        if hasattr(self, "_client"):
+            self._client.close()
+        for process in [*self.workers.values(), self.scheduler]:
+            stop(process)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = Cluster(tmp_path_factory.mktemp("dask"))
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def gradebooks():
+    with postgres_server("dask", ("cluster", "killed", "refused")) as urls:
+        yield urls
+
+
+def make_class(course: Path, students: dict) -> None:
+    make_scratch_course(course)
+    for student, persona in students.items():
+        write_submission(course, student, persona_notebooks(persona))
+
+
+def scores(course: Path) -> dict[str, float]:
+    with open(course / "grades.csv", newline="") as f:
+        return {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
+
+
+def per_test(course: Path) -> list[tuple]:
+    with open(course / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
+        return sorted((r["student"], r["notebook"], r["test"], r["points"], r["diagnostic"]) for r in csv.DictReader(f))
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
+def gradebook_rows(db_url: str) -> list[tuple]:
+    """(student, notebook, grade) for every grade of the assignment: duplicates would show twice."""
+    with Gradebook(db_url) as gb:
+        return sorted((s.student.id, nb.name, g.name) for s in gb.assignment_submissions(ASSIGNMENT)
+                      for nb in s.notebooks for g in nb.grades)
+
+
+def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, gradebooks):
+    local, remote = tmp_path / "local" / "course", tmp_path / "remote" / "course"
+    make_class(local, CLASS)
+    make_class(remote, CLASS)
+    kit("grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "2", *BUDGET)
+    command = ["grade", ASSIGNMENT, "--course-dir", str(remote), "--scheduler", cluster.address,
+               "--db-url", gradebooks["cluster"], *BUDGET]
+    # the instructor's process killed mid-run (its tasks still running on the cluster) ...
+    first = subprocess.Popen([sys.executable, "-m", "autograder", *command], env=ENV, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    state = remote / ".kit" / ASSIGNMENT
+    deadline = time.monotonic() + 600
+    while len(list(state.glob("*.json"))) < 2 and time.monotonic() < deadline and first.poll() is None:
+        time.sleep(0.2)
+    first.kill()
+    head = first.communicate()[0]
+    assert f"Dask scheduler {cluster.address}: 2 worker(s); dashboard" in head
+    kept = len(list(state.glob("*.json")))
+    assert 2 <= kept < len(CLASS), head
+    # ... the next run grades only whoever has no state file yet
+    result = kit(*command)
+    assert f"skipping {kept} submission(s)" in result.stdout
+    assert sum(f"graded {s}:" in result.stdout or f"FAILED {s}:" in result.stdout for s in CLASS) == len(CLASS) - kept
+    assert scores(remote) == scores(local)
+    assert scores(remote)["ada"] == 100 and scores(remote)["ben"] == 0
+    assert per_test(remote) == per_test(local)
+    # the instructor keeps the same files, where a local run leaves them
+    for step in ("autograded", "feedback"):
+        assert files_under(remote / step) == files_under(local / step)
+    assert (remote / "feedback" / "ada" / ASSIGNMENT / "01_why_position.html").exists()
+    # the workers saw no course folder: nothing of the course was left in their working folders
+    for name in ("worker1", "worker2"):
+        assert not any((cluster.root / name).rglob("*.ipynb"))
+    # a second run resumes from the state files: nothing is graded again
+    again = kit("grade", ASSIGNMENT, "--course-dir", str(remote), "--scheduler", cluster.address,
+                "--db-url", gradebooks["cluster"], *BUDGET)
+    assert f"skipping {len(CLASS)} submission(s)" in again.stdout
+    assert len({row[0] for row in gradebook_rows(gradebooks["cluster"])}) == len(CLASS)
+
+
+def test_sqlite_gradebook_is_refused_on_a_cluster(tmp_path, cluster):
+    """Dask's own DASK_SCHEDULER_ADDRESS picks the cluster too; a SQLite gradebook cannot travel there."""
+    course = tmp_path / "course"
+    make_class(course, {"ada": "stub"})
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course)],
+                            env=dict(ENV, DASK_SCHEDULER_ADDRESS=cluster.address), capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 2
+    assert f"--scheduler {cluster.address}: a Dask run needs a gradebook every worker reaches" in result.stderr
+    assert "--db-url postgresql://" in result.stderr
+    assert not (course / "autograded").exists()
+
+
+def test_a_worker_killed_mid_student_loses_nothing(tmp_path, cluster, gradebooks):
+    students = {"ada": "reference", "ben": "stub", "eli": ["scatter-overwrite"], "pia": ["positions-by-token"]}
+    course = tmp_path / "course"
+    make_class(course, students)
+    run = subprocess.Popen([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course),
+                            "--scheduler", cluster.address, "--db-url", gradebooks["killed"], *BUDGET],
+                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    client = cluster.client()
+    deadline, victim = time.monotonic() + 120, None
+    while victim is None and time.monotonic() < deadline:
+        busy = [w for w, keys in client.processing().items() if keys and w in cluster.workers]
+        if busy:
+            time.sleep(3)  # well inside this student's grading (a student takes several seconds)
+            victim = busy[0]
+        else:
+            time.sleep(0.2)
+    assert victim, "no worker ever started grading"
+    os.killpg(cluster.workers[victim].pid, signal.SIGKILL)
+    cluster.workers.pop(victim).wait()
+    out, err = run.communicate(timeout=600)
+    assert run.returncode == 0, err
+    assert all(f"graded {s}:" in out for s in students), out
+    assert sorted(scores(course)) == sorted(students)
+    assert scores(course)["ada"] == 100 and scores(course)["ben"] == 0
+    rows = gradebook_rows(gradebooks["killed"])
+    assert len(rows) == len(set(rows)) and {r[0] for r in rows} == set(students)
+    with Gradebook(gradebooks["killed"]) as gb:
+        assert sorted(s.student.id for s in gb.assignment_submissions(ASSIGNMENT)) == sorted(students)
+    assert victim not in client.scheduler_info()["workers"]  # the worker really died, and the class was finished
+
+
+def test_workers_of_another_kit_version_or_without_a_sandbox_are_refused(tmp_path, cluster, gradebooks):
+    import shutil
+
+    from .conftest import REPO
+
+    strange = tmp_path / "strange"
+    shutil.copytree(REPO / "autograder", strange / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    with open(strange / "autograder" / "course.py", "a") as f:
+        f.write("# a later version of the kit\n")
+    before = set(cluster.client().scheduler_info()["workers"])
+    strangers = {}
+    for name, env in {"strange-version": dict(ENV, PYTHONPATH=str(strange)),
+                      "no-bwrap": dict(ENV, PATH=str(BIN))}.items():
+        port = free_port()
+        strangers[name] = subprocess.Popen(
+            [str(BIN / "dask"), "worker", cluster.address, "--host", "127.0.0.1", "--worker-port", str(port),
+             "--nthreads", "1", "--no-dashboard", "--name", name], cwd=tmp_path, env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        cluster.client().wait_for_workers(len(before) + 2, timeout=120)
+        course = tmp_path / "course"
+        make_class(course, {"ada": "reference"})
+        result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--scheduler", cluster.address,
+                     "--db-url", gradebooks["refused"], check=False)
+        assert result.returncode == 2, result.stdout
+        assert "refusing to grade on this cluster" in result.stderr
+        assert "runs kit" in result.stderr and "cannot sandbox: bubblewrap (bwrap) is not installed" in result.stderr
+        assert not (course / "autograded").exists()
+    finally:
+        for process in strangers.values():
+            stop(process)
