@@ -16,9 +16,6 @@ from __future__ import annotations
 import builtins
 import re
 import socket
-import time
-
-import numpy as np
 
 from . import wire
 from .fixtures import Fixture

@@ -198,7 +198,6 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     start = time.monotonic()
     course_dir = Path(course_dir).resolve()
     config = course_config(course_dir, db_url, notebook_budget=notebook_budget, cell_timeout=cell_timeout)
-    kit = kit_options(config)
     db_url = config.CourseDirectory.db_url
     course = Course(course_dir)
     limits = ResourceLimits(config=config)

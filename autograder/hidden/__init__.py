@@ -14,35 +14,19 @@ Cases are drawn at grading time from fresh entropy; ``AUTOGRADER_SEED`` fixes th
 """
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
 import os
-import sys
-import warnings
 
 import numpy as np
 
 from ..channel import ENV as CHANNEL_ENV
+from ..channel.client import quiet  # warnings and stderr silenced while student code runs
 from .diagnostics import Diagnosis
 
 
 def grading_rng() -> np.random.Generator:
     seed = os.environ.get("AUTOGRADER_SEED")
     return np.random.default_rng(int(seed) if seed else None)
-
-
-@contextlib.contextmanager
-def quiet():
-    """Silence warnings and stderr while student code runs."""
-    saved_stderr = sys.stderr
-    sys.stderr = io.StringIO()
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        sys.stderr = saved_stderr
 
 
 def hidden_check(func):
