@@ -53,9 +53,9 @@ SRC="$ROOT/source"
 if [ -z "${{KIT_PYTHON:-}}" ]; then
     apt-get install -y python3 python3-venv python3-pip bubblewrap
     PYTHON=python3
-    if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-        apt-get install -y python3.11 python3.11-venv   # the pinned NumPy needs Python 3.11 or newer
-        PYTHON=python3.11
+    if ! python3 -c 'import sys; sys.exit(not (3, 10) <= sys.version_info[:2] < (3, 14))'; then
+        echo "the kit needs Python 3.10 to 3.13 (pyproject.toml requires-python); this image has $(python3 --version)" >&2
+        exit 1
     fi
     "$PYTHON" -m venv "$ROOT/venv"
     "$ROOT/venv/bin/python" -m pip install --upgrade "pip>=24"
