@@ -24,9 +24,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
-import tempfile
 import time
 import traceback
 import zipfile
@@ -148,18 +145,17 @@ def setup(root: Path, assignment: str) -> None:
 def choose_sandbox(echo=print) -> bool:
     """Bubblewrap if it works in this container, else off; AUTOGRADER_SANDBOX=off skips it, =on insists on it."""
     from ..config import SANDBOX_SWITCH, kit_options
-    from ..sandbox import SandboxUnavailable, bwrap_command
+    from ..sandbox import SandboxUnavailable, check_sandbox
 
     chosen = os.environ.get(SANDBOX_SWITCH)
     if chosen and not kit_options().sandbox:
         echo(f"sandbox: off (AUTOGRADER_SANDBOX={chosen}); the container is the only sandbox")
         return False
-    with tempfile.TemporaryDirectory(prefix="kit-probe-") as probe:
-        try:
-            cmd = bwrap_command(Path(probe), [], []) + [sys.executable, "-c", "pass"]
-            ok = subprocess.run(cmd, capture_output=True, timeout=60).returncode == 0
-        except (SandboxUnavailable, OSError, subprocess.SubprocessError):
-            ok = False
+    try:
+        check_sandbox()
+        ok = True
+    except SandboxUnavailable:
+        ok = False
     if chosen and not ok:
         raise SandboxUnavailable(f"AUTOGRADER_SANDBOX={chosen}, but bubblewrap cannot run in this container")
     os.environ["AUTOGRADER_SANDBOX"] = "on" if ok else "off"

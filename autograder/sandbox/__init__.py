@@ -48,10 +48,10 @@ def bwrap_path() -> str:
 def check_sandbox() -> None:
     """Start one trivial sandbox the way grading does, so that a bwrap that cannot work here (no user
     namespaces for unprivileged users, say) is reported before any student is graded."""
-    probe = [bwrap_path(), "--die-with-parent", "--unshare-net", "--unshare-pid", "--ro-bind", "/", "/",
-             "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true"]
     try:
-        result = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+        with tempfile.TemporaryDirectory(prefix="kit-probe-") as folder:
+            result = subprocess.run(bwrap_command(Path(folder), [], []) + ["true"], capture_output=True, text=True,
+                                    timeout=30)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise SandboxUnavailable(f"bubblewrap could not start a sandbox: {e}") from None
     if result.returncode != 0:
