@@ -23,9 +23,6 @@
 # fresh random cases when your notebook is graded, so make the code right, not just the examples.
 
 # %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
-import warnings
-from contextlib import contextmanager
-
 import numpy as np
 
 # kit-include: _shared/corpus.py
@@ -35,6 +32,16 @@ vocab_size = len(chars)
 stoi = {ch: i for i, ch in enumerate(chars)}
 data = np.array([stoi[ch] for ch in CORPUS], dtype=np.int64)
 print("vocab_size:", vocab_size, "| ids in the corpus:", len(data))
+
+
+# %% nbgrader={"grade": false, "grade_id": "self-check-helpers", "locked": true, "schema_version": 3, "solution": false}
+# Self-check helpers: run this cell, reading it is optional. The hidden tests that grade your notebook
+# word their diagnoses with this same code, so a self-check and the grader tell a mistake the same way,
+# fix included, and name a wrong array that is the right one scaled, transposed, shifted or reordered.
+import warnings
+from contextlib import contextmanager
+
+# kit-include: package:hidden/voice.py
 
 
 # kit-include: _shared/self_check.py

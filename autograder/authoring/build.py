@@ -25,10 +25,17 @@ FORBIDDEN_IN_RELEASE = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", 
 INCLUDE = re.compile(r"^# kit-include: (\S+)$", re.M)
 
 
+PACKAGE = Path(__file__).resolve().parent.parent
+PACKAGE_PREFIX = "package:"
+
+
 def expand_includes(source: str, folder: Path, path: Path) -> str:
-    """Replace each ``# kit-include: FILE`` line by that file (code every notebook shares, authored once)."""
+    """Replace each ``# kit-include: FILE`` line by that file (code every notebook shares, authored once).
+    FILE is relative to the authoring folder, or ``package:PATH`` inside the kit's package (the words the
+    hidden checks also use, ``package:hidden/voice.py``)."""
     def include(match: re.Match) -> str:
-        target = folder / match.group(1)
+        name = match.group(1)
+        target = PACKAGE / name[len(PACKAGE_PREFIX):] if name.startswith(PACKAGE_PREFIX) else folder / name
         if not target.is_file():
             raise AuthoringError(f"{path}: '# kit-include: {match.group(1)}' names no file ({target})")
         return target.read_text(encoding="utf-8").rstrip("\n")

@@ -22,6 +22,8 @@ class Mutant:
     expects: str | None       # the misconception id its diagnosis must carry; None = a correct solution
     source: str | None = None  # the whole new cell source, or
     replace: tuple = field(default_factory=tuple)  # ((old, new), ...) applied to the reference cell
+    # why no visible self-check can meet this bug (only the hidden checks' fresh cases do); empty when one does
+    fresh_only: str = ""
 
     def cell_source(self, reference: str) -> str:
         if self.source is not None:

@@ -1,0 +1,276 @@
+"""What a student reads when a check fails: the one source of that wording.
+
+The hidden checks import this module, and the build copies it, word for word, into the setup cell
+of every notebook, where the visible self-checks use it.  So a misconception is told in the same
+words, fix included, whether a self-check or the grader meets it, and a wrong array that is a
+recognisable transform of the right one is named as that transform on both sides.
+
+Rules for this file: NumPy only; nothing imported from the rest of the package; no
+``from __future__`` (it runs as notebook cell text); nothing secret (students read it).
+"""
+import numpy as np
+
+# The misconception catalogue: id -> the student's bug, in a few words.
+CATALOGUE = {
+    "scatter-overwrite": "dE[idx] += dout counts a repeated id once",
+    "sin-cos-swap": "even columns take cos, odd columns sin",
+    "freq-sign": "the frequency exponent has the wrong sign",
+    "freq-per-column": "each column gets its own frequency instead of one per sin/cos pair",
+    "halves-not-interleaved": "sin in the first half of the columns, cos in the second",
+    "dP-not-summed": "dP takes one batch row instead of the sum over the batch",
+    "dP-tail-not-zero": "rows T and beyond of dP get a value",
+    "positions-missing": "forward returns E[idx] alone",
+    "positions-by-token": "forward adds P[idx] instead of P[:T]",
+    "freeze-ignored": "freeze_positions has no effect",
+    "freeze-kills-dE": "freezing positions also changes dE",
+    "grad-accumulates": "dE/dP keep growing across backward calls",
+    "softmax-unstable": "softmax does not subtract the max",
+    "attention-unscaled": "attention scores are not divided by sqrt(hs)",
+    "one-sided-difference": "the numerical gradient uses a one-sided difference",
+    "no-restore": "numerical_gradient leaves x changed",
+}
+
+# A wrong array that is a recognisable transform of the right one (any check, catalogued or not).
+RELATIONSHIPS = {
+    "scaled": "an output is the right one times a constant (2, 1/2, 1/B, -1, ...)",
+    "transposed": "an output is the right one with two axes swapped",
+    "shifted": "an output is the right one moved by one row or column",
+    "wrong-axis": "an output sums (or averages) over the wrong axis",
+    "wrong-rows": "an output holds the right rows in the wrong places",
+}
+
+# Mistakes outside the catalogue.
+GENERIC = {
+    "not-implemented": "the stub still raises NotImplementedError",
+    "crashed": "the code raised an unexpected exception",
+    "wrong-shape": "an output has the wrong shape",
+    "wrong-dtype": "an output is not float64",
+    "wrong-value": "an output has wrong values",
+    "wrong-gradient": "a gradient fails the float64 gradient check",
+    "no-error-raised": "bad input was accepted instead of raising",
+    "wrong-error": "bad input raised the wrong kind of exception",
+    "side-effect": "the code changed something it should not have",
+}
+
+KNOWN_IDS = {**CATALOGUE, **RELATIONSHIPS, **GENERIC}
+
+# id -> (headline, fix).  The headline opens the message (SPEC quotes some of them verbatim) and may
+# take the student's values; the fix closes it.  Hidden checks and self-checks both go through say().
+VOICE = {
+    "scatter-overwrite": (
+        "Row {row} is used twice so its gradient should be {want}, got {got}",
+        "dE[idx] += dout keeps only one write per repeated id. Use np.add.at(dE, idx, dout), which adds the "
+        "gradient of every occurrence."),
+    "sin-cos-swap": (
+        "Even dims at pos 0 should be sin(0)=0, got {got}",
+        "Even columns take np.sin and odd columns np.cos: fill table[:, 0::2] with sines and table[:, 1::2] "
+        "with cosines."),
+    "freq-sign": (
+        "Lower dims should oscillate faster",
+        "The angle of pair i is pos / base**(2i/C), so its frequency base**(-2i/C) falls from 1 radian per "
+        "position (columns 0 and 1) towards 1/base in the last pair; check the sign of the exponent."),
+    "freq-per-column": (
+        "Columns 2i and 2i+1 must share one frequency",
+        "Both columns of pair i use the angle pos / base**(2i/C), with 2i the even column of the pair, not "
+        "pos / base**(j/C) for each column j."),
+    "halves-not-interleaved": (
+        "Sin and cos columns interleave",
+        "Column 2i holds sin(pos * w_i) and column 2i+1 holds cos(pos * w_i): fill table[:, 0::2] with sines "
+        "and table[:, 1::2] with cosines, not the first and second halves."),
+    "dP-not-summed": (
+        "dP sums dout over the batch axis",
+        "Every sequence of the batch added P[:T], so each contributes its gradient: dP[:T] = dout.sum(axis=0)."),
+    "dP-tail-not-zero": (
+        "Rows T and beyond of dP stay zero",
+        "Positions T.. were not used by this forward: start every backward from np.zeros_like(self.P) and "
+        "fill only dP[:T]."),
+    "positions-missing": (
+        "forward must add P[:T], the position rows",
+        "Without them two equal tokens in different slots get equal vectors, and attention cannot tell the "
+        "order."),
+    "positions-by-token": (
+        "Positions are looked up by slot t, not by token id",
+        "The token in slot t of every sequence gets P[t]: add P[:T], not P[idx]."),
+    "freeze-ignored": (
+        "dP must be zero while positions are frozen",
+        "With freeze_positions set, backward leaves self.dP = np.zeros_like(self.P) and computes dE as "
+        "usual."),
+    "freeze-kills-dE": (
+        "Freezing positions must not change dE",
+        "The token gradient never depends on P: compute dE exactly as without the flag, and let the flag "
+        "decide only dP."),
+    "grad-accumulates": (
+        "Each backward starts from zeros",
+        "A second backward with the same dout must give the same gradient: set self.{grad} = "
+        "np.zeros_like(self.{table}) on every call instead of adding to the last gradient."),
+    "softmax-unstable": (
+        "softmax overflows on large inputs; subtract the max",
+        "In float64 exp(1000) is inf, and softmax(x - m) == softmax(x) for any constant m: subtract "
+        "x.max(axis=axis, keepdims=True) before np.exp."),
+    "attention-unscaled": (
+        "Scores are scaled by 1/sqrt(head size)",
+        "Divide Q @ K^T by np.sqrt(hs), where hs = Wq.shape[1] is the width of Q and K (not C, the width of "
+        "X)."),
+    "one-sided-difference": (
+        "The check needs central differences",
+        "Use (f(x+eps) - f(x-eps)) / (2 * eps), accurate to eps**2; the one-sided (f(x+eps) - f(x)) / eps "
+        "is only accurate to eps."),
+    "no-restore": (
+        "x must be restored after each nudge",
+        "Save old = x[i] before nudging and write it back with x[i] = old (x[i] -= eps leaves rounding "
+        "residue)."),
+}
+
+
+class Diagnosis(AssertionError):
+    """A failed check, told in the words of the misconception."""
+
+    def __init__(self, misconception, message):
+        if misconception not in KNOWN_IDS:
+            raise ValueError(f"unknown misconception id {misconception!r}")
+        self.misconception = misconception
+        self.message = message.strip()
+        super().__init__(f"[{misconception}] {self.message}")
+
+    def _render_traceback_(self):  # how IPython shows it: the message, no traceback
+        first, *rest = self.message.splitlines()
+        return [f"\x1b[0;31mDiagnosis [{self.misconception}]\x1b[0m: {first}", *rest]
+
+
+def say(misconception, detail="", **values):
+    """The Diagnosis of a catalogued misconception: its headline (filled with ``values``), then
+    ``detail`` (what this check saw), then the fix."""
+    headline, fix = VOICE[misconception]
+    return Diagnosis(misconception, headline.format(**values) + "\n" + " ".join(
+        part for part in (detail.strip(), fix.format(**values)) if part))
+
+
+def fmt(a):
+    """A short, readable rendering of a small array or number for messages."""
+    arr = np.asarray(a)
+    with np.printoptions(precision=4, suppress=True, threshold=12, edgeitems=3):
+        return np.array2string(arr, separator=" ") if arr.ndim else f"{arr.item():.6g}"
+
+
+# ---------------------------------------------------------------------------- relationships
+
+def _close(a, b, scale):
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-7 * scale))
+
+
+def _factor_words(c, sizes):
+    """How to say "times c": 2 times, 1/3 of, the negative of; naming a size (B, T, ...) that equals it."""
+    if abs(c + 1) < 1e-6:
+        return "the right values with the sign flipped (-1 times them)"
+    for n in range(2, 1001):
+        named = " or ".join(k for k, v in sizes.items() if v == n)
+        if abs(c - n) < 1e-6 * n:
+            return f"exactly {n} times the right values" + (f" ({named} = {n})" if named else "")
+        if abs(c * n - 1) < 1e-6:
+            return f"exactly 1/{n} of the right values" + (f": divided by {named} = {n}, a mean where a sum belongs?"
+                                                           if named else "")
+    return f"the right values times {c:.4g}"
+
+
+def _axis_word(axis, ndim):
+    return {0: "row", 1: "column"}.get(axis, f"entry along axis {axis}") if ndim == 2 else f"step along axis {axis}"
+
+
+def relationship(got, want, sizes=None, source=None, reduced_axis=None):
+    """How ``got`` relates to the right array ``want`` when it is a recognisable transform of it:
+    ``(id, words)`` where ``words`` completes "yours is ...", or None.
+
+    Tried in turn: a constant factor (2, 1/2, -1, 1/B, ...; ``sizes`` names sizes such as
+    ``{"B": 3, "T": 5}`` so a factor equal to one is named), two axes swapped, a shift by one along an
+    axis, the right rows (or columns) in other places, and, when ``want`` is ``source`` reduced over
+    ``reduced_axis``, a sum or mean over another axis.
+    """
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    sizes = sizes or {}
+    if not (np.all(np.isfinite(got)) and np.all(np.isfinite(want))) or want.size < 2:
+        return None
+    scale = max(1e-12, float(np.abs(want).max()))
+    if got.shape == want.shape and not _close(got, want, scale):
+        if np.any(np.abs(want) > 1e-7 * scale) and np.any(got != 0):
+            c = float(np.vdot(got, want) / np.vdot(want, want))
+            if _close(got, c * want, scale):
+                return "scaled", _factor_words(c, sizes)
+        for axis in range(want.ndim):
+            n = want.shape[axis]
+            if n < 3:
+                continue
+            head = [slice(None)] * want.ndim
+            tail = [slice(None)] * want.ndim
+            head[axis], tail[axis] = slice(1, None), slice(None, -1)
+            head, tail = tuple(head), tuple(tail)
+            if _close(want[head], want[tail], scale):
+                continue  # constant along this axis: a shift would look right by chance
+            word = _axis_word(axis, want.ndim)
+            if _close(got[head], want[tail], scale):
+                return "shifted", (f"the right values shifted by one {word} forward: your {word} k holds what "
+                                   f"belongs in {word} k - 1")
+            if _close(got[tail], want[head], scale):
+                return "shifted", (f"the right values shifted by one {word} back: your {word} k holds what "
+                                   f"belongs in {word} k + 1")
+        for axis in (0, want.ndim - 1) if want.ndim >= 2 else (0,):
+            moved = _moved(got, want, axis, scale)
+            if moved:
+                return "wrong-rows", moved
+    for a in range(want.ndim):
+        for b in range(a + 1, want.ndim):
+            swapped = np.swapaxes(want, a, b)
+            if swapped.shape == got.shape and not _close(swapped, want, scale) and _close(got, swapped, scale):
+                which = "rows and columns swapped (the transpose)" if want.ndim == 2 else f"axes {a} and {b} swapped"
+                return "transposed", f"the right values with {which}"
+    if source is not None and reduced_axis is not None:
+        source = np.asarray(source, dtype=float)
+        for axis in range(source.ndim):
+            for how, reduce in (("sum", np.sum), ("mean", np.mean)):
+                if axis == reduced_axis and how == "sum":
+                    continue
+                candidate = reduce(source, axis=axis)
+                if _close(got, candidate, scale):
+                    if axis == reduced_axis:
+                        return "scaled", f"the mean over axis {axis} where the sum belongs"
+                    return "wrong-axis", (f"the {how} over axis {axis} (size {source.shape[axis]}); the right one is "
+                                          f"the sum over axis {reduced_axis} (size {source.shape[reduced_axis]})")
+    return None
+
+
+def _moved(got, want, axis, scale):
+    """Words for "the right rows (along ``axis``) in other places", or None."""
+    g, w = np.moveaxis(got, axis, 0), np.moveaxis(want, axis, 0)
+    if g.shape[0] < 2:
+        return None
+    used, where = set(), []
+    for k in range(g.shape[0]):
+        match = [j for j in range(w.shape[0]) if j not in used and _close(g[k], w[j], scale)]
+        if not match:
+            return None
+        j = k if k in match else match[0]
+        used.add(j)
+        where.append(j)
+    wrong = [(k, j) for k, j in enumerate(where) if k != j]
+    if not wrong:
+        return None
+    word = _axis_word(axis, want.ndim)
+    k, j = wrong[0]
+    return f"the right {word}s in the wrong places: your {word} {k} is what belongs in {word} {j}"
+
+
+def expect_close(name, got, want, sizes=None, source=None, reduced_axis=None, hint="", rtol=1e-6, atol=1e-9):
+    """Raise a Diagnosis unless ``got`` matches ``want``: a named transform when there is one, else where
+    and by how much it is off.  ``hint`` (a sentence on the usual cause) ends the message."""
+    got, want = np.asarray(got), np.asarray(want, dtype=float)
+    if got.shape == want.shape and np.allclose(got, want, rtol=rtol, atol=atol):
+        return
+    found = relationship(got, want, sizes, source, reduced_axis)
+    if found is not None:
+        kind, words = found
+        raise Diagnosis(kind, f"{name} is {words}. {hint}")
+    if got.shape != want.shape:
+        raise Diagnosis("wrong-shape", f"{name} should have shape {want.shape}, got {got.shape}. {hint}")
+    err = np.abs(got.astype(float) - want)
+    k = np.unravel_index(int(np.argmax(err)), err.shape)
+    raise Diagnosis("wrong-value", f"{name} is off by up to {err[k]:.3g}: at {list(map(int, k))} it is "
+                                   f"{got[k]:.6g} where {want[k]:.6g} belongs. {hint}")
