@@ -7,8 +7,12 @@ as a local run, and returns a :class:`Returned`: the result and the student's au
 files, which the instructor's side writes where a local run would.  The gradebook is the one
 PostgreSQL database every worker reaches (``--db-url``); a SQLite gradebook is refused.
 
-A worker grades each task in a child process of its own (Autograde changes the working directory,
-which threads of one process share), so ``dask worker --nthreads N`` grades N students at once.
+A worker grades each task in a child process (Autograde changes the working directory, which threads
+of one process share), one per Dask thread, started on the first task and kept warm as the local
+pool's processes are: ``dask worker --nthreads N`` grades N students at once and pays a grader's
+start-up and imports once, not once per student.  (A Dask worker is a daemonic process, which
+``multiprocessing`` forbids to have children, so these are plain subprocesses fed over a pipe; one
+leaves when its pipe closes, so none outlives its worker.)
 
 Faults: a worker that dies mid-student loses nothing; the scheduler gives its task to another worker,
 and nbgrader's autograde replaces the student's grades, so the gradebook holds them once.  A cluster-wide
@@ -28,6 +32,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -182,15 +187,16 @@ def _grade_in_scratch(parcel: Parcel) -> Returned:
         task = scratch / ".kit" / "task.pickle"
         task.parent.mkdir(parents=True, exist_ok=True)
         task.write_bytes(pickle.dumps(parcel))
-        env = dict(os.environ, AUTOGRADER_SANDBOX="on" if parcel.sandbox else "off")
-        child = subprocess.run([sys.executable, "-m", __name__, str(scratch)], cwd=scratch, env=env,
-                               capture_output=True, text=True)
         out = scratch / ".kit" / "result.json"
-        if child.returncode != 0 or not out.exists():
-            result = StudentResult(parcel.student, Status.FAILED, "grading crashed on worker "
-                                   f"{socket.gethostname()}: {child.stderr.strip()[-500:]}").to_dict()
-        else:
+        grader = _Grader.take()
+        finished = grader.grade(scratch)
+        if finished and out.exists():
+            grader.give_back()
             result = json.loads(out.read_text())
+        else:
+            result = StudentResult(parcel.student, Status.FAILED, f"grading crashed on worker {socket.gethostname()}: "
+                                   f"{grader.last_words()}").to_dict()
+            grader.stop()
         return Returned(result, _files(course.folder("autograded", parcel.assignment, parcel.student)),
                         _files(course.folder("feedback", parcel.assignment, parcel.student)),
                         record.read_bytes() if record.exists() else None, socket.gethostname())
@@ -198,15 +204,77 @@ def _grade_in_scratch(parcel: Parcel) -> Returned:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+class _Grader:
+    """A grading process of this worker, kept between tasks: it reads a scratch course's path per line on
+    its stdin, grades the task there and answers ``done``; it leaves when its stdin closes."""
+
+    _idle: list["_Grader"] = []
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=self.log, text=True)
+
+    @classmethod
+    def take(cls) -> "_Grader":
+        with cls._lock:
+            while cls._idle:
+                grader = cls._idle.pop()
+                if grader.process.poll() is None:
+                    return grader
+        return cls()
+
+    def give_back(self) -> None:
+        with self._lock:
+            self._idle.append(self)
+
+    def grade(self, scratch: Path) -> bool:
+        self.log.seek(0)
+        self.log.truncate()  # the log holds this task's words only (the process shares the file's offset)
+        try:
+            self.process.stdin.write(f"{scratch}\n")
+            self.process.stdin.flush()
+            return self.process.stdout.readline().strip() == "done"
+        except (BrokenPipeError, OSError):
+            return False
+
+    def last_words(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace").strip()[-500:] or f"exit code {self.process.poll()}"
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def _serve() -> None:
+    """A grading process (``python -m autograder.classroom.dask_pool``): grade each scratch course named on stdin."""
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # whatever grading prints goes to the log, not into the answers
+    for line in sys.stdin:
+        try:
+            _grade_in_child(Path(line.strip()))
+        except Exception:  # noqa: BLE001 - the traceback goes to the log; the missing result says it failed
+            import traceback
+
+            traceback.print_exc()
+        answers.write("done\n")
+        answers.flush()
+
+
 def _grade_in_child(scratch: Path) -> None:
-    """The child process of :func:`grade_parcel`: the same grade_student as a local run."""
+    """In a grading process: the same grade_student as a local run, in the task's scratch course."""
     from ..grading.grade import grade_student
 
     parcel: Parcel = pickle.loads((scratch / ".kit" / "task.pickle").read_bytes())
+    os.environ["AUTOGRADER_SANDBOX"] = "on" if parcel.sandbox else "off"
+    os.chdir(scratch)
     result = grade_student(scratch, parcel.assignment, parcel.student, parcel.db_url,
                            notebook_budget=parcel.notebook_budget, cell_timeout=parcel.cell_timeout,
                            feedback=parcel.feedback)
     (scratch / ".kit" / "result.json").write_text(json.dumps(result.to_dict()))
+    os.chdir(tempfile.gettempdir())  # the scratch course is removed after the task
 
 
 def keep(course_dir: Path, assignment: str, student: str, returned: Returned) -> StudentResult:
@@ -299,4 +367,4 @@ def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: 
 
 
 if __name__ == "__main__":
-    _grade_in_child(Path(sys.argv[1]))
+    _serve()
