@@ -231,6 +231,12 @@ def test_expect_close_names_the_wrong_axis():
     assert error.misconception == "wrong-axis"
 
 
+def test_expect_close_ends_a_question_without_a_stray_full_stop():
+    error = diagnosis_of(CUBE.mean(axis=0), CUBE.sum(axis=0), sizes={"B": 2}, hint="Sum over the batch.")
+    assert error.message == ("dE is exactly 1/2 of the right values: divided by B = 2, a mean where a sum belongs? "
+                             "Sum over the batch.")
+
+
 def test_expect_close_passes_the_right_array_and_ends_with_the_hint():
     expect_close("dE", WANT + 1e-12, WANT)
     error = diagnosis_of(3 * WANT, hint="Did you add dout three times?")

@@ -303,7 +303,8 @@ def expect_close(name, got, want, sizes=None, source=None, reduced_axis=None, hi
     found = relationship(got, want, sizes, source, reduced_axis)
     if found is not None:
         kind, words = found
-        raise Diagnosis(kind, f"{name} is {words}. {hint}")
+        stop = "" if words.endswith(("?", ".")) else "."
+        raise Diagnosis(kind, f"{name} is {words}{stop} {hint}")
     if got.shape != want.shape:
         raise Diagnosis("wrong-shape", f"{name} should have shape {want.shape}, got {got.shape}. {hint}")
     bad = ~np.isfinite(got)
