@@ -48,6 +48,20 @@ def is_test_cell(cell) -> bool:
     return bool(is_grade(cell)) and not is_solution(cell)
 
 
+PRACTICE_CHECK_SUFFIX = "-check"
+
+
+def is_practice_check_cell(cell) -> bool:
+    """The self-check of a practice exercise: an ungraded, locked code cell whose grade id ends in
+    ``-check`` (lesson 5's ``ex1-check``, ``ex2-check``, ``ex3-check``, each a ``with self_check(...)``
+    block after the exercise's solution cell).  nbgrader scores nothing here; ``check`` runs these
+    cells and shows them as 0-point practice rows.  Demos that also use ``self_check`` (such as
+    ``demo-attention``) are not exercises and keep other ids."""
+    gid = grade_id(cell) or ""
+    return (cell.cell_type == "code" and gid.endswith(PRACTICE_CHECK_SUFFIX) and not is_grade(cell)
+            and not is_solution(cell) and bool(is_locked(cell)))
+
+
 def is_protected_cell(cell) -> bool:
     """A cell the student may not change: locked, or graded."""
     return bool(is_locked(cell) or is_grade(cell))

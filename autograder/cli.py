@@ -18,7 +18,9 @@ def cmd_mutants(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .student.selfcheck import format_rows, run_self_checks
+    if args.thorough:
+        return cmd_check_thorough(args)
+    from .student.selfcheck import all_graded_pass, format_rows, run_self_checks
 
     status = 0
     for notebook in args.notebooks:
@@ -29,7 +31,28 @@ def cmd_check(args) -> int:
             status = 2
             continue
         print(format_rows(Path(notebook), rows))
-        if not rows or not all(r.passed for r in rows):
+        if not all_graded_pass(rows):
+            status = max(status, 1)
+    return status
+
+
+def cmd_check_thorough(args) -> int:
+    from .student.thorough import ThoroughError, format_graded, thorough_check
+
+    try:
+        outcomes = thorough_check([Path(n) for n in args.notebooks], Path(args.kit) if args.kit else None,
+                                  cell_timeout=args.timeout)
+    except ThoroughError as e:
+        print(f"check --thorough: {e}", file=sys.stderr)
+        return 2
+    status = 0
+    for outcome in outcomes:
+        if isinstance(outcome, ThoroughError):
+            print(f"check --thorough: {outcome}", file=sys.stderr)
+            status = 2
+            continue
+        print(format_graded(outcome))
+        if not outcome.full_marks:
             status = max(status, 1)
     return status
 
@@ -188,9 +211,16 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default: %(default)s)")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("check", help="run a notebook's visible self-checks and print a table (exit 0: all pass)")
+    p = sub.add_parser("check", help="run a notebook's visible self-checks and practice exercises and print a table "
+                                     "(exit 0: every graded self-check passes); --thorough: grade it with the hidden checks")
     p.add_argument("notebooks", nargs="+", help="student notebooks (.ipynb)")
     p.add_argument("--timeout", type=int, default=defaults.cell_timeout, help="seconds per cell (default: %(default)s)")
+    p.add_argument("--thorough", action="store_true",
+                   help="for self-learners with the kit and no instructor: grade the notebook on this machine as the "
+                        "instructor's `grade` would (real nbgrader, the randomized hidden checks, the sandbox when "
+                        "bubblewrap works) and print each graded test's points and diagnosis (exit 0: full marks)")
+    p.add_argument("--kit", default=None, help="with --thorough: the kit's clone, holding nbgrader_config.py and "
+                                               "source/ (default: the installed kit's, %s)" % repo_root())
     p.set_defaults(func=cmd_check)
 
     args = parser.parse_args(argv)

@@ -20,9 +20,11 @@ LAYERS = [
     ["hidden"],                          # the hidden checks: run by the checker, or in the kernel in plain nbgrader
     ["cells", "config"],                 # the vocabulary and the options
     ["course"],                          # the course's folders and lessons
-    ["sandbox", "authoring", "student"],
+    ["sandbox", "authoring"],
     ["grading"],                         # one submission
-    ["classroom"],                       # the whole class
+    # the whole class; and the student's side, which sits here because `check --thorough` grades the
+    # student's own notebook with grading's grade_student, as the instructor's `grade` does
+    ["classroom", "student"],
     ["devtools"],                        # mutants, personas, demo: never imported by anything above
     ["cli"],
     ["__main__"],                        # python -m autograder

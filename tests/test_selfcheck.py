@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import nbformat
 
-from autograder.course import ASSIGNMENT
+from autograder.cells import grade_id, is_practice_check_cell, is_solution_cell
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 
 from .conftest import REPO, kit
 from autograder.devtools.personas import filled_notebook
@@ -50,3 +51,38 @@ def test_unreadable_notebook_is_named(tmp_path):
     result = kit("check", str(path), check=False)
     assert result.returncode == 2
     assert "broken.ipynb" in result.stderr and "not a readable notebook" in result.stderr
+
+
+def test_practice_check_cells_are_the_three_exercises_of_lesson_5():
+    """The rule of cells.is_practice_check_cell, over every committed notebook: lesson 5's three
+    practice self-checks, each a `with self_check(...)` block after its exercise's solution cell."""
+    found = {}
+    for step in ("source", "release"):
+        for name in NOTEBOOKS:
+            cells = nbformat.read(str(REPO / step / ASSIGNMENT / f"{name}.ipynb"), as_version=4).cells
+            for k, cell in enumerate(cells):
+                if is_practice_check_cell(cell):
+                    assert "with self_check(" in cell.source and is_solution_cell(cells[k - 1]), grade_id(cell)
+                    found.setdefault((step, name), []).append(grade_id(cell))
+    assert found == {(step, "05_embedding_layer"): ["ex1-check", "ex2-check", "ex3-check"]
+                     for step in ("source", "release")}
+
+
+def test_practice_exercises_are_0_point_rows_pass_fail_or_not_done(tmp_path):
+    """Lesson 5 with the graded units solved: exercise 1 solved, exercise 2 wrong, exercise 3 left as released."""
+    release = nbformat.read(str(REPO / "release" / ASSIGNMENT / "05_embedding_layer.ipynb"), as_version=4)
+    stub = next(cell.source for cell in release.cells if grade_id(cell) == "ex3-full-length")
+    wrong = "def freeze_effect(idx, G, seed=7):\n    return 0.0, 0.25, 0.0\n"
+    nb = filled_notebook(REPO, "05_embedding_layer", {"ex2-freeze": wrong, "ex3-full-length": stub})
+    path = tmp_path / "05_embedding_layer.ipynb"
+    nbformat.write(nb, str(path))
+    result = kit("check", str(path))                       # exit 0: practice does not count against you
+    rows = {line.split()[0]: line for line in result.stdout.splitlines() if "(practice)" in line}
+    assert set(rows) == {"ex1-check", "ex2-check", "ex3-check"}, result.stdout
+    assert all(line.split()[2] == "0" for line in rows.values()), rows
+    assert rows["ex1-check"].split()[3] == "pass" and "naive scatter: relative error of dE" in rows["ex1-check"]
+    assert rows["ex2-check"].split()[3] == "FAIL" and "dP must be zero while positions are frozen" in rows["ex2-check"]
+    assert " not done " in rows["ex3-check"] and "Exercise 3: not implemented yet" in rows["ex3-check"]
+    assert "Traceback" not in result.stdout
+    assert "7/7 self-checks pass (25/25 points" in result.stdout
+    assert "practice exercises (not graded, 0 points): 1/3 pass, 1 not done" in result.stdout

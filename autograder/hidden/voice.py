@@ -173,7 +173,34 @@ def _factor_words(c, sizes):
 
 
 def _axis_word(axis, ndim):
-    return {0: "row", 1: "column"}.get(axis, f"entry along axis {axis}") if ndim == 2 else f"step along axis {axis}"
+    """What one index along ``axis`` is called: a row or column of a matrix, an entry of a vector, else a
+    slice along that axis."""
+    if ndim == 1:
+        return "entry"
+    if ndim == 2:
+        return ("row", "column")[axis]
+    return f"slice along axis {axis}"
+
+
+def _at(word, index):
+    """One index named: "row 2", "entry k", "slice 0 along axis 1"."""
+    if word.startswith("slice"):
+        return f"slice {index}{word[5:]}"
+    return f"{word} {index}"
+
+
+def _plural(word):
+    return "entries" if word == "entry" else word.replace("slice", "slices", 1) if word.startswith("slice") else word + "s"
+
+
+def _as_floats(a):
+    """``a`` as a float array, or None when it is not numbers (None, a ragged list, strings)."""
+    if a is None:
+        return None  # np.asarray(None, dtype=float) would be nan
+    try:
+        return np.asarray(a, dtype=float)
+    except (TypeError, ValueError):
+        return None
 
 
 def relationship(got, want, sizes=None, source=None, reduced_axis=None):
@@ -185,15 +212,18 @@ def relationship(got, want, sizes=None, source=None, reduced_axis=None):
     axis, the right rows (or columns) in other places, and, when ``want`` is ``source`` reduced over
     ``reduced_axis``, a sum or mean over another axis.
     """
-    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    got, want = _as_floats(got), _as_floats(want)
     sizes = sizes or {}
-    if not (np.all(np.isfinite(got)) and np.all(np.isfinite(want))) or want.size < 2:
+    if got is None or want is None or want.size < 2:
+        return None
+    if not (np.all(np.isfinite(got)) and np.all(np.isfinite(want))):
         return None
     scale = max(1e-12, float(np.abs(want).max()))
     if got.shape == want.shape and not _close(got, want, scale):
         if np.any(np.abs(want) > 1e-7 * scale) and np.any(got != 0):
             c = float(np.vdot(got, want) / np.vdot(want, want))
-            if _close(got, c * want, scale):
+            # a factor within 1e-3 of 1 (slightly off) or of 0 (nearly all zero) is no mistake of the formula
+            if abs(c - 1) > 1e-3 and abs(c) > 1e-3 and _close(got, c * want, scale):
                 return "scaled", _factor_words(c, sizes)
         for axis in range(want.ndim):
             n = want.shape[axis]
@@ -207,11 +237,11 @@ def relationship(got, want, sizes=None, source=None, reduced_axis=None):
                 continue  # constant along this axis: a shift would look right by chance
             word = _axis_word(axis, want.ndim)
             if _close(got[head], want[tail], scale):
-                return "shifted", (f"the right values shifted by one {word} forward: your {word} k holds what "
-                                   f"belongs in {word} k - 1")
+                return "shifted", (f"the right values shifted forward by one {word}: your {_at(word, 'k')} holds "
+                                   f"what belongs in {_at(word, 'k - 1')}")
             if _close(got[tail], want[head], scale):
-                return "shifted", (f"the right values shifted by one {word} back: your {word} k holds what "
-                                   f"belongs in {word} k + 1")
+                return "shifted", (f"the right values shifted back by one {word}: your {_at(word, 'k')} holds "
+                                   f"what belongs in {_at(word, 'k + 1')}")
         for axis in (0, want.ndim - 1) if want.ndim >= 2 else (0,):
             moved = _moved(got, want, axis, scale)
             if moved:
@@ -253,24 +283,36 @@ def _moved(got, want, axis, scale):
     wrong = [(k, j) for k, j in enumerate(where) if k != j]
     if not wrong:
         return None
+    # name a misplaced row that holds something (swapped all-zero rows, e.g. of unused ids, say little)
+    wrong.sort(key=lambda kj: not np.any(np.abs(g[kj[0]]) > 1e-7 * scale))
     word = _axis_word(axis, want.ndim)
     k, j = wrong[0]
-    return f"the right {word}s in the wrong places: your {word} {k} is what belongs in {word} {j}"
+    return f"the right {_plural(word)} in the wrong places: your {_at(word, k)} is what belongs in {_at(word, j)}"
 
 
 def expect_close(name, got, want, sizes=None, source=None, reduced_axis=None, hint="", rtol=1e-6, atol=1e-9):
     """Raise a Diagnosis unless ``got`` matches ``want``: a named transform when there is one, else where
     and by how much it is off.  ``hint`` (a sentence on the usual cause) ends the message."""
-    got, want = np.asarray(got), np.asarray(want, dtype=float)
+    want = np.asarray(want, dtype=float)
+    numbers = _as_floats(got)
+    if numbers is None:
+        raise Diagnosis("wrong-shape", f"{name} should be an array of shape {want.shape}, got {got!r:.60}. {hint}")
+    got = numbers
     if got.shape == want.shape and np.allclose(got, want, rtol=rtol, atol=atol):
         return
     found = relationship(got, want, sizes, source, reduced_axis)
     if found is not None:
         kind, words = found
-        raise Diagnosis(kind, f"{name} is {words}. {hint}")
+        stop = "" if words.endswith(("?", ".")) else "."
+        raise Diagnosis(kind, f"{name} is {words}{stop} {hint}")
     if got.shape != want.shape:
         raise Diagnosis("wrong-shape", f"{name} should have shape {want.shape}, got {got.shape}. {hint}")
-    err = np.abs(got.astype(float) - want)
+    bad = ~np.isfinite(got)
+    if np.any(bad):
+        k = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise Diagnosis("wrong-value", f"{name} holds {np.sum(bad)} non-finite value(s): at {list(k)} it is "
+                                       f"{got[k]} where {want[k]:.6g} belongs. {hint}")
+    err = np.abs(got - want)
     k = np.unravel_index(int(np.argmax(err)), err.shape)
     raise Diagnosis("wrong-value", f"{name} is off by up to {err[k]:.3g}: at {list(map(int, k))} it is "
                                    f"{got[k]:.6g} where {want[k]:.6g} belongs. {hint}")

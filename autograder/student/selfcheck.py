@@ -1,4 +1,9 @@
-"""`python -m autograder check NOTEBOOK`: run a notebook's visible self-checks (never the hidden tests)."""
+"""`python -m autograder check NOTEBOOK`: run a notebook's visible self-checks (never the hidden tests).
+
+One row per graded test cell (its points, pass / FAIL / not done, the message), then one 0-point row
+per practice exercise (``cells.is_practice_check_cell``): practice is not graded, so the summary counts
+it apart from the points.  A stub that still raises NotImplementedError is "not done", not a crash.
+"""
 from __future__ import annotations
 
 import re
@@ -8,10 +13,15 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from ..cells import first_failure, grade_id, is_test_cell, points, strip_hidden
+from ..cells import first_failure, grade_id, is_practice_check_cell, is_test_cell, points, strip_hidden
 from ..config import KitConfig
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# what the notebooks' self_check() says when the code it runs is still a stub (assignments/_shared/self_check.py)
+NOT_IMPLEMENTED = "not implemented yet"
+PASSED_LINE = "self-check passed:"
+
+PASS, FAIL, NOT_DONE = "pass", "FAIL", "not done"
 
 
 @dataclass
@@ -20,6 +30,16 @@ class CheckRow:
     points: float
     passed: bool
     message: str
+    practice: bool = False   # a practice exercise's self-check: 0 points, counted apart
+    done: bool = True        # False while the code it checks is still a stub
+
+    @property
+    def result(self) -> str:
+        return PASS if self.passed else FAIL if self.done else NOT_DONE
+
+    @property
+    def label(self) -> str:
+        return f"{self.check} (practice)" if self.practice else self.check
 
 
 def _failure_text(cell) -> str | None:
@@ -31,35 +51,103 @@ def _failure_text(cell) -> str | None:
     return "wrote to stderr (a graded cell must not): " + out.get("text", "").strip()[:200]
 
 
-def run_self_checks(path: Path, timeout: int | None = None) -> list[CheckRow]:
-    """Execute the notebook with hidden-test regions removed; one row per graded test cell.
-    ``timeout`` is seconds per cell (default: the kit's cell timeout)."""
-    path = Path(path)
+def _not_done(cell) -> bool:
+    """The cell failed only because the code it runs is still the released stub."""
+    out = first_failure(cell)
+    if out is None or out.get("output_type") != "error":
+        return False
+    return out.get("ename") == "NotImplementedError" or NOT_IMPLEMENTED in out.get("evalue", "")
+
+
+def _printed(cell) -> str:
+    """What a passing practice check printed (its measured numbers), without the "passed" line."""
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream" and out.get("name") == "stdout":
+            lines = [line for line in out.get("text", "").splitlines() if line and not line.startswith(PASSED_LINE)]
+            if lines:
+                return lines[0][:200]
+    return ""
+
+
+def row_of(cell) -> CheckRow:
+    """The row of an executed test cell or practice check cell."""
+    failure = _failure_text(cell)
+    practice = is_practice_check_cell(cell)
+    message = failure if failure is not None else (_printed(cell) if practice else "")
+    done = failure is None or not _not_done(cell)
+    if not done:
+        message = message.removeprefix("AssertionError: ")  # self_check's own words: "X: not implemented yet"
+    return CheckRow(grade_id(cell) or "?", 0.0 if practice else points(cell), failure is None, message,
+                    practice=practice, done=done)
+
+
+def practice_rows(nb) -> list[CheckRow]:
+    """The rows of an executed notebook's practice exercises, in notebook order."""
+    return [row_of(cell) for cell in nb.cells if is_practice_check_cell(cell)]
+
+
+def read_notebook(path: Path):
     try:
-        nb = nbformat.read(str(path), as_version=4)
+        return nbformat.read(str(path), as_version=4)
+    except FileNotFoundError:
+        raise
     except Exception as e:  # noqa: BLE001 - any unreadable file gets the same clear message
         raise ValueError(f"{path}: not a readable notebook ({type(e).__name__}: {e})") from None
+
+
+def run_self_checks(path: Path, timeout: int | None = None) -> list[CheckRow]:
+    """Execute the notebook with hidden-test regions removed; one row per graded test cell, then one per
+    practice exercise.  ``timeout`` is seconds per cell (default: the kit's cell timeout)."""
+    path = Path(path)
+    nb = read_notebook(path)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.source = strip_hidden(cell.source)
     client = NotebookClient(nb, timeout=timeout or KitConfig().cell_timeout, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(path.parent.resolve())}})
     client.execute()
-    rows = []
-    for cell in nb.cells:
-        if cell.cell_type == "code" and is_test_cell(cell):
-            failure = _failure_text(cell)
-            rows.append(CheckRow(grade_id(cell) or "?", points(cell), failure is None, failure or ""))
-    return rows
+    graded = [row_of(cell) for cell in nb.cells if cell.cell_type == "code" and is_test_cell(cell)]
+    return graded + practice_rows(nb)
+
+
+def table(rows: list[CheckRow], max_points: list[float] | None = None) -> list[str]:
+    """The rows as aligned lines: check, points (``earned/max`` when ``max_points`` is given), result, message."""
+    width = max([len(r.label) for r in rows] + [5])
+    shown = [f"{r.points:g}" if max_points is None or r.practice else f"{r.points:g}/{m:g}"
+             for r, m in zip(rows, max_points or [None] * len(rows))]
+    pwidth = max([len(s) for s in shown] + [6])
+    lines = [f"{'check':{width}}  {'points':>{pwidth}}  result    message", "-" * (width + pwidth + 30)]
+    indent = " " * (width + pwidth + 14)
+    for r, p in zip(rows, shown):
+        first, *rest = r.message.splitlines() or [""]
+        lines.append(f"{r.label:{width}}  {p:>{pwidth}}  {r.result:8}  {first}".rstrip())
+        lines += [indent + line for line in rest if line.strip()]  # a diagnosis's fix, under its headline
+    return lines
+
+
+def practice_summary(rows: list[CheckRow]) -> str | None:
+    practice = [r for r in rows if r.practice]
+    if not practice:
+        return None
+    not_done = sum(not r.done for r in practice)
+    return (f"practice exercises (not graded, 0 points): {sum(r.passed for r in practice)}/{len(practice)} pass"
+            + (f", {not_done} not done" if not_done else ""))
 
 
 def format_rows(path: Path, rows: list[CheckRow]) -> str:
-    width = max([len(r.check) for r in rows] + [5])
-    lines = [f"{path}", f"{'check':{width}}  points  result  message", "-" * (width + 30)]
-    for r in rows:
-        lines.append(f"{r.check:{width}}  {r.points:6g}  {'pass' if r.passed else 'FAIL':6}  {r.message}")
-    passed = sum(r.passed for r in rows)
-    lines.append(f"{passed}/{len(rows)} self-checks pass "
-                 f"({sum(r.points for r in rows if r.passed):g}/{sum(r.points for r in rows):g} points if the hidden "
+    graded = [r for r in rows if not r.practice]
+    lines = [f"{path}", *table(rows)]
+    passed = sum(r.passed for r in graded)
+    lines.append(f"{passed}/{len(graded)} self-checks pass "
+                 f"({sum(r.points for r in graded if r.passed):g}/{sum(r.points for r in graded):g} points if the hidden "
                  "tests agree; they draw new cases when the notebook is graded)")
+    practice = practice_summary(rows)
+    if practice:
+        lines.append(practice)
     return "\n".join(lines)
+
+
+def all_graded_pass(rows: list[CheckRow]) -> bool:
+    """What `check` exits 0 on: every graded self-check passes (practice rows inform, they do not count)."""
+    graded = [r for r in rows if not r.practice]
+    return bool(graded) and all(r.passed for r in graded)

@@ -1,0 +1,213 @@
+"""`python -m autograder check --thorough NOTEBOOK`: grade your own notebook as the instructor's `grade` would.
+
+For a self-learner who has the kit and no instructor.  The notebook is copied, as a submission, into a
+scratch course made in a temporary folder (the kit's ``nbgrader_config.py`` and the lesson's source
+notebook, registered in a new gradebook with nbgrader), then graded by ``grade_student``, the one step
+every grader of the kit runs: real nbgrader, the randomized hidden checks run outside the kernel, the
+sandbox when bubblewrap works here.  The result is one row per graded test (points earned, max, the
+diagnosis) plus the practice exercises as 0-point rows.  The student's file is never written.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..cells import grade_id, is_test_cell
+from ..config import CONFIG_FILE, SANDBOX_SWITCH, KitConfig
+from ..course import ASSIGNMENT, NOTEBOOKS, Course, register_assignment, repo_root, sqlite_url
+from ..grading.intake import locked_cells, read_notebook, renamed_from
+from ..grading.results import Status, TestResult
+from .selfcheck import NOT_IMPLEMENTED, CheckRow, practice_rows, practice_summary, table
+
+STUDENT = "self"
+
+
+class ThoroughError(ValueError):
+    """A notebook `check --thorough` cannot grade, with the reason in words."""
+
+
+@dataclass
+class Graded:
+    path: Path
+    lesson: str
+    rows: list[CheckRow]              # graded tests in notebook order, then the practice exercises
+    max_points: list[float]           # per row (0 for practice)
+    score: float
+    max_score: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def full_marks(self) -> bool:
+        return self.max_score > 0 and self.score >= self.max_score
+
+
+def kit_source(kit: Path, lesson: str) -> Path:
+    return Course(kit).notebook("source", lesson)
+
+
+def check_kit(kit: Path, lessons=NOTEBOOKS) -> None:
+    """Raise ThoroughError naming what the kit lacks: its course config, the source notebooks (which hold
+    the hidden tests), or the hidden checks of a lesson."""
+    import importlib.util
+
+    from ..course import lesson_module
+
+    missing = [CONFIG_FILE] if not (kit / CONFIG_FILE).exists() else []
+    missing += [str(kit_source(kit, lesson).relative_to(kit)) for lesson in lessons if not kit_source(kit, lesson).exists()]
+    missing += [f"autograder/hidden/{lesson_module(lesson)}.py" for lesson in lessons
+                if importlib.util.find_spec(f"autograder.hidden.{lesson_module(lesson)}") is None]
+    if missing:
+        raise ThoroughError(
+            f"the kit at {kit} is missing {', '.join(missing)}. --thorough grades with the kit's source notebooks "
+            "and hidden checks: run it from a clone of the whole kit installed with `make setup` (or "
+            "`pip install -e .`), or point --kit at that clone")
+
+
+def which_lesson(path: Path, nb, kit: Path) -> str:
+    """The lesson a notebook is: by its file name, else (a renamed copy) by the cells it carries."""
+    if path.stem in NOTEBOOKS:
+        return path.stem
+    expected = {lesson: locked_cells(read_notebook(kit_source(kit, lesson))) for lesson in NOTEBOOKS
+                if kit_source(kit, lesson).exists()}
+    found = renamed_from(nb, expected, set(expected))
+    if found is None:
+        raise ThoroughError(f"{path}: not one of the five lesson notebooks ({', '.join(f'{n}.ipynb' for n in NOTEBOOKS)}): "
+                            "neither its file name nor its cells match one")
+    return found
+
+
+def choose_sandbox() -> tuple[bool, str]:
+    """(sandboxed?, a sentence saying so): bubblewrap when it works here, else unsandboxed, said plainly."""
+    from ..sandbox import SandboxUnavailable, check_sandbox
+
+    if not KitConfig().sandbox:
+        return False, (f"UNSANDBOXED ({SANDBOX_SWITCH}=off): your code runs with your own permissions, as it does "
+                       "in Jupyter")
+    try:
+        check_sandbox()
+    except SandboxUnavailable as e:
+        if os.environ.get(SANDBOX_SWITCH):  # asked for by name: no quiet fallback
+            raise ThoroughError(f"{SANDBOX_SWITCH}={os.environ[SANDBOX_SWITCH]}, but {e}") from None
+        reason = str(e).split(". ")[0]
+        return False, (f"UNSANDBOXED: bubblewrap cannot run here ({reason}); your code runs with your own "
+                       "permissions, as it does in Jupyter. The instructor's `grade` would refuse to run without it")
+    return True, "sandboxed with bubblewrap, as the instructor's `grade` runs it"
+
+
+def make_course(target: Path, kit: Path, lessons: list[str], sandboxed: bool) -> str:
+    """A scratch course in ``target`` holding only ``lessons``, registered in a new gradebook; its URL."""
+    target.mkdir(parents=True, exist_ok=True)
+    config = (kit / CONFIG_FILE).read_text(encoding="utf-8")
+    if not sandboxed:
+        config += "\nc.KitConfig.sandbox = False  # check --thorough: bubblewrap is not available here\n"
+    (target / CONFIG_FILE).write_text(config, encoding="utf-8")
+    source = Course(target).folder("source")
+    source.mkdir(parents=True, exist_ok=True)
+    for lesson in sorted(set(lessons)):
+        shutil.copy(kit_source(kit, lesson), source / f"{lesson}.ipynb")
+    db_url = sqlite_url(target / "gradebook.db")
+    register_assignment(target, db_url)
+    return db_url
+
+
+def _message(test: TestResult) -> str:
+    if test.points >= test.max_points:
+        return ""
+    plain = test.diagnosis in (None, "missing") or (test.message or "").startswith(f"{test.diagnosis}:")
+    if test.message and not plain:
+        return f"Diagnosis [{test.diagnosis}]: {test.message}"
+    return test.message or "this test did not pass"
+
+
+def _stub(test: TestResult) -> bool:
+    """The test lost its points only because the code it grades is still the released stub."""
+    if test.points >= test.max_points:
+        return False
+    message = test.message or ""
+    return test.diagnosis in ("not-implemented", "NotImplementedError") or NOT_IMPLEMENTED in message
+
+
+def graded_tests_in_order(kit: Path, lesson: str) -> list[str]:
+    nb = read_notebook(kit_source(kit, lesson))
+    return [grade_id(cell) for cell in nb.cells if cell.cell_type == "code" and is_test_cell(cell)]
+
+
+def grade_one(course_dir: Path, db_url: str, kit: Path, path: Path, lesson: str, nb, student: str,
+              cell_timeout: int | None = None) -> Graded:
+    """Grade ``nb`` (read from ``path``) as ``student``'s submission of ``lesson`` in the scratch course."""
+    import nbformat
+
+    from ..grading.grade import grade_student
+
+    folder = Course(course_dir).folder("submitted", ASSIGNMENT, student)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    nbformat.write(nb, str(folder / f"{lesson}.ipynb"))
+    result = grade_student(course_dir, ASSIGNMENT, student, db_url, cell_timeout=cell_timeout, feedback=False)
+    if result.status is not Status.GRADED:
+        raise ThoroughError(f"{path}: could not be graded: {result.reason}")
+    order = {name: k for k, name in enumerate(graded_tests_in_order(kit, lesson))}
+    tests = sorted((t for t in result.tests if t.notebook == lesson), key=lambda t: order.get(t.test, len(order)))
+    rows = [CheckRow(t.test, t.points, t.points >= t.max_points, _message(t), done=not _stub(t)) for t in tests]
+    autograded = Course(course_dir).notebook("autograded", lesson, ASSIGNMENT, student)
+    practice = practice_rows(nbformat.read(str(autograded), as_version=4)) if autograded.exists() else []
+    # the scratch course may hold other lessons (other notebooks graded in the same run): not this one's news
+    others = tuple(f"{name}.ipynb" for name in NOTEBOOKS if name != lesson)
+    notes = [n for n in (result.reason or "").split("; ") if n and not n.startswith(others)]
+    return Graded(path, lesson, rows + practice, [t.max_points for t in tests] + [0.0] * len(practice),
+                  sum(t.points for t in tests), sum(t.max_points for t in tests), notes)
+
+
+def thorough_check(paths: list[Path], kit: Path | None = None, cell_timeout: int | None = None,
+                   echo=print) -> list[Graded | ThoroughError]:
+    """Grade each notebook of ``paths`` in one scratch course (made and removed here); per notebook its
+    Graded result or the ThoroughError saying why it could not be graded.  Raises ThoroughError when the
+    kit itself is incomplete."""
+    kit = Path(kit or repo_root()).resolve()
+    outcomes: list = []
+    chosen = []
+    for path in map(Path, paths):
+        try:
+            if not path.is_file():
+                raise ThoroughError(f"{path}: no such file")
+            try:
+                nb = read_notebook(path)
+            except ValueError as e:
+                raise ThoroughError(f"{path}: {str(e).removeprefix(path.name + ': ')}") from None
+            check_kit(kit, [])  # the course config first: nothing can be graded without it
+            lesson = which_lesson(path, nb, kit)
+            check_kit(kit, [lesson])
+            chosen.append((len(outcomes), path, lesson, nb))
+            outcomes.append(None)
+        except ThoroughError as e:
+            outcomes.append(e)
+    if not chosen:
+        return outcomes
+    sandboxed, words = choose_sandbox()
+    echo(f"check --thorough: grading in a scratch course with the hidden checks, {words}")
+    with tempfile.TemporaryDirectory(prefix="kit-thorough-") as scratch:
+        course_dir = Path(scratch) / "course"
+        db_url = make_course(course_dir, kit, [lesson for _, _, lesson, _ in chosen], sandboxed)
+        for number, (slot, path, lesson, nb) in enumerate(chosen, start=1):
+            try:
+                outcomes[slot] = grade_one(course_dir, db_url, kit, path, lesson, nb, f"{STUDENT}{number}", cell_timeout)
+            except ThoroughError as e:
+                outcomes[slot] = e
+    return outcomes
+
+
+def format_graded(graded: Graded) -> str:
+    lines = [f"{graded.path} (graded as {graded.lesson}.ipynb, hidden checks included)",
+             *table(graded.rows, graded.max_points)]
+    passed = sum(r.passed for r in graded.rows if not r.practice)
+    total = sum(not r.practice for r in graded.rows)
+    lines.append(f"{passed}/{total} graded tests pass: {graded.score:g}/{graded.max_score:g} points (the hidden "
+                 "checks draw fresh random cases on every run, as at grading)")
+    practice = practice_summary(graded.rows)
+    if practice:
+        lines.append(practice)
+    lines += [f"note: {n}" for n in graded.notes]
+    return "\n".join(lines)

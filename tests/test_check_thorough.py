@@ -1,0 +1,87 @@
+"""`python -m autograder check --thorough`: a self-learner grades their own notebook with the hidden checks.
+
+Real nbgrader, real kernels: one command grades two notebooks in one scratch course.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.config import SANDBOX_SWITCH
+from autograder.course import NOTEBOOKS
+from autograder.student.thorough import ThoroughError, choose_sandbox
+
+from .conftest import REPO, kit
+from autograder.devtools.personas import filled_notebook
+
+SCATTER = "np.add.at(self.dE, idx, dout)"
+
+
+def points_line(stdout: str, path) -> str:
+    """The "N/M graded tests pass: S/T points" line of the block that grades ``path``."""
+    block = stdout.split(str(path), 1)[1]
+    return re.search(r"\d+/\d+ graded tests pass: .*", block).group(0)
+
+
+def test_thorough_grades_with_the_hidden_checks_and_names_the_misconception(tmp_path):
+    scatter = filled_notebook(REPO, "02_token_embeddings")
+    for cell in scatter.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
+            assert SCATTER in cell.source
+            cell.source = cell.source.replace(SCATTER, "self.dE[idx] += dout")
+    (tmp_path / "mine").mkdir()
+    wrong = tmp_path / "mine" / "02_token_embeddings.ipynb"
+    nbformat.write(scatter, str(wrong))
+    right = tmp_path / "copy of lesson 2.ipynb"          # renamed: recognised by its cells
+    nbformat.write(filled_notebook(REPO, "02_token_embeddings"), str(right))
+    before = wrong.read_bytes(), right.read_bytes()
+
+    result = kit("check", "--thorough", str(wrong), str(right), check=False)
+
+    assert result.returncode == 1, result.stdout + result.stderr      # one notebook short of full marks
+    assert "sandboxed with bubblewrap" in result.stdout or "UNSANDBOXED" in result.stdout
+    mine = result.stdout.split(str(right))[0]
+    assert "Diagnosis [scatter-overwrite]: Row" in mine and "is used twice so its gradient should be" in mine
+    assert "np.add.at(dE, idx, dout)" in mine                           # the fix, on the line under it
+    assert re.search(r"test-embedding-backward\s+0/\d+\s+FAIL", mine), mine
+    assert re.search(r"test-embedding-forward\s+(\d+)/\1\s+pass", mine), mine
+    score, full = map(float, re.search(r"pass: ([\d.]+)/([\d.]+) points", points_line(result.stdout, wrong)).groups())
+    assert 0 < score < full == 25
+    assert "25/25 points" in points_line(result.stdout, right) and "graded as 02_token_embeddings.ipynb" in result.stdout
+    assert (wrong.read_bytes(), right.read_bytes()) == before            # the student's files are never written
+
+
+def test_thorough_says_what_it_cannot_grade(tmp_path):
+    text = tmp_path / "notes.ipynb"
+    text.write_text("my notes, not a notebook")
+    stranger = tmp_path / "mine.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]), str(stranger))
+    result = kit("check", "--thorough", str(text), str(stranger), str(tmp_path / "gone.ipynb"), check=False)
+    assert result.returncode == 2 and result.stdout == ""
+    assert f"{text}: not a notebook" in result.stderr
+    assert f"{stranger}: not one of the five lesson notebooks" in result.stderr
+    assert all(f"{name}.ipynb" in result.stderr for name in NOTEBOOKS)
+    assert f"{tmp_path / 'gone.ipynb'}: no such file" in result.stderr
+
+    empty_kit = tmp_path / "kit"
+    empty_kit.mkdir()
+    lesson = tmp_path / "02_token_embeddings.ipynb"
+    nbformat.write(filled_notebook(REPO, "02_token_embeddings"), str(lesson))
+    result = kit("check", "--thorough", "--kit", str(empty_kit), str(lesson), check=False)
+    assert result.returncode == 2
+    assert "is missing nbgrader_config.py" in result.stderr and "--kit" in result.stderr
+
+
+def test_without_bubblewrap_it_says_plainly_that_it_runs_unsandboxed(monkeypatch):
+    """In-process: a PATH without bwrap (as on macOS) falls back to no sandbox and says so; asked for by name, refuses."""
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
+    monkeypatch.delenv(SANDBOX_SWITCH, raising=False)
+    sandboxed, words = choose_sandbox()
+    assert not sandboxed and words.startswith("UNSANDBOXED: bubblewrap cannot run here") and "not installed" in words
+    monkeypatch.setenv(SANDBOX_SWITCH, "on")
+    with pytest.raises(ThoroughError, match="AUTOGRADER_SANDBOX=on, but bubblewrap"):
+        choose_sandbox()
