@@ -222,11 +222,12 @@ with self_check("sinusoidal_table, other bases and long tables"):
     assert not np.isclose(pe[1, 2], np.sin(10000.0 ** (-2 / 6))), (
         f"pe[1, 2] is sin(1 / 10000**(2/6)) = {pe[1, 2]:.4f}: the table ignores its base argument. With base=100 pair 1 "
         f"turns 1/100**(2/6) = {w1:.4f} radians per position.")
-    assert np.isclose(pe[1, 2], np.sin(w1)), (
-        f"with base=100 and C=6, pair 1 turns 1/100**(2/6) = {w1:.4f} radians per position, so pe[1, 2] should be "
-        f"{np.sin(w1):.4f}, got {pe[1, 2]:.4f}.")
-    assert np.isclose(pe[2999, 0], np.sin(2999.0)) and np.isclose(pe[2999, 5], np.cos(2999 * 100.0 ** (-4 / 6))), (
-        f"the last row (position 2999) should be sin/cos of 2999 times each frequency, got {pe[2999].round(4)}")
+    w2 = 100.0 ** (-4 / 6)
+    want = np.array([[np.sin(p), np.cos(p), np.sin(p * w1), np.cos(p * w1), np.sin(p * w2), np.cos(p * w2)]
+                     for p in (1.0, 2.0, 2999.0)])
+    expect_close("rows 1, 2 and 2999 of sinusoidal_table(3000, 6, base=100.0)", pe[[1, 2, 2999]], want, hint=(
+        f"With base=100 and C = 6 the three pairs turn 1, 1/100**(2/6) = {w1:.4f} and 1/100**(4/6) = {w2:.4f} radians "
+        "per position, and row p holds sin and cos of p times each of them, up to the last position, 2999."))
     assert np.abs(pe).max() <= 1.0, f"every entry is a sin or a cos, so |entry| <= 1; got {np.abs(pe).max()}"
     pe = sinusoidal_table(4, 3, base=100.0)       # an odd C with another base: the lone sin column uses it too
     w = 100.0 ** (-2 / 3)
