@@ -86,19 +86,39 @@ def softmax(x, axis=-1):
 import autograder.hidden.lesson01 as _hidden
 _hidden.softmax_values(softmax)
 ### END HIDDEN TESTS
-# Self-check: the worked example, then rows (the default axis) and columns (axis=0) of a small array.
+# Self-check: the worked example, then rows (the default axis) and columns (axis=0) of a small array, and the middle
+# axis of a 3-D one.
 with self_check("softmax"):
-    p = softmax(np.array([1.0, 2.0, 3.0]))
-    assert np.allclose(p, [0.09003057, 0.24472847, 0.66524096]), f"softmax([1, 2, 3]) should be [0.0900 0.2447 0.6652], got {p}"
+    p123 = [0.09003057317, 0.244728471055, 0.665240955775]                  # softmax([1, 2, 3])
+    expect_close("softmax([1, 2, 3])", softmax(np.array([1.0, 2.0, 3.0])), p123,
+                 hint="Each weight is exp(x_i) / sum_j exp(x_j).")
     x = np.array([[1.0, 2.0, 3.0], [4.0, 4.0, 4.0]])
+    by_rows = np.array([p123, [1 / 3, 1 / 3, 1 / 3]])                        # softmax of each row
+    by_cols = np.array([[0.047425873178, 0.119202922022, 0.26894142137],     # softmax of each column
+                        [0.952574126822, 0.880797077978, 0.73105857863]])
     rows = softmax(x)
-    assert np.shape(rows) == x.shape, f"softmax keeps the shape of its input {x.shape}, got {np.shape(rows)}"
-    assert np.allclose(rows.sum(axis=1), 1), f"with the default axis=-1 every row should sum to 1, got row sums {rows.sum(axis=1)}"
-    assert np.allclose(rows[1], 1 / 3), f"equal scores get equal weights: softmax([4, 4, 4]) should be 1/3 each, got {rows[1]}"
+    assert np.array_equal(x, [[1.0, 2.0, 3.0], [4.0, 4.0, 4.0]]), (
+        "softmax must not change its input x: build a new array instead of x -= ...")
+    if np.shape(rows) == x.shape and np.allclose(rows, by_cols):
+        raise Diagnosis("wrong-axis", "softmax(x) normalises each column (axis 0), but with the default axis=-1 it should "
+                                      "normalise each row, the last axis: check the default value of the axis parameter.")
+    expect_close("softmax(x)", rows, by_rows, hint=(
+        "With the default axis=-1 every row is normalised on its own: softmax([4, 4, 4]) is 1/3 each."))
     cols = softmax(x, axis=0)
-    assert np.allclose(cols.sum(axis=0), 1), f"softmax(x, axis=0) should make every column sum to 1, got column sums {cols.sum(axis=0)}"
-    assert np.allclose(cols[:, 2], [0.26894142, 0.73105858]), f"column 2 of softmax(x, axis=0) is softmax([3, 4]) = [0.2689 0.7311], got {cols[:, 2]}"
-    assert np.array_equal(x, [[1.0, 2.0, 3.0], [4.0, 4.0, 4.0]]), "softmax must not change its input x: build a new array instead of x -= ..."
+    if np.shape(cols) == x.shape and np.allclose(cols, by_rows):
+        raise Diagnosis("wrong-axis", "softmax(x, axis=0) normalises each row (the last axis) instead of each column: the "
+                                      "axis argument seems to be ignored. Pass axis on to both the max and the sum, with "
+                                      "keepdims=True.")
+    expect_close("softmax(x, axis=0)", cols, by_cols, hint=(
+        "softmax(x, axis=0) normalises each column: column 2 is softmax([3, 4]) = [0.2689 0.7311]."))
+    x3 = np.arange(24.0).reshape(2, 3, 4) % 5                                 # three different sizes
+    got = softmax(x3, axis=1)
+    for other in (0, 2):
+        if np.shape(got) == x3.shape and np.allclose(got, np.apply_along_axis(softmax, other, x3)):
+            raise Diagnosis("wrong-axis", f"softmax(x, axis=1) for x of shape (2, 3, 4) normalises along axis {other}, "
+                                          "not axis 1: take the max and the sum along axis=axis, with keepdims=True.")
+    expect_close("softmax(x, axis=1) for x of shape (2, 3, 4)", got, np.apply_along_axis(softmax, 1, x3), hint=(
+        "Every slice x[i, :, j] is normalised on its own, like softmax(x[i, :, j]) on its own."))
 
 # %% nbgrader={"grade": true, "grade_id": "test-softmax-stable", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -107,12 +127,20 @@ _hidden.softmax_stable(softmax)
 ### END HIDDEN TESTS
 # Self-check: scores around +1000 and -1000 give the same weights as small scores, without inf or nan.
 with self_check("softmax is stable"):
+    p123 = [0.09003057317, 0.244728471055, 0.665240955775]                  # softmax([1, 2, 3])
     big = softmax(np.array([1000.0, 1001.0, 1002.0]))
-    assert np.all(np.isfinite(big)), f"softmax overflows on large inputs; subtract the max. softmax([1000, 1001, 1002]) gave {big}"
-    assert np.allclose(big, [0.09003057, 0.24472847, 0.66524096]), f"softmax([1000, 1001, 1002]) should equal softmax([1, 2, 3]) = [0.0900 0.2447 0.6652], got {big}"
+    if not np.all(np.isfinite(big)):
+        raise say("softmax-unstable", detail=(
+            f"softmax([1000, 1001, 1002]) gave {fmt(big)}: np.exp(1000) is inf, and inf / inf is nan."))
+    expect_close("softmax([1000, 1001, 1002])", big, p123, hint=(
+        "Adding the same number to every score changes nothing: it should equal softmax([1, 2, 3])."))
     low = softmax(np.array([[-1000.0, -1001.0], [2.0, 1.0]]))
-    assert np.all(np.isfinite(low)), f"softmax overflows on large inputs; subtract the max. A row around -1000 gave {low[0]} (0/0 after every exp underflows)"
-    assert np.allclose(low[0], low[1]), f"softmax([-1000, -1001]) should equal softmax([2, 1]) = {low[1]}, got {low[0]}"
+    if not np.all(np.isfinite(low)):
+        raise say("softmax-unstable", detail=(
+            f"Row 0 of softmax([[-1000, -1001], [2, 1]]) gave {fmt(low[0])}: every exp in it underflowed to 0, and 0 / 0 is nan. "
+            "Subtract the max of each row (of each slice along axis), not one max of the whole array."))
+    expect_close("softmax([[-1000, -1001], [2, 1]])", low, [[0.73105857863, 0.26894142137]] * 2, hint=(
+        "Row 0 should equal softmax([2, 1]) = [0.7311 0.2689]."))
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-attention", "locked": true, "schema_version": 3, "solution": false}
 # ## 2. One attention head
@@ -141,6 +169,8 @@ with self_check("softmax is stable"):
 # `X = [[1, 0], [0, 1]]` gives `scores = [[1, 0], [0, 1]] / sqrt(2) = [[0.7071, 0], [0, 0.7071]]`, so
 # row 0 of the weights is `softmax([0.7071, 0]) = [0.6698, 0.3302]`, and since `V = X`, that is also
 # row 0 of the output. Forget the scaling and you get `softmax([1, 0]) = [0.7311, 0.2689]` instead.
+# Here `C` and `hs` are equal, so dividing by `sqrt(C)` would look right; the self-check also runs a batch of two
+# sequences with `C = 3` and `hs = 4`, where only `sqrt(hs)` gives the right weights.
 #
 # Use your own `softmax` from above.
 
@@ -163,38 +193,63 @@ def self_attention(X, Wq, Wk, Wv):
 import autograder.hidden.lesson01 as _hidden
 _hidden.attention_values(self_attention, softmax)
 ### END HIDDEN TESTS
-# Self-check: the output shape, uniform attention when every score is 0, and weights that sum to 1 over the keys.
+# Self-check: B = 2 sequences, width C = 4 and head size hs = 3. With V the identity the output is the attention
+# weights themselves, which sum to 1 over the keys; with Wq = 0 every score is 0 and the attention is uniform.
 with self_check("self_attention"):
     rng = np.random.default_rng(1)
+    X = rng.standard_normal((2, 3, 4))
+    X[:, :, :3] = np.eye(3)                  # token t has a 1 in column t and 0 in the other first 3 columns,
+    weights = np.asarray(self_attention(X, rng.standard_normal((4, 3)), rng.standard_normal((4, 3)), np.eye(4, 3)))  # V = I
+    if np.shape(weights) == (2, 3, 3) and not (np.allclose(weights.sum(axis=-1), 1) and np.all(weights >= 0)):
+        for axis, which in ((1, "the queries (axis 1)"), (0, "the batch (axis 0)")):
+            if np.allclose(weights.sum(axis=axis), 1):
+                raise Diagnosis("wrong-axis", (
+                    f"With V = I the output is the attention weights, and yours sum to 1 over {which}, not over the "
+                    "keys: row t of the weights is how query t spreads its attention over the keys, so the softmax "
+                    "runs over the last axis of the (B, T, T) scores, softmax(scores, axis=-1)."))
+        raise Diagnosis("wrong-value", (
+            "With V = I the output is the attention weights, and the weights of each query are positive and sum to 1 "
+            f"over the keys (softmax over the last axis); yours sum to {fmt(weights.sum(axis=-1))}."))
     X = rng.standard_normal((2, 5, 4))
     Wk, Wv = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
     out = self_attention(X, np.zeros((4, 3)), Wk, Wv)
-    assert np.shape(out) == (2, 5, 3), f"X (2, 5, 4) with W of shape (4, 3) should give (B, T, hs) = (2, 5, 3), got {np.shape(out)}"
-    mean_v = (X @ Wv).mean(axis=1, keepdims=True)
-    assert np.allclose(out, mean_v), (
-        "with Wq = 0 every score is 0, every token attends to all 5 tokens equally, and each output row "
-        "should be the mean of the values V = X @ Wv over the sequence")
-    X[:, :, 0] = 1.0                      # a constant feature ...
-    Wv = np.zeros((4, 3))
-    Wv[0] = 1.0                           # ... makes every value vector all ones
-    out = self_attention(X, rng.standard_normal((4, 3)), Wk, Wv)
-    assert np.allclose(out, 1.0), (
-        "when every value vector is all ones, each output is a weighted average of ones, i.e. 1, because the "
-        f"weights of each query sum to 1 over the keys (softmax over the last axis); got entries from {out.min():.4f} to {out.max():.4f}")
+    mean_v = np.broadcast_to((X @ Wv).mean(axis=1, keepdims=True), (2, 5, 3))
+    expect_close("self_attention(X, Wq=0, Wk, Wv)", out, mean_v, sizes={"B": 2, "T": 5}, hint=(
+        "The output has shape (B, T, hs) = (2, 5, 3). With Wq = 0 every score is 0, every token attends to all 5 "
+        "tokens equally, and each output row is the mean of the values V = X @ Wv over the sequence."))
 
 # %% nbgrader={"grade": true, "grade_id": "test-attention-scaling", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 import autograder.hidden.lesson01 as _hidden
 _hidden.attention_scaling(self_attention, softmax)
 ### END HIDDEN TESTS
-# Self-check: the worked example from the text.
+# Self-check: the worked example from the text (C = hs = 2), then B = 2 sequences with C = 3 and hs = 4. In both,
+# Wq = Wk and the tokens are one-hot, so each query scores `score` with itself and 0 with the other token: with the
+# scores scaled by s, its weights are softmax([score * s, 0]) = [w, 1 - w], w = 1 / (1 + exp(-score * s)).
 with self_check("self_attention scaling"):
-    X = np.array([[[1.0, 0.0], [0.0, 1.0]]])
-    eye = np.eye(2)
-    out = self_attention(X, eye, eye, eye)
-    assert np.allclose(out[0], [[0.66976155, 0.33023845], [0.33023845, 0.66976155]]), (
-        "scores are scaled by 1/sqrt(head size): with hs = 2 row 0 of the scores is [0.7071, 0] and the output "
-        f"row 0 is [0.6698 0.3302] (unscaled scores give [0.7311 0.2689]); got {out[0, 0]}")
+    def output_when_scaled_by(s, X, Wv, score):
+        w = 1 / (1 + np.exp(-score * s))
+        return np.array([[w, 1 - w], [1 - w, w]]) @ (X @ Wv)
+
+    X2 = np.array([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]])   # (B, T, C) = (2, 2, 3)
+    W2 = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]])        # (C, hs) = (3, 4)
+    for X, W, Wv, score in [(np.array([[[1.0, 0.0], [0.0, 1.0]]]), np.eye(2), np.eye(2), 1.0), (X2, W2, np.eye(3, 4), 2.0)]:
+        (B, T, C), hs = X.shape, W.shape[1]
+        out = self_attention(X, W, W, Wv)
+        wrong = [(1.0, "not scaled at all"), (1 / hs, f"divided by hs = {hs}, not by sqrt(hs)"),
+                 (C ** -0.5, f"divided by sqrt(C) = sqrt({C}), with C the width of X"), (1 / C, f"divided by C = {C}"),
+                 (hs ** 0.5, f"multiplied by sqrt(hs) = sqrt({hs}), not divided")]
+        for scale, how in wrong:
+            if (not np.isclose(scale, hs ** -0.5) and np.shape(out) == (B, T, hs)
+                    and np.allclose(out, output_when_scaled_by(scale, X, Wv, score))):
+                raise say("attention-unscaled", detail=(
+                    f"For X of shape {X.shape} (C = {C}) and hs = {hs}, query 0 scores {score:g} with itself and 0 with "
+                    f"the other token; divided by sqrt({hs}) that is {score / hs ** 0.5:.4g}, so row 0 of the output "
+                    f"should start {fmt(output_when_scaled_by(hs ** -0.5, X, Wv, score)[0, 0, :2])}. Yours starts "
+                    f"{fmt(out[0, 0, :2])}: your scores are {how}."))
+        expect_close(f"self_attention for X of shape {X.shape} and hs = {hs}", out,
+                     output_when_scaled_by(hs ** -0.5, X, Wv, score), sizes={"B": B, "T": T},
+                     hint="The scores are Q @ K^T / sqrt(hs), and the softmax turns each row into weights over the keys.")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-equivariance", "locked": true, "schema_version": 3, "solution": false}
 # ## 3. Shuffle the input, and the output shuffles along
@@ -275,17 +330,17 @@ def permutation_gap(X, perm, Wq, Wk, Wv, P=None):
 import autograder.hidden.lesson01 as _hidden
 _hidden.permutation_gap_no_pos(permutation_gap, self_attention)
 ### END HIDDEN TESTS
-# Self-check: without positions the gap is at rounding level.
+# Self-check: without positions the gap is at rounding level, with C = hs and with C != hs.
 with self_check("permutation_gap without positions"):
     rng = np.random.default_rng(7)
-    X = rng.standard_normal((2, 6, 4))
-    Wq, Wk, Wv = (rng.standard_normal((4, 4)) / 2 for _ in range(3))
-    perm = np.array([3, 0, 5, 1, 4, 2])
-    gap = permutation_gap(X, perm, Wq, Wk, Wv)
-    assert np.ndim(gap) == 0, f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}"
-    assert 0 <= gap < 1e-12, (
-        f"without positions shuffling the input only shuffles the output, so the gap should be about 1e-15; got {gap:.3g}. "
-        "Compare self_attention(X[:, perm]) with self_attention(X)[:, perm].")
+    for B, T, C, hs, perm in [(2, 6, 4, 4, [3, 0, 5, 1, 4, 2]), (3, 5, 4, 2, [2, 0, 4, 1, 3])]:
+        X = rng.standard_normal((B, T, C))
+        Wq, Wk, Wv = (rng.standard_normal((C, hs)) / 2 for _ in range(3))
+        gap = permutation_gap(X, np.array(perm), Wq, Wk, Wv)
+        assert np.ndim(gap) == 0, f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}"
+        assert 0 <= gap < 1e-12, (
+            f"without positions shuffling the input only shuffles the output, so the gap should be about 1e-15; got {gap:.3g} "
+            f"for X of shape {X.shape} and hs = {hs}. Compare self_attention(X[:, perm]) with self_attention(X)[:, perm].")
 
 # %% nbgrader={"grade": true, "grade_id": "test-permutation-gap-with-pos", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -307,6 +362,17 @@ with self_check("permutation_gap with positions"):
     assert np.array_equal(X, X_before) and np.array_equal(P, P_before), "permutation_gap must not change X or P (use X + pos, not X += pos)"
     still = permutation_gap(X, np.arange(6), Wq, Wk, Wv, P)
     assert still < 1e-12, f"the identity permutation moves nothing, so its gap should be 0 even with positions; got {still:.3g}"
+    X = rng.standard_normal((3, 5, 4))       # B = 3, T = 5, C = 4, head size 2, and block_size == T
+    Wq, Wk, Wv = (rng.standard_normal((4, 2)) / 2 for _ in range(3))
+    P = rng.standard_normal((5, 4))
+    try:
+        gap = permutation_gap(X, np.array([2, 0, 4, 1, 3]), Wq, Wk, Wv, P)
+    except ValueError as e:
+        raise Diagnosis("crashed", (
+            f"permutation_gap for X of shape (3, 5, 4), W of shape (4, 2) and P of shape (5, 4) raised ValueError: {e}. "
+            "pos = P[:T] has shape (T, C) and goes into the input of attention, X + pos; the output of attention has "
+            "width hs, not C.")) from None
+    assert gap > 1e-3, f"with positions the gap should be clearly above 0, got {gap:.3g} for X of shape (3, 5, 4) and hs = 2"
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-demo-gap", "locked": true, "schema_version": 3, "solution": false}
 # ## 5. See the symmetry break

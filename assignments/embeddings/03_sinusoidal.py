@@ -45,6 +45,34 @@ from contextlib import contextmanager
 # kit-include: _shared/self_check.py
 
 
+def table_mistake(pe, T, C, base=10000.0):
+    """Raise the diagnosis of a catalogued table mistake, in the grader's words; return quietly otherwise.
+    Rows 0 and 1 are enough: row 0 shows the column layout (sin(0) = 0, cos(0) = 1), row 1 the frequencies."""
+    what = f"sinusoidal_table({T}, {C})" + ("" if base == 10000.0 else f" with base={base:g}")
+    if not isinstance(pe, np.ndarray) or pe.shape != (T, C) or T < 2:
+        return
+    row0, row1 = pe[0], pe[1]
+    half = (C + 1) // 2
+    if C >= 3 and np.allclose(row0, [0.0] * half + [1.0] * (C - half)):
+        raise say("halves-not-interleaved", detail=(
+            f"{what} has row 0 = {fmt(row0)}: the sines fill columns 0..{half - 1} and the cosines columns "
+            f"{half}..{C - 1}, where row 0 should alternate 0, 1, 0, 1, ..."))
+    if C >= 2 and np.allclose(row0[0::2], 1) and np.allclose(row0[1::2], 0):
+        raise say("sin-cos-swap", got=fmt(row0[0::2]),
+                  detail=f"In {what} the odd dims at pos 0 are {fmt(row0[1::2])}; they should be cos(0)=1.")
+    flipped = base ** (np.arange(0, C, 2) / C)   # the frequency of each pair with the exponent's sign flipped
+    last = 2 * ((C - 1) // 2)                    # the sin column of the last pair
+    if C >= 3 and np.allclose(row1[0::2], np.sin(flipped)):
+        raise say("freq-sign", detail=(
+            f"In {what} the last pair turns {flipped[-1]:.4g} radians per position, the fastest of all instead of the "
+            f"slowest: column {last} at position 1 is sin({flipped[-1]:.4g}) = {row1[last]:.4f}."))
+    if C >= 2 and np.isclose(row1[1], np.cos(base ** (-1 / C))):
+        raise say("freq-per-column", detail=(
+            f"In {what} column 1 at position 1 is cos({base ** (-1 / C):.4g}) = {row1[1]:.4f}: the cos column turns "
+            f"base**(-1/C) = {base ** (-1 / C):.4g} radians per position where it should turn with column 0, 1 radian "
+            f"(cos(1) = {np.cos(1.0):.4f})."))
+
+
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-table", "locked": true, "schema_version": 3, "solution": false}
 # ## 1. The table
 #
@@ -105,43 +133,31 @@ def sinusoidal_table(T, C, base=10000.0):
 import autograder.hidden.lesson03 as _hidden
 _hidden.table_even_values(sinusoidal_table)
 ### END HIDDEN TESTS
-# Self-check: the C = 4 table from the worked example.
+# Self-check: the C = 4 table from the worked example (3 positions, so T != C).
 with self_check("sinusoidal_table, even C"):
     pe = sinusoidal_table(3, 4)
-    assert isinstance(pe, np.ndarray) and pe.shape == (3, 4), (
-        f"sinusoidal_table(3, 4) should be an array of shape (3, 4), one row per position; got shape {np.shape(pe)}")
-    assert pe.dtype == np.float64, f"the table should be float64, got {pe.dtype}"
-    assert not (np.allclose(pe[0, :2], 0) and np.allclose(pe[0, 2:], 1)), (
-        f"row 0 is {pe[0]}: sines in the first half, cosines in the second. Sin and cos columns interleave: "
-        "column 2i is a sin and column 2i+1 the cos of the same angle.")
-    assert not np.allclose(pe[0, :2], [np.sin(1.0), np.cos(1.0)]), (
-        f"row 0 is {pe[0].round(4)}, the encoding of position 1: positions count from 0, so row 0 is sin(0), cos(0), ...")
-    assert np.allclose(pe[0, 0::2], 0), f"Even dims at pos 0 should be sin(0)=0, got {pe[0, 0::2]}"
-    assert np.allclose(pe[0, 1::2], 1), f"Odd dims at pos 0 should be cos(0)=1, got {pe[0, 1::2]}"
-    assert not np.isclose(pe[1, 2], np.sin(100.0)), (
-        f"Lower dims should oscillate faster: column 2 at pos 1 should be sin(1/100) = 0.0100, got {pe[1, 2]:.4f} "
-        "= sin(100). The exponent of the frequency has the wrong sign.")
-    assert np.isclose(pe[1, 1], np.cos(1.0)), (
-        f"columns 0 and 1 must share one frequency (1 radian per position), so pe[1, 1] should be cos(1) = 0.5403, "
-        f"got {pe[1, 1]:.4f}")
-    want = np.array([[0, 1, 0, 1], [0.8415, 0.5403, 0.0100, 0.99995], [0.9093, -0.4161, 0.0200, 0.9998]])
-    assert np.allclose(pe, want, atol=1e-4), f"sinusoidal_table(3, 4) should be\n{want}\ngot\n{pe.round(4)}"
+    table_mistake(pe, 3, 4)
+    want = np.array([[np.sin(p), np.cos(p), np.sin(p / 100), np.cos(p / 100)] for p in (0.0, 1.0, 2.0)])
+    expect_close("sinusoidal_table(3, 4)", pe, want, sizes={"T": 3, "C": 4}, hint=(
+        "Row pos holds position pos, counting from 0 (np.arange(T)), and the columns are sin, cos, sin, cos with "
+        "frequencies 1, 1, 1/100, 1/100: the worked example's table."))
+    if not isinstance(pe, np.ndarray) or pe.dtype != np.float64:
+        raise Diagnosis("wrong-dtype", f"the table should be a float64 array, got {getattr(pe, 'dtype', type(pe).__name__)}")
 
 # %% nbgrader={"grade": true, "grade_id": "test-table-odd", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 import autograder.hidden.lesson03 as _hidden
 _hidden.table_odd_values(sinusoidal_table)
 ### END HIDDEN TESTS
-# Self-check: C = 5, whose last column is a sine without a cosine partner.
+# Self-check: C = 5, whose last column is a sine without a cosine partner (3 positions, so T != C).
 with self_check("sinusoidal_table, odd C"):
-    pe = sinusoidal_table(2, 5)
-    assert isinstance(pe, np.ndarray) and pe.shape == (2, 5), (
-        f"sinusoidal_table(2, 5) should have shape (2, 5); got {np.shape(pe)}. An odd C keeps its last column, a sin.")
-    assert np.allclose(pe[0], [0, 1, 0, 1, 0]), f"row 0 should be [0, 1, 0, 1, 0] (the last column is a sin), got {pe[0]}"
+    pe = sinusoidal_table(3, 5)
+    table_mistake(pe, 3, 5)
     w1, w2 = 10000.0 ** (-2 / 5), 10000.0 ** (-4 / 5)
-    want = np.array([np.sin(1.0), np.cos(1.0), np.sin(w1), np.cos(w1), np.sin(w2)])
-    assert np.allclose(pe[1], want), (
-        f"row 1 of sinusoidal_table(2, 5) should be {want.round(6)} (pair exponents 0, 2/5 and 4/5), got {pe[1].round(6)}")
+    want = np.array([[np.sin(p), np.cos(p), np.sin(p * w1), np.cos(p * w1), np.sin(p * w2)] for p in (0.0, 1.0, 2.0)])
+    expect_close("sinusoidal_table(3, 5)", pe, want, sizes={"T": 3, "C": 5}, hint=(
+        "An odd C keeps its last column, a sin on its own: C = 5 gives sin, cos, sin, cos, sin, and the three pairs "
+        "use the exponents 0, 2/5 and 4/5."))
 
 # %% nbgrader={"grade": true, "grade_id": "test-table-errors", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -198,6 +214,7 @@ _hidden.table_base_and_length(sinusoidal_table)
 with self_check("sinusoidal_table, other bases and long tables"):
     pe = sinusoidal_table(3000, 6, base=100.0)
     assert isinstance(pe, np.ndarray) and pe.shape == (3000, 6), f"sinusoidal_table(3000, 6, base=100.0) should have shape (3000, 6), got {np.shape(pe)}"
+    table_mistake(pe, 3000, 6, base=100.0)
     assert np.allclose(pe[:2, :2], [[0, 1], [np.sin(1.0), np.cos(1.0)]]), (
         f"columns 0 and 1 do not depend on the base: rows 0 and 1 should start [0, 1] and [0.8415, 0.5403], got "
         f"{pe[:2, :2].round(4).tolist()}. Make the even-C self-check pass first.")
@@ -205,12 +222,18 @@ with self_check("sinusoidal_table, other bases and long tables"):
     assert not np.isclose(pe[1, 2], np.sin(10000.0 ** (-2 / 6))), (
         f"pe[1, 2] is sin(1 / 10000**(2/6)) = {pe[1, 2]:.4f}: the table ignores its base argument. With base=100 pair 1 "
         f"turns 1/100**(2/6) = {w1:.4f} radians per position.")
-    assert np.isclose(pe[1, 2], np.sin(w1)), (
-        f"with base=100 and C=6, pair 1 turns 1/100**(2/6) = {w1:.4f} radians per position, so pe[1, 2] should be "
-        f"{np.sin(w1):.4f}, got {pe[1, 2]:.4f}.")
-    assert np.isclose(pe[2999, 0], np.sin(2999.0)) and np.isclose(pe[2999, 5], np.cos(2999 * 100.0 ** (-4 / 6))), (
-        f"the last row (position 2999) should be sin/cos of 2999 times each frequency, got {pe[2999].round(4)}")
+    w2 = 100.0 ** (-4 / 6)
+    want = np.array([[np.sin(p), np.cos(p), np.sin(p * w1), np.cos(p * w1), np.sin(p * w2), np.cos(p * w2)]
+                     for p in (1.0, 2.0, 2999.0)])
+    expect_close("rows 1, 2 and 2999 of sinusoidal_table(3000, 6, base=100.0)", pe[[1, 2, 2999]], want, hint=(
+        f"With base=100 and C = 6 the three pairs turn 1, 1/100**(2/6) = {w1:.4f} and 1/100**(4/6) = {w2:.4f} radians "
+        "per position, and row p holds sin and cos of p times each of them, up to the last position, 2999."))
     assert np.abs(pe).max() <= 1.0, f"every entry is a sin or a cos, so |entry| <= 1; got {np.abs(pe).max()}"
+    pe = sinusoidal_table(4, 3, base=100.0)       # an odd C with another base: the lone sin column uses it too
+    w = 100.0 ** (-2 / 3)
+    want = np.array([[np.sin(p), np.cos(p), np.sin(p * w)] for p in (0.0, 1.0, 2.0, 3.0)])
+    expect_close("sinusoidal_table(4, 3, base=100.0)", pe, want, sizes={"T": 4, "C": 3}, hint=(
+        f"Column 2, the lone sin, turns 1/100**(2/3) = {w:.4f} radians per position with base=100."))
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-demo-properties", "locked": true, "schema_version": 3, "solution": false}
 # Now look at the properties on a real table: 512 positions, `C = 16`. The cell measures the
@@ -285,21 +308,36 @@ _hidden.shift_matrix_values(shift_matrix)
 ### END HIDDEN TESTS
 # Self-check: the worked examples, the block structure and M(2) @ M(5) == M(7).
 with self_check("shift_matrix"):
+    def rotation_blocks(*angles):
+        """Block diagonal: block i is [[cos a, sin a], [-sin b, cos b]] for angles[i] = (a, b)."""
+        M = np.zeros((2 * len(angles), 2 * len(angles)))
+        for i, (a, b) in enumerate(angles):
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(b), np.cos(b)]]
+        return M
+
+    M = shift_matrix(3, 4)
+    if np.shape(M) == (4, 4) and np.allclose(M, rotation_blocks((3, 3), (300, 300))):
+        raise say("freq-sign", detail=(
+            "shift_matrix(3, 4) rotates pair 1 by 3 * 10000**(2/4) = 300, a hundred times faster than pair 0, where it "
+            "should turn by 3 / 10000**(2/4) = 0.03."))
+    if np.shape(M) == (4, 4) and np.allclose(M, rotation_blocks((3, 3 * 10000 ** -0.25), (0.03, 3 * 10000 ** -0.75))):
+        raise say("freq-per-column", detail=(
+            f"In shift_matrix(3, 4) the cos row of each block turns with a frequency of its own: the block of pair 0 "
+            f"should rotate both rows by t = 3, but its second row, {fmt(M[1, :2])}, uses 3 / 10000**(1/4) = 0.3 where "
+            f"[-sin 3, cos 3] = {fmt([-np.sin(3.0), np.cos(3.0)])} belongs."))
+    expect_close("shift_matrix(3, 4)", M, rotation_blocks((3, 3), (0.03, 0.03)), hint=(
+        "M is block diagonal, zeros outside the 2x2 blocks: the block of pair 0 rotates by k = 3 and the block of "
+        "pair 1 by k / 10000**(2/4) = 0.03; each block is [[cos t, sin t], [-sin t, cos t]] (its transpose rotates by "
+        "-t and maps row p to row p - k)."))
     M = shift_matrix(1, 2)
-    assert isinstance(M, np.ndarray) and M.shape == (2, 2), f"shift_matrix(1, 2) should have shape (2, 2), got {np.shape(M)}"
-    assert M.dtype == np.float64, f"M should be float64, got {M.dtype}"
-    c, s = np.cos(1.0), np.sin(1.0)
-    assert not np.allclose(M, [[c, -s], [s, c]]), (
-        f"shift_matrix(1, 2) is {M.round(4)}, which moves row p to row p - 1. The block acting on (sin, cos) is "
-        "[[cos t, sin t], [-sin t, cos t]].")
-    assert np.allclose(M, [[c, s], [-s, c]]), f"shift_matrix(1, 2) should be [[0.5403, 0.8415], [-0.8415, 0.5403]], got {M.round(4)}"
-    assert np.allclose(M @ np.array([0.0, 1.0]), [s, c]), "M @ row 0 should give row 1, [sin 1, cos 1]"
-    M4 = shift_matrix(3, 4)
-    assert np.allclose(M4[:2, 2:], 0) and np.allclose(M4[2:, :2], 0), f"M is block diagonal: zeros outside the 2x2 blocks, got\n{M4.round(4)}"
-    t = 3 / 100
-    assert np.allclose(M4[2:, 2:], [[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]), (
-        f"the second block of shift_matrix(3, 4) rotates by k / 10000**(2/4) = 0.03, got {M4[2:, 2:].round(6)}")
-    assert np.allclose(shift_matrix(2, 6) @ shift_matrix(5, 6), shift_matrix(7, 6)), "shifting by 2 then by 5 should be shifting by 7"
+    expect_close("shift_matrix(1, 2)", M, rotation_blocks((1, 1)), hint=(
+        "The block acting on (sin a, cos a) is [[cos t, sin t], [-sin t, cos t]] with t = k * w_i: "
+        "shift_matrix(1, 2) = [[0.5403, 0.8415], [-0.8415, 0.5403]], and M @ row 0 = M @ [0, 1] gives row 1. "
+        "Its transpose rotates by -t: it maps row p to row p - k."))
+    if not isinstance(M, np.ndarray) or M.dtype != np.float64:
+        raise Diagnosis("wrong-dtype", f"M should be a float64 array, got {getattr(M, 'dtype', type(M).__name__)}")
+    expect_close("shift_matrix(2, 6) @ shift_matrix(5, 6)", shift_matrix(2, 6) @ shift_matrix(5, 6), shift_matrix(7, 6),
+                 hint="Shifting by 2 and then by 5 is shifting by 7: the angle of each block is k times its frequency.")
 
 # %% nbgrader={"grade": true, "grade_id": "test-shift-matrix-base", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -316,8 +354,11 @@ with self_check("shift_matrix, other bases"):
         "the second block of shift_matrix(4, 4, base=25.0) rotates by 4 / 10000**(2/4) = 0.04: shift_matrix ignores "
         "its base argument.")
     t = 4 / 25.0 ** (2 / 4)
-    assert np.allclose(M[2:, 2:], [[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]), (
-        f"with base=25 the second block of shift_matrix(4, 4) rotates by 4 / 25**(2/4) = {t}, got {M[2:, 2:].round(6).tolist()}")
+    want = np.zeros((4, 4))
+    want[:2, :2] = [[np.cos(4.0), np.sin(4.0)], [-np.sin(4.0), np.cos(4.0)]]
+    want[2:, 2:] = [[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]
+    expect_close("shift_matrix(4, 4, base=25.0)", M, want,
+                 hint=f"With base=25 the second block of shift_matrix(4, 4) rotates by 4 / 25**(2/4) = {t}.")
 
 # %% nbgrader={"grade": true, "grade_id": "test-shift-matrix-odd", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS

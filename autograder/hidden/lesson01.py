@@ -9,16 +9,17 @@ Partial credit is split on purpose:
 - ``permutation_gap_*`` compare the student's gap with the gap computed from the student's own
   ``self_attention`` (or the reference one), so a fault in attention is not charged twice.
 When attention is wrong, the checks find out whether the fault is really in the student's softmax.
+softmax-unstable and attention-unscaled are told through ``say``, in the words the notebook's
+self-checks use; a softmax or an attention that normalises over the wrong axis is the relationship
+``wrong-axis``, an output with two axes swapped ``transposed``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import Diagnosis, fmt
+from .diagnostics import Diagnosis, fmt, relationship, say
 from . import call, expect_array, grading_rng, hidden_check
 
-STABLE_MSG = "softmax overflows on large inputs; subtract the max"
-SCALE_MSG = "scores are scaled by 1/sqrt(head size)"
 
 
 # --------------------------------------------------------------------------- references
@@ -68,7 +69,7 @@ def _weights(X, Wq, Wk, scale):
 
 
 def _describe_softmax(got, x, axis, default_axis=False):
-    """None when ``got`` is softmax(x, axis); else a sentence saying what is wrong."""
+    """None when ``got`` is softmax(x, axis); else (id, a sentence saying what is wrong)."""
     want = _softmax(x, axis)
     if _same(got, want, rtol=1e-9, atol=1e-12):
         return None
@@ -76,21 +77,22 @@ def _describe_softmax(got, x, axis, default_axis=False):
     ax = axis % nd
     call_text = "softmax(x)" if default_axis else f"softmax(x, axis={axis})"
     if not np.all(np.isfinite(got)):
-        return (f"{call_text} returned {int(np.sum(~np.isfinite(got)))} non-finite value(s) (inf or nan) for inputs "
-                f"between {x.min():.3g} and {x.max():.3g}.")
+        return "wrong-value", (f"{call_text} returned {int(np.sum(~np.isfinite(got)))} non-finite value(s) (inf or nan) "
+                               f"for inputs between {x.min():.3g} and {x.max():.3g}.")
     for other in range(nd):
         if other != ax and _same(got, _softmax(x, other)):
             if default_axis:
-                return (f"softmax(x) with the default axis should normalise along the last axis (axis=-1), so every "
-                        f"slice along it sums to 1; yours normalises along axis {other}. Check the default value of "
-                        f"the axis parameter.")
+                return "wrong-axis", (f"softmax(x) with the default axis should normalise along the last axis (axis=-1), "
+                                      f"so every slice along it sums to 1; yours normalises along axis {other}. Check the "
+                                      "default value of the axis parameter.")
             hint = " The axis argument seems to be ignored:" if other == nd - 1 else ""
-            return (f"{call_text} should make every slice along axis {axis} sum to 1, but yours normalises along axis "
-                    f"{other}.{hint} pass axis on to both the max and the sum (with keepdims=True).")
+            return "wrong-axis", (f"{call_text} should make every slice along axis {axis} sum to 1, but yours normalises "
+                                  f"along axis {other}.{hint} pass axis on to both the max and the sum (with keepdims=True).")
     e = np.exp(x - x.max())
     if _same(got, e / e.sum()):
-        return (f"{call_text} divides by the sum over the whole array, so all entries together sum to 1; each slice "
-                f"along axis {axis} must sum to 1 on its own: sum along axis={axis} with keepdims=True.")
+        return "wrong-value", (f"{call_text} divides by the sum over the whole array, so all entries together sum to 1; "
+                               f"each slice along axis {axis} must sum to 1 on its own: sum along axis={axis} with "
+                               "keepdims=True.")
     for max_keep in (True, False):
         for sum_keep in (True, False):
             if max_keep and sum_keep:
@@ -103,24 +105,29 @@ def _describe_softmax(got, x, axis, default_axis=False):
                 continue
             if _same(got, variant):
                 which = "the max and the sum" if not (max_keep or sum_keep) else ("the max" if not max_keep else "the sum")
-                return (f"{call_text} is off because {which} along axis {axis} lost that axis and broadcast against "
-                        f"the wrong axis of x: reduce with keepdims=True so the result lines up with x.")
+                return "wrong-value", (f"{call_text} is off because {which} along axis {axis} lost that axis and "
+                                       f"broadcast against the wrong axis of x: reduce with keepdims=True so the result "
+                                       "lines up with x.")
     for other in range(nd):
         if other == ax:
             continue
         ez = np.exp(x - np.max(x, axis=other, keepdims=True))
         if _same(got, ez / np.sum(ez, axis=axis, keepdims=True)):
-            return (f"{call_text} subtracts the max along axis {other} but normalises along axis {axis}; the shift "
-                    f"only cancels when it is constant along the normalised axis: take the max along axis {axis}.")
+            return "wrong-value", (f"{call_text} subtracts the max along axis {other} but normalises along axis {axis}; "
+                                   f"the shift only cancels when it is constant along the normalised axis: take the max "
+                                   f"along axis {axis}.")
+    found = relationship(got, want, sizes={f"x.shape[{axis}]": x.shape[ax]})
+    if found is not None:
+        return found[0], f"{call_text} is {found[1]}: every slice along axis {axis} should sum to 1."
     sums = np.sum(got, axis=axis)
     if not np.allclose(sums, 1.0):
-        return (f"{call_text}: every slice along axis {axis} should sum to 1; yours sum to values between "
-                f"{sums.min():.6g} and {sums.max():.6g}.")
+        return "wrong-value", (f"{call_text}: every slice along axis {axis} should sum to 1; yours sum to values between "
+                               f"{sums.min():.6g} and {sums.max():.6g}.")
     err = np.abs(got - want)
     where = np.unravel_index(int(np.argmax(err)), err.shape)
     where_txt = ", ".join(str(int(i)) for i in where)
-    return (f"{call_text} is off by up to {err.max():.3g}; entry [{where_txt}] should be {want[where]:.6g}, "
-            f"got {got[where]:.6g}.")
+    return "wrong-value", (f"{call_text} is off by up to {err.max():.3g}; entry [{where_txt}] should be {want[where]:.6g}, "
+                           f"got {got[where]:.6g}.")
 
 
 def _call_softmax(softmax, x, axis):
@@ -171,7 +178,7 @@ def softmax_values(softmax):
         got, x0 = _softmax_case(softmax, x, axis)
         problem = _describe_softmax(got, x0, -1 if axis is None else axis, default_axis=axis is None)
         if problem:
-            raise Diagnosis("wrong-value", problem)
+            raise Diagnosis(*problem)
 
 
 @hidden_check
@@ -201,17 +208,15 @@ def softmax_stable(softmax):
             e = np.exp(x0 - x0.max())
             global_max = e / np.sum(e, axis=ax, keepdims=True)
             if where.startswith("with rows") and bad.shape == global_max.shape and np.array_equal(bad, ~np.isfinite(global_max)):
-                raise Diagnosis(
-                    "softmax-unstable",
-                    f"{STABLE_MSG} along the axis you normalise, not the max of the whole array: in {label} for x "
-                    f"{where}, the slice {fmt(xs)} lies {x0.max() - xs.max():.0f} below the overall max, every exp in "
-                    f"it underflows to 0 and it becomes 0/0 (it gave {fmt(gs)}). Use x.max(axis=axis, keepdims=True).")
-            raise Diagnosis(
-                "softmax-unstable",
-                f"{STABLE_MSG}. {label} for x {where} gave {int(bad.sum())} inf/nan value(s), e.g. softmax({fmt(xs)}) = "
-                f"{fmt(gs)}. In float64 exp(1000) is inf (and exp(-1000) is 0), so the ratio becomes inf/inf or 0/0. "
-                "Since softmax(x - m) == softmax(x) for a constant m, subtract x.max(axis=axis, keepdims=True) first.")
-        raise Diagnosis("wrong-value", f"for x {where}: " + _describe_softmax(got, x0, ax, default_axis=axis is None))
+                raise say("softmax-unstable", detail=(
+                    f"Subtract the max along the axis you normalise, not the max of the whole array: in {label} for x "
+                    f"{where}, the slice {fmt(xs)} lies {x0.max() - xs.max():.0f} below the overall max, every exp in it "
+                    f"underflows to 0 and it becomes 0/0 (it gave {fmt(gs)})."))
+            raise say("softmax-unstable", detail=(
+                f"{label} for x {where} gave {int(bad.sum())} inf/nan value(s), e.g. softmax({fmt(xs)}) = {fmt(gs)}: "
+                "the ratio became inf/inf or 0/0."))
+        kind, text = _describe_softmax(got, x0, ax, default_axis=axis is None)
+        raise Diagnosis(kind, f"for x {where}: {text}")
 
 
 # --------------------------------------------------------------------------- self_attention
@@ -232,7 +237,7 @@ def _softmax_fault(softmax, rng):
         if not isinstance(got, np.ndarray) or got.shape != s.shape:
             return f"{label} for scores of shape {s.shape} returns shape {np.shape(got)}"
         if not _same(got, want, rtol=1e-9, atol=1e-12):
-            problem = _describe_softmax(np.asarray(got, dtype=np.float64), s, -1, default_axis=label == "softmax(scores)")
+            _, problem = _describe_softmax(np.asarray(got, dtype=np.float64), s, -1, default_axis=label == "softmax(scores)")
             return problem.replace("softmax(x)", label)
     return None
 
@@ -242,35 +247,35 @@ def _student_softmax_versions(softmax):
     yield lambda v: softmax(v, axis=-1)
 
 
-ATTENTION_VARIANTS = {
+ATTENTION_VARIANTS = {  # name -> (the wrong attention, the id it is told with, what is wrong)
     "softmax-queries": (
-        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=-2) @ (X @ Wv),
+        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=-2) @ (X @ Wv), "wrong-axis",
         "the softmax runs over the queries (axis -2 / axis 1), so each column of the weights sums to 1. It must run "
         "over the keys, the last axis: row t of the weights is how query t spreads its attention, and it sums to 1."),
     "softmax-batch": (
-        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=0) @ (X @ Wv),
+        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=0) @ (X @ Wv), "wrong-axis",
         "the softmax runs over the batch axis (axis 0), mixing different sequences. It must run over the keys, the "
         "last axis of the (B, T, T) scores: softmax(scores, axis=-1)."),
     "weights-transposed": (
-        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s).swapaxes(-1, -2) @ (X @ Wv),
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s).swapaxes(-1, -2) @ (X @ Wv), "wrong-value",
         "the attention weights are transposed before multiplying V: the output is weights @ V, with row t of the "
         "weights (query t over all keys) averaging the values."),
     "keys-times-queries": (
-        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wk, Wq, s)) @ (X @ Wv),
+        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wk, Wq, s)) @ (X @ Wv), "wrong-value",
         "the scores are K @ Q^T (keys by queries) instead of Q @ K^T: entry [t, s] must compare query t with key s "
         "(or Wq and Wk are swapped)."),
     "no-softmax": (
-        lambda X, Wq, Wk, Wv, s: _scores(X, Wq, Wk, s) @ (X @ Wv),
+        lambda X, Wq, Wk, Wv, s: _scores(X, Wq, Wk, s) @ (X @ Wv), "wrong-value",
         "the scores multiply V directly: turn them into weights with softmax over the last axis first."),
     "no-value-projection": (
-        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ X,
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ X, "wrong-value",
         "the weights average the inputs X instead of the values: the output is weights @ V with V = X @ Wv "
         "(the value projection)."),
     "values-with-wq": (
-        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wq),
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wq), "wrong-value",
         "the values are projected with Wq: V = X @ Wv."),
     "values-with-wk": (
-        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wk),
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wk), "wrong-value",
         "the values are projected with Wk: V = X @ Wv."),
 }
 
@@ -313,6 +318,14 @@ def _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv):
         if not np.array_equal(a, a0):
             raise Diagnosis("side-effect", f"self_attention changed its input {name}; it should only read it.")
     if isinstance(out, np.ndarray) and out.shape != (B, T, hs):
+        try:
+            found = relationship(out, _attention(X, Wq, Wk, Wv))
+        except (TypeError, ValueError):
+            found = None
+        if found is not None and found[0] == "transposed":
+            raise Diagnosis("transposed", f"self_attention(X, Wq, Wk, Wv) for X of shape {X.shape} and W of shape ({C}, "
+                                          f"{hs}) is {found[1]}: it should have shape (B, T, hs) = {(B, T, hs)}, got "
+                                          f"{out.shape}.")
         if out.shape == (B, T, C) and C != hs:
             raise Diagnosis(
                 "wrong-shape",
@@ -345,12 +358,17 @@ def _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, lead):
                         "wrong-value",
                         f"{lead} self_attention itself looks right, but it calls your softmax, which is wrong: {fault} "
                         "Fix softmax (its own test says more) and this test passes too.")
-    for name, (variant, why) in ATTENTION_VARIANTS.items():
+    for name, (variant, kind, why) in ATTENTION_VARIANTS.items():
         for s in scales.values():
             candidate = variant(X, Wq, Wk, Wv, s)
             if _same(out, candidate):
-                raise Diagnosis("wrong-value", f"{lead} In your self_attention {why}")
+                raise Diagnosis(kind, f"{lead} In your self_attention {why}")
     want = _attention(X, Wq, Wk, Wv)
+    B, T, _ = X.shape
+    found = relationship(out, want, sizes={"B": B, "T": T, "hs": hs})
+    if found is not None:
+        note = f"\nYour softmax is also wrong: {fault}" if fault else ""
+        raise Diagnosis(found[0], f"{lead} self_attention(X, Wq, Wk, Wv) is {found[1]}.{note}")
     err = np.abs(out - want)
     b, t, j = (int(i) for i in np.unravel_index(int(np.argmax(err)), err.shape))
     note = f"\nYour softmax is also wrong: {fault}" if fault else ""
@@ -419,21 +437,20 @@ def attention_scaling(self_attention, softmax):
             continue
         root = np.sqrt(hs)
         scales = _scales(C, hs)
-        messages = {
-            "none": f"{SCALE_MSG}: with hs = {hs} every score should be divided by sqrt({hs}) = {root:.4g}, but your "
-                    "output matches unscaled scores Q @ K^T. Unscaled scores grow with the head size and push the "
-                    "softmax towards one-hot weights.",
-            "1/hs": f"{SCALE_MSG}, not by 1/(head size): your output matches Q @ K^T / {hs}; divide by "
-                    f"sqrt({hs}) = {root:.4g} instead.",
-            "1/sqrt(C)": f"{SCALE_MSG}: the head size is hs = Wq.shape[1] = {hs}, not the width of X, C = {C}; your "
-                         f"output matches Q @ K^T / sqrt({C}).",
-            "1/C": f"{SCALE_MSG}: your output matches Q @ K^T / {C}, the width of X; divide by sqrt(hs) = "
-                   f"sqrt({hs}) = {root:.4g}.",
-            "*sqrt(hs)": f"{SCALE_MSG}: your output matches Q @ K^T * sqrt({hs}); divide by sqrt(hs), don't multiply.",
+        details = {
+            "none": f"with hs = {hs} every score should be divided by sqrt({hs}) = {root:.4g}, but your output matches "
+                    "unscaled scores Q @ K^T. Unscaled scores grow with the head size and push the softmax towards "
+                    "one-hot weights.",
+            "1/hs": f"your output matches Q @ K^T / {hs}, divided by the head size itself; divide by sqrt({hs}) = "
+                    f"{root:.4g} instead.",
+            "1/sqrt(C)": f"your output matches Q @ K^T / sqrt({C}): the head size is hs = Wq.shape[1] = {hs}, not the "
+                         f"width of X, C = {C}.",
+            "1/C": f"your output matches Q @ K^T / {C}, the width of X; divide by sqrt(hs) = sqrt({hs}) = {root:.4g}.",
+            "*sqrt(hs)": f"your output matches Q @ K^T * sqrt({hs}): divide by sqrt(hs), don't multiply.",
         }
-        for name, text in messages.items():
+        for name, detail in details.items():
             if _same(out, _attention(X, Wq, Wk, Wv, scales[name])):
-                raise Diagnosis("attention-unscaled", text)
+                raise say("attention-unscaled", detail=f"For X of shape {X.shape} and hs = {hs}: {detail}")
         _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, f"For X of shape {X.shape} and hs = {hs}:")
 
 
@@ -547,10 +564,15 @@ def _call_gap(permutation_gap, self_attention, X, perm, Ws, P, label, use_keywor
     except Diagnosis as d:
         if d.misconception == "crashed":
             try:
-                self_attention(X, *Ws)
+                out = self_attention(X, *Ws)
             except Exception as e:
                 raise Diagnosis("crashed", f"{d.message}\nIt calls your self_attention, which raises "
                                            f"{type(e).__name__}: {e}") from None
+            want = X.shape[:2] + (Ws[0].shape[1],)
+            if np.shape(out) != want:
+                raise Diagnosis("crashed", f"{d.message}\nIt calls your self_attention, which returns shape "
+                                           f"{np.shape(out)} instead of (B, T, hs) = {want}: fix self_attention first "
+                                           "(its own tests say more).") from None
         raise
 
 

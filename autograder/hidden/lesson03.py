@@ -4,12 +4,15 @@ A wrong table is classified by rebuilding it under every combination of the cata
 (column layout x frequency formula x first position) and naming the combination the student's table
 matches.  The layouts are tried interleave-first, then halves, then swapped, so a table with sines in
 the first half and cosines in the second is told to interleave, never that sin and cos are swapped.
+The catalogued mistakes (sin-cos-swap, freq-sign, freq-per-column, halves-not-interleaved, also in
+shift_matrix) are told through ``say``, in the words the notebook's self-checks use; a table or matrix
+that is the right one transposed or shifted by a position is named as that relationship.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import Diagnosis, fmt
+from .diagnostics import Diagnosis, fmt, relationship, say
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
 
 DEFAULT_BASE = 10000.0
@@ -101,57 +104,73 @@ def _first_wrong(S, ref):
     return int(p), int(j)
 
 
-def _layout_message(layout, S, ref, C) -> tuple[str, str]:
+def _layout_problem(layout, S, ref, C, what) -> Diagnosis:
     half = (C + 1) // 2
     if layout == "halves":
-        return "halves-not-interleaved", (
-            f"Sin and cos columns interleave: column 2i holds sin(pos * w_i) and column 2i+1 holds cos(pos * w_i), "
-            f"the same w_i for both. Your table puts the sines in columns 0..{half - 1} and the cosines in columns "
-            f"{half}..{C - 1} (row 0 is {fmt(S[0])}; it should alternate, {fmt(ref[0])}). Fill table[:, 0::2] "
-            "with sines and table[:, 1::2] with cosines.")
-    return "sin-cos-swap", (
-        f"Even dims at pos 0 should be sin(0)=0, got {fmt(S[0, 0::2])}. Even columns take np.sin and odd columns "
-        f"np.cos; your table has them the other way round (its odd dims at pos 0 are {fmt(S[0, 1::2])}, they "
-        "should be cos(0)=1).")
+        return say("halves-not-interleaved", detail=(
+            f"{what} puts the sines in columns 0..{half - 1} and the cosines in columns {half}..{C - 1}: its row 0 is "
+            f"{fmt(S[0])}, and it should alternate, {fmt(ref[0])}."))
+    odd = (f": its odd dims at pos 0 are {fmt(S[0, 1::2])}, they should be cos(0)=1" if C >= 2 else "")
+    return say("sin-cos-swap", got=fmt(S[0, 0::2]), detail=f"{what} has sin and cos the other way round{odd}.")
 
 
-def _freq_message(freq, S, ref, T, C, base) -> tuple[str, str]:
+def _freq_problem(freq, S, ref, T, C, base, what) -> Diagnosis:
     last = (C + 1) // 2 - 1                     # the last pair
     p = 1 if T > 1 else 0
     if freq == "sign":
         w_last = base ** (-2.0 * last / C)
-        return "freq-sign", (
-            f"Lower dims should oscillate faster: the angle of pair i is pos / base**(2i/C), so the frequency "
-            f"base**(-2i/C) falls from 1 radian per position (columns 0, 1) to {w_last:.3g} (column {2 * last}). "
-            f"Your exponent has the wrong sign, so the last pair turns {1 / w_last:.3g} radians per position; "
-            + _entry(S, ref, p, 2 * last) + ".")
+        return say("freq-sign", detail=(
+            f"In {what} the exponent has the wrong sign, so the last pair (column {2 * last}) turns {1 / w_last:.3g} "
+            f"radians per position instead of {w_last:.3g}: " + _entry(S, ref, p, 2 * last) + "."))
     if freq == "per-column":
-        j = 1
-        return "freq-per-column", (
-            f"Columns 2i and 2i+1 must share one frequency: both use the angle pos / base**(2i/C), with 2i the "
-            f"even column of the pair. Your table gives every column j its own angle pos / base**(j/C), so column "
-            f"1 (a cos) turns {base ** (-1.0 / C):.4g} radians per position instead of the 1 radian of column 0; "
-            + _entry(S, ref, p, j) + ".")
+        return say("freq-per-column", detail=(
+            f"{what} gives every column j its own angle pos / base**(j/C), so column 1 (a cos) turns "
+            f"{base ** (-1.0 / C):.4g} radians per position instead of the 1 radian of column 0: "
+            + _entry(S, ref, p, 1) + "."))
     if freq == "pair-index":
-        return "wrong-value", (
-            f"The exponent of pair i is 2i/C, where 2i is the pair's even column (0, 2, 4, ...); your table uses "
-            f"i/C, the pair number, so its frequencies fall only half as fast: "
-            + _entry(S, ref, p, min(2, C - 1)) + ".")
+        return Diagnosis("wrong-value", (
+            f"{what}: the exponent of pair i is 2i/C, where 2i is the pair's even column (0, 2, 4, ...); your table "
+            f"uses i/C, the pair number, so its frequencies fall only half as fast: " + _entry(S, ref, p, min(2, C - 1)) + "."))
     # base-ignored
-    return "wrong-value", (
-        f"The table ignores its base argument: with base={base:g} the angle of pair i is pos / {base:g}**(2i/C), "
-        f"but your table matches base=10000; " + _entry(S, ref, p, min(2, C - 1)) + ".")
+    return Diagnosis("wrong-value", (
+        f"{what} ignores its base argument: with base={base:g} the angle of pair i is pos / {base:g}**(2i/C), but your "
+        f"table matches base=10000; " + _entry(S, ref, p, min(2, C - 1)) + "."))
 
 
-def _offset_message(S, ref) -> str:
-    return (f"Row p must encode position p, counting from 0: row 0 should be {fmt(ref[0])} (sin(0)=0, cos(0)=1), "
-            f"but your row 0 is {fmt(S[0])}, the encoding of position 1. Use np.arange(T), not np.arange(1, T + 1).")
+def _offset_problem(S, ref, what) -> Diagnosis:
+    """Positions counted from 1: the right table moved up by one row (a relationship, not a catalogue entry)."""
+    rows = min(len(S), CLASSIFY_ROWS)
+    found = relationship(S[:rows], ref[:rows])
+    words = found[1] if found is not None and found[0] == "shifted" else "built for positions 1..T instead of 0..T-1"
+    return Diagnosis("shifted", (
+        f"{what} is {words}. Row p must encode position p, counting from 0: row 0 should be {fmt(ref[0])} "
+        f"(sin(0)=0, cos(0)=1), but your row 0 is {fmt(S[0])}, the encoding of position 1. Use np.arange(T), not "
+        "np.arange(1, T + 1)."))
+
+
+def _raise_first(problems) -> None:
+    """Raise the first problem (catalogue diagnoses come first); the others follow it as 'Also' lines."""
+    first, *rest = problems
+    if not rest:
+        raise first
+    also = "\n".join(f"Also [{d.misconception}]: {d.message}" for d in rest)
+    raise Diagnosis(first.misconception, f"{first.message}\n{also}")
+
+
+def _name_transposed(S, T: int, C: int, base: float, what: str) -> None:
+    """Raise the relationship ``transposed`` when S is the right (T, C) table with rows and columns swapped."""
+    if isinstance(S, np.ndarray) and S.shape == (C, T) and np.all(np.isfinite(S)):
+        found = relationship(S, _reference_table(T, C, base))
+        if found is not None and found[0] == "transposed":
+            raise Diagnosis("transposed", f"{what} is {found[1]}: it should have shape (T, C) = {(T, C)}, one row per "
+                                          f"position and one column per dim; yours has shape {S.shape}.")
 
 
 def _judge_table(S, T: int, C: int, base: float, what: str) -> None:
     """Raise a Diagnosis unless S is the (T, C) sinusoidal table for ``base``."""
     if isinstance(S, np.ndarray) and S.ndim == 2 and S.shape != (T, C):
         if S.shape == (C, T):
+            _name_transposed(S, T, C, base, what)
             raise Diagnosis("wrong-shape", f"{what} should have shape (T, C) = {(T, C)}: one row per position, one "
                                            f"column per dim. Yours has shape {S.shape}, it looks transposed.")
         if C % 2 and S.shape == (T, C - 1):
@@ -177,39 +196,39 @@ def _judge_table(S, T: int, C: int, base: float, what: str) -> None:
     if variant is not None:
         layout, freq, offset = variant
         if layout != "interleave":
-            problems.append(_layout_message(layout, S, ref, C))
+            problems.append(_layout_problem(layout, S, ref, C, what))
         if freq != "right":
-            problems.append(_freq_message(freq, S, ref, T, C, base))
+            problems.append(_freq_problem(freq, S, ref, T, C, base, what))
         if offset:
-            problems.append(("wrong-value", _offset_message(S, ref)))
-    if not problems:
-        problems = _heuristic_problems(S, ref, T, C)
-    if len(problems) > 1:
-        body = "\n".join(f"({k}) {m}" for k, (_, m) in enumerate(problems, 1))
-        raise Diagnosis(problems[0][0], f"{what} has {len(problems)} mistakes:\n{body}")
-    raise Diagnosis(problems[0][0], f"{what}: {problems[0][1]}")
+            problems.append(_offset_problem(S, ref, what))
+    _raise_first(problems or _heuristic_problems(S, ref, T, C, what))
 
 
-def _heuristic_problems(S, ref, T, C) -> list[tuple[str, str]]:
-    """A table outside the catalogued combinations: name the first symptom, in an order that tells them apart."""
+def _heuristic_problems(S, ref, T, C, what) -> list[Diagnosis]:
+    """A table outside the catalogued combinations: name the first symptom, in an order that tells them apart
+    (the catalogued layouts first, then a recognisable transform of the right table, then where it is off)."""
     half = (C + 1) // 2
     row0 = S[0]
     halves0 = np.r_[np.zeros(half), np.ones(C - half)]
     if C >= 3 and np.allclose(row0, halves0, atol=MATCH_ATOL):
-        return [_layout_message("halves", S, ref, C)]
+        return [_layout_problem("halves", S, ref, C, what)]
     if C >= 2 and np.allclose(row0[0::2], 1, atol=MATCH_ATOL) and np.allclose(row0[1::2], 0, atol=MATCH_ATOL):
-        return [_layout_message("swap", S, ref, C)]
+        return [_layout_problem("swap", S, ref, C, what)]
+    rows = min(T, CLASSIFY_ROWS)            # the leading rows are enough to name a transform, and quick
+    found = relationship(S[:rows], ref[:rows], sizes={"T": T, "C": C})
+    if found is not None:
+        return [Diagnosis(found[0], f"{what} is {found[1]}.")]
     if not np.allclose(row0, ref[0], rtol=0, atol=PASS_ATOL):
         j = int(np.argmax(np.abs(row0 - ref[0])))
-        return [("wrong-value", f"row 0 (position 0) should be {fmt(ref[0])}: sin(0)=0 in the even columns and "
-                                f"cos(0)=1 in the odd ones; your row 0 is {fmt(row0)}, column {j} is off by "
-                                f"{abs(row0[j] - ref[0, j]):.3g}.")]
+        return [Diagnosis("wrong-value", f"{what}: row 0 (position 0) should be {fmt(ref[0])}: sin(0)=0 in the even "
+                                         f"columns and cos(0)=1 in the odd ones; your row 0 is {fmt(row0)}, column {j} "
+                                         f"is off by {abs(row0[j] - ref[0, j]):.3g}.")]
     p, j = _first_wrong(S, ref)
     pw, jw = _worst(S, ref)
-    where = f"The first wrong entry: {_entry(S, ref, p, j)}"
+    where = f"{what}: the first wrong entry: {_entry(S, ref, p, j)}"
     if (pw, jw) != (p, j):
         where += f"; the largest error: {_entry(S, ref, pw, jw)}"
-    return [("wrong-value", where + ".")]
+    return [Diagnosis("wrong-value", where + ".")]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -280,6 +299,7 @@ def table_bad_sizes(sinusoidal_table):
     C = _even(rng, 2, 10)
     T = _other(rng, 2, 9, C)  # T != C: a transposed table shows as a wrong shape
     what, S = _table(sinusoidal_table, T, C)
+    _name_transposed(S, T, C, DEFAULT_BASE, what)
     expect_array(what, S, (T, C))
     good_C = _even(rng, 2, 10)
     good_T = _other(rng, 2, 9, good_C)
@@ -299,11 +319,14 @@ def table_bad_sizes(sinusoidal_table):
 # shift_matrix
 # ----------------------------------------------------------------------------------------------
 
-def _reference_shift(k, C, base) -> np.ndarray:
+def _reference_shift(k, C, base, freq="right") -> np.ndarray:
+    """The shift matrix, or with ``freq`` one of the catalogued frequency mistakes ("sign", "per-column"): the
+    sin row of block i turns by k times the frequency of column 2i, its cos row by that of column 2i + 1."""
     M = np.zeros((C, C))
     for i in range(C // 2):
-        t = k * base ** (-2.0 * i / C)
-        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]
+        a = k * _column_frequency(2 * i, i, C, base, freq)
+        b = k * _column_frequency(2 * i + 1, i, C, base, freq)
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(b), np.cos(b)]]
     return M
 
 
@@ -338,7 +361,19 @@ def _judge_shift(M, k, C, base, what: str) -> None:
             f"{what} must be block diagonal: a shift only mixes the sin and cos of one frequency, so every entry "
             f"outside the 2x2 blocks on the diagonal is 0. Your M[{r}, {c}] = {M[r, c]:.4g} couples pair {r // 2} "
             f"with pair {c // 2}. {law}"))
-    # 2. each block: a rotation, and by which angle
+    # 2. the catalogued frequency mistakes, told as in the table
+    last = C // 2 - 1
+    if C >= 4 and np.allclose(M, _reference_shift(k, C, base, "sign"), rtol=0, atol=MATCH_ATOL):
+        raise say("freq-sign", detail=(
+            f"{what} rotates pair i by k * base**(+2i/C): the block of pair {last} turns by "
+            f"{k * base ** (2.0 * last / C):.6g} where it should turn by k / base**({2 * last}/C) = "
+            f"{k * base ** (-2.0 * last / C):.6g}. {law}"))
+    if C >= 2 and np.allclose(M, _reference_shift(k, C, base, "per-column"), rtol=0, atol=MATCH_ATOL):
+        raise say("freq-per-column", detail=(
+            f"In {what} the cos row of each block turns with a frequency of its own: the block of pair 0 is "
+            f"{_block(M[:2, :2])}, whose second row uses the angle k * base**(-1/C) = {k * base ** (-1.0 / C):.6g} "
+            f"where both rows rotate by the same t = {k:g}. {law}"))
+    # 3. each block: a rotation, and by which angle
     transposed, notes = True, []
     for i in range(C // 2):
         blk = M[2 * i:2 * i + 2, 2 * i:2 * i + 2]
@@ -371,11 +406,16 @@ def _judge_shift(M, k, C, base, what: str) -> None:
                      "use the same t")
         notes.append(head)
     if transposed and C >= 2:
-        raise Diagnosis("wrong-value", (
-            f"{what} rotates the wrong way: it maps table[p] to table[p - {k}], not table[p + {k}]. Acting on the "
-            "column (sin a, cos a), sin(a + t) = cos t * sin a + sin t * cos a and cos(a + t) = -sin t * sin a + "
-            "cos t * cos a, so each block is [[cos t, sin t], [-sin t, cos t]]; yours is its transpose. "
+        found = relationship(M, ref)
+        words = found[1] if found is not None and found[0] == "transposed" else "the transpose of the right matrix"
+        raise Diagnosis("transposed", (
+            f"{what} is {words}, so it rotates the wrong way: it maps table[p] to table[p - {k}], not table[p + {k}]. "
+            "Acting on the column (sin a, cos a), sin(a + t) = cos t * sin a + sin t * cos a and cos(a + t) = "
+            "-sin t * sin a + cos t * cos a, so each block is [[cos t, sin t], [-sin t, cos t]]; yours is its transpose. "
             f"Pair 0: should be {_block(ref[:2, :2])}, got {_block(M[:2, :2])}."))
+    found = relationship(M, ref)
+    if found is not None:
+        raise Diagnosis(found[0], f"{what} is {found[1]}: {notes[0]}. {law}")
     raise Diagnosis("wrong-value", f"{what}: {notes[0]}. {law}")
 
 

@@ -7,13 +7,15 @@ SHIFT = "shifted = x - np.max(x, axis=axis, keepdims=True)"
 MAX = "np.max(x, axis=axis, keepdims=True)"
 SUM = "np.sum(e, axis=axis, keepdims=True)"
 
+# The softmax and attention mutants that normalise over the wrong axis are the relationship wrong-axis, and a
+# time-major attention output is the relationship transposed: they are told so, on both sides.
 MUTANTS = [
     # softmax
     Mutant("softmax-no-max", NB, "softmax", "softmax-unstable", replace=((SHIFT, "shifted = x"),)),
     Mutant("softmax-global-max", NB, "softmax", "softmax-unstable", replace=((MAX, "np.max(x)"),)),
-    Mutant("softmax-default-axis-0", NB, "softmax", "wrong-value",
+    Mutant("softmax-default-axis-0", NB, "softmax", "wrong-axis",
            replace=(("def softmax(x, axis=-1):", "def softmax(x, axis=0):"),)),
-    Mutant("softmax-ignores-axis", NB, "softmax", "wrong-value",
+    Mutant("softmax-ignores-axis", NB, "softmax", "wrong-axis",
            replace=((MAX, "np.max(x, axis=-1, keepdims=True)"), (SUM, "np.sum(e, axis=-1, keepdims=True)"))),
     Mutant("softmax-sum-no-keepdims", NB, "softmax", "wrong-value", replace=((SUM, "np.sum(e, axis=axis)"),)),
     Mutant("softmax-sum-whole-array", NB, "softmax", "wrong-value", replace=((SUM, "np.sum(e)"),)),
@@ -27,14 +29,17 @@ MUTANTS = [
            replace=(("/ np.sqrt(hs)", "/ hs"),)),
     Mutant("attention-scaled-by-width", NB, "self-attention", "attention-unscaled",
            replace=(("hs = Wq.shape[1]", "hs = X.shape[-1]"),)),
-    Mutant("attention-softmax-over-queries", NB, "self-attention", "wrong-value",
+    Mutant("attention-softmax-over-queries", NB, "self-attention", "wrong-axis",
            replace=(("softmax(scores, axis=-1)", "softmax(scores, axis=1)"),)),
-    Mutant("attention-softmax-over-batch", NB, "self-attention", "wrong-value",
+    Mutant("attention-softmax-over-batch", NB, "self-attention", "wrong-axis",
            replace=(("softmax(scores, axis=-1)", "softmax(scores, axis=0)"),)),
     Mutant("attention-no-value-projection", NB, "self-attention", "wrong-shape",
            replace=(("return weights @ V", "return weights @ X"),)),
     Mutant("attention-returns-weights", NB, "self-attention", "wrong-shape",
            replace=(("return weights @ V", "return weights"),)),
+    # time-major output (T, B, hs): the right values with the batch and time axes swapped
+    Mutant("attention-output-time-major", NB, "self-attention", "transposed",
+           replace=(("return weights @ V", "return (weights @ V).swapaxes(0, 1)"),)),
     Mutant("attention-keys-times-queries", NB, "self-attention", "wrong-value",
            replace=(("Q @ K.swapaxes(-1, -2)", "K @ Q.swapaxes(-1, -2)"),)),
     Mutant("attention-no-softmax", NB, "self-attention", "wrong-value",

@@ -51,16 +51,16 @@ def sinusoidal_table(T, C, base=10000.0):
                      "    table[:, 0::2] = np.cos(angle)\n"
                      "    table[:, 1::2] = np.sin(angle[:, : C // 2])\n"),
                     ("angle = pos / base ** (two_i / C)", "angle = pos * base ** (two_i / C)"))),
-    # --- other table mistakes ---
+    # --- other table mistakes (positions-from-one and table-transposed are relationships: shifted, transposed) ---
     Mutant("base-ignored", NB, "sinusoidal-table", "wrong-value",
            replace=(("angle = pos / base ** (two_i / C)", "angle = pos / 10000.0 ** (two_i / C)"),)),
     Mutant("exponent-pair-index", NB, "sinusoidal-table", "wrong-value",
            replace=(("angle = pos / base ** (two_i / C)", "angle = pos / base ** (two_i / 2 / C)"),)),
-    Mutant("positions-from-one", NB, "sinusoidal-table", "wrong-value",
+    Mutant("positions-from-one", NB, "sinusoidal-table", "shifted",
            replace=(("pos = np.arange(T, dtype=np.float64)[:, None]", "pos = np.arange(1, T + 1, dtype=np.float64)[:, None]"),)),
     Mutant("table-float32", NB, "sinusoidal-table", "wrong-dtype",
            replace=(("table = np.empty((T, C), dtype=np.float64)", "table = np.empty((T, C), dtype=np.float32)"),)),
-    Mutant("table-transposed", NB, "sinusoidal-table", "wrong-shape",
+    Mutant("table-transposed", NB, "sinusoidal-table", "transposed",
            replace=(("    return table", "    return table.T"),)),
     Mutant("odd-C-drops-last-column", NB, "sinusoidal-table", "wrong-shape", source='''\
 def sinusoidal_table(T, C, base=10000.0):
@@ -88,17 +88,18 @@ def sinusoidal_table(T, C, base=10000.0):
                      "            raise TypeError(f\"{name} must be an integer\")\n"
                      "        if value < 1:\n"
                      "            raise ValueError(f\"{name} must be positive\")\n"),)),
-    # --- shift_matrix mistakes ---
-    Mutant("shift-transposed-blocks", NB, "shift-matrix", "wrong-value",
+    # --- shift_matrix mistakes (the frequency mistakes of the table are catalogued here too; shift-transposed-blocks
+    # is the relationship transposed) ---
+    Mutant("shift-transposed-blocks", NB, "shift-matrix", "transposed",
            replace=(("    M[even, even + 1] = np.sin(t)\n    M[even + 1, even] = -np.sin(t)\n",
                      "    M[even, even + 1] = -np.sin(t)\n    M[even + 1, even] = np.sin(t)\n"),)),
     Mutant("shift-forgets-k", NB, "shift-matrix", "wrong-value",
            replace=(("t = k / base ** (", "t = 1 / base ** ("),)),
-    Mutant("shift-freq-sign", NB, "shift-matrix", "wrong-value",
+    Mutant("shift-freq-sign", NB, "shift-matrix", "freq-sign",
            replace=(("t = k / base ** (", "t = k * base ** ("),)),
     Mutant("shift-base-ignored", NB, "shift-matrix", "wrong-value",
            replace=(("t = k / base ** (", "t = k / 10000.0 ** ("),)),
-    Mutant("shift-per-column-freq", NB, "shift-matrix", "wrong-value", source='''\
+    Mutant("shift-per-column-freq", NB, "shift-matrix", "freq-per-column", source='''\
 def shift_matrix(k, C, base=10000.0):
     if C % 2:
         raise ValueError("C must be even")
