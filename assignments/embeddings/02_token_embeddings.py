@@ -121,15 +121,17 @@ class Embedding:
 import autograder.hidden.lesson02 as _hidden
 _hidden.embedding_forward(Embedding)
 ### END HIDDEN TESTS
-# Self-check: the forward gather, for a single sequence and a batch.
+# Self-check: the forward gather, for a sequence, a batch, a 3-D array of ids and a single id.
 with self_check("Embedding.forward"):
     emb = Embedding(vocab_size, 8)
-    ids = data[:5]
-    out = emb.forward(ids)
-    assert out.shape == (5, 8), f"forward(ids) for ids of shape (5,) should have shape (5, 8), got {np.shape(out)}"
-    assert np.allclose(out, emb.E[ids]), "row t of the output should be row ids[t] of E"
-    batch = data[:12].reshape(3, 4)
-    assert emb.forward(batch).shape == (3, 4, 8), "ids of shape (B, T) give an output of shape (B, T, C)"
+    for ids in (data[:5], data[:12].reshape(3, 4), data[:12].reshape(2, 3, 2)):
+        out = emb.forward(ids)
+        assert np.shape(out) == ids.shape + (8,), (
+            f"forward(ids) for ids of shape {ids.shape} should have shape {ids.shape + (8,)}, got {np.shape(out)}")
+        expect_close(f"forward(ids) for ids of shape {ids.shape}", out, emb.E[ids],
+                     hint="Each id is replaced by its row of E: return E[idx].")
+    one = np.asarray(emb.forward(np.int64(4)))
+    assert one.shape == (8,), f"forward(4) for a single id should be one row of shape (8,), got {one.shape}"
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-bad-ids", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -146,6 +148,12 @@ with self_check("Embedding.forward rejects bad ids"):
             pass
         else:
             raise AssertionError(f"forward({bad.tolist()}) should raise IndexError or ValueError for vocab_size=5")
+    try:
+        emb.forward(np.array([0.0, 1.5]))
+    except (TypeError, IndexError, ValueError):
+        pass
+    else:
+        raise AssertionError("forward([0.0, 1.5]) should raise TypeError, IndexError or ValueError: token ids are integers")
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-backward", "locked": true, "points": 6, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
