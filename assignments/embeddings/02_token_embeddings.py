@@ -79,7 +79,8 @@ from contextlib import contextmanager
 #
 # The tempting one-liner `dE[idx] += dout` is wrong. NumPy evaluates it as
 # `dE[idx] = dE[idx] + dout`, and when an id repeats, the later write simply overwrites the earlier
-# one: the repeated row gets one contribution instead of two. `np.add.at(dE, idx, dout)` is the
+# one: the repeated row gets one contribution instead of two (for `[2, 0, 2]` it leaves row 2 at
+# `dX0[2] = [2, 2]` instead of `[3, 2]`). `np.add.at(dE, idx, dout)` is the
 # unbuffered version that adds every occurrence. Start from a fresh `np.zeros_like(E)` on every call,
 # so gradients never leak from one batch into the next.
 
