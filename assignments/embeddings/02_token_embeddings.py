@@ -59,14 +59,28 @@ from contextlib import contextmanager
 #   raise too (`TypeError`, `IndexError` or `ValueError`);
 # * it **caches** `idx`, because backward needs to know which rows were read.
 #
-# **Backward.** The loss depends on row `i` of `E` through every place id `i` was looked up, so the
-# gradient of row `i` is the *sum* of the upstream gradients `dout` at all those places. Take the
-# ids `[2, 0, 2]`: row 2 was read twice and collects two slices of `dout`, row 0 collects one, the
-# other rows collect nothing.
+# **Backward.** The loss depends on row `v` of `E` through every place id `v` was looked up, and
+# each of those places passes its upstream gradient through unchanged (the lookup copies the row, a
+# derivative of 1). The chain rule adds the effects, so with ids $i_0, \dots, i_{T-1}$ and upstream
+# gradient `dout` (the gradient on the output rows, $dX_t$ for slot $t$):
+#
+# $$dE_v = \sum_{t\,:\, i_t = v} dX_t$$
+#
+# and rows of ids that were not looked up get zero. For a batch the sum runs over every place `[b, t]`.
+# Take the ids `[2, 0, 2]` with
+#
+#     E   = [[0.1, 0.2], [0.3, -0.1], [0.5, 0.4], [-0.2, 0.6]]    # vocab_size = 4, C = 2
+#     dX0 = [[1, 0], [0, 1], [2, 2]]                              # the gradient on the 3 output rows
+#
+# Forward reads rows 2, 0, 2: `E[ids] = [[0.5, 0.4], [0.1, 0.2], [0.5, 0.4]]`. Backward sends each row
+# of `dX0` back to the row it came from. Id 2 sits at t = 0 and t = 2, so
+# `dE[2] = dX0[0] + dX0[2] = [1, 0] + [2, 2] = [3, 2]`; id 0 sits at t = 1, so `dE[0] = [0, 1]`;
+# rows 1 and 3 stay `[0, 0]`.
 #
 # The tempting one-liner `dE[idx] += dout` is wrong. NumPy evaluates it as
 # `dE[idx] = dE[idx] + dout`, and when an id repeats, the later write simply overwrites the earlier
-# one: the repeated row gets one contribution instead of two. `np.add.at(dE, idx, dout)` is the
+# one: the repeated row gets one contribution instead of two (for `[2, 0, 2]` it leaves row 2 at
+# `dX0[2] = [2, 2]` instead of `[3, 2]`). `np.add.at(dE, idx, dout)` is the
 # unbuffered version that adds every occurrence. Start from a fresh `np.zeros_like(E)` on every call,
 # so gradients never leak from one batch into the next.
 
@@ -108,15 +122,17 @@ class Embedding:
 import autograder.hidden.lesson02 as _hidden
 _hidden.embedding_forward(Embedding)
 ### END HIDDEN TESTS
-# Self-check: the forward gather, for a single sequence and a batch.
+# Self-check: the forward gather, for a sequence, a batch, a 3-D array of ids and a single id.
 with self_check("Embedding.forward"):
     emb = Embedding(vocab_size, 8)
-    ids = data[:5]
-    out = emb.forward(ids)
-    assert out.shape == (5, 8), f"forward(ids) for ids of shape (5,) should have shape (5, 8), got {np.shape(out)}"
-    assert np.allclose(out, emb.E[ids]), "row t of the output should be row ids[t] of E"
-    batch = data[:12].reshape(3, 4)
-    assert emb.forward(batch).shape == (3, 4, 8), "ids of shape (B, T) give an output of shape (B, T, C)"
+    for ids in (data[:5], data[:12].reshape(3, 4), data[:12].reshape(2, 3, 2)):
+        out = emb.forward(ids)
+        assert np.shape(out) == ids.shape + (8,), (
+            f"forward(ids) for ids of shape {ids.shape} should have shape {ids.shape + (8,)}, got {np.shape(out)}")
+        expect_close(f"forward(ids) for ids of shape {ids.shape}", out, emb.E[ids],
+                     hint="Each id is replaced by its row of E: return E[idx].")
+    one = np.asarray(emb.forward(np.int64(4)))
+    assert one.shape == (8,), f"forward(4) for a single id should be one row of shape (8,), got {one.shape}"
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-bad-ids", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -133,30 +149,54 @@ with self_check("Embedding.forward rejects bad ids"):
             pass
         else:
             raise AssertionError(f"forward({bad.tolist()}) should raise IndexError or ValueError for vocab_size=5")
+    try:
+        emb.forward(np.array([0.0, 1.5]))
+    except (TypeError, IndexError, ValueError):
+        pass
+    else:
+        raise AssertionError("forward([0.0, 1.5]) should raise TypeError, IndexError or ValueError: token ids are integers")
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-backward", "locked": true, "points": 6, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 import autograder.hidden.lesson02 as _hidden
 _hidden.embedding_backward(Embedding)
 ### END HIDDEN TESTS
-# Self-check: the ids [2, 0, 2] from the lesson, then a repeated id.
+# Self-check: the ids [2, 0, 2] from the lesson, then a batch of B = 3 corpus sequences with repeated letters.
 with self_check("Embedding.backward"):
+    ids = np.array([2, 0, 2])
+    dX0 = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
     emb = Embedding(4, 2)
-    emb.forward(np.array([2, 0, 2]))
-    dout = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
-    assert emb.backward(dout) is None, "backward returns None; it stores the gradient in self.dE"
-    assert emb.dE.shape == emb.E.shape, f"dE should have the shape of E {emb.E.shape}, got {emb.dE.shape}"
-    emb = Embedding(3, 2)
-    emb.forward(np.array([0, 0]))
-    emb.backward(np.ones((2, 2)))
-    got = emb.dE[0]
-    assert np.allclose(got, [2, 2]), (
-        f"Row 0 is used twice so its gradient should be [2, 2], got {got}. "
-        "dE[idx] += dout keeps one write per repeated id; np.add.at(dE, idx, dout) adds every occurrence.")
-    emb = Embedding(4, 2)
-    emb.forward(np.array([2, 0, 2]))
+    emb.forward(ids)
+    assert emb.backward(dX0) is None, "backward returns None; it stores the gradient in self.dE"
+    assert np.shape(emb.dE) == emb.E.shape, f"dE should have the shape of E {emb.E.shape}, got {np.shape(emb.dE)}"
+    dE = np.array(emb.dE, dtype=float)
+    if np.allclose(dE, [[0, 1], [0, 0], [2, 2], [0, 0]]):  # what dE[ids] += dX0 leaves: the last write to row 2 wins
+        probe = Embedding(3, 2)  # the smallest case: ids [0, 0] and a dout of ones
+        probe.forward(np.array([0, 0]))
+        probe.backward(np.ones((2, 2)))
+        raise say("scatter-overwrite", row=0, want="[2, 2]", got=np.asarray(probe.dE)[0],
+                  detail=f"With ids [2, 0, 2] and dout = [[1, 0], [0, 1], [2, 2]], row 2 should be dout[0] + dout[2] "
+                         f"= [3, 2]; yours is {fmt(dE[2])}.")
+    expect_close("dE for ids [2, 0, 2]", dE, [[0, 1], [0, 0], [3, 2], [0, 0]],
+                 hint="Row v of dE is the sum of dout[t] over every t with ids[t] == v.")
+
+    ids = data[:12].reshape(3, 4)  # "the lamp kee": 'e' and ' ' occur more than once
+    dout = np.random.default_rng(0).standard_normal((3, 4, 5))
+    emb = Embedding(vocab_size, 5)
+    emb.forward(ids)
     emb.backward(dout)
-    assert np.allclose(emb.dE, [[3, 4], [0, 0], [6, 8], [0, 0]]), f"dE should be [[3, 4], [0, 0], [6, 8], [0, 0]], got\n{emb.dE}"
+    dE = np.array(emb.dE, dtype=float)
+    want = np.zeros((vocab_size, 5))
+    for b, t in np.ndindex(ids.shape):
+        want[ids[b, t]] += dout[b, t]  # dE_v = the sum of dout[b, t] over the places where ids[b, t] == v
+    once = np.zeros((vocab_size, 5))
+    once[ids] = dout
+    if np.allclose(dE, once):
+        v = int(stoi[" "])  # the space occurs twice in "the lamp kee"
+        raise say("scatter-overwrite", row=v, want=fmt(want[v]), got=fmt(dE[v]),
+                  detail=f"Id {v} (the space) sits at two places of this batch of shape {ids.shape}.")
+    expect_close(f"dE for ids of shape {ids.shape}", dE, want, sizes={"B": 3, "T": 4},
+                 hint="Row v of dE is the sum of dout[b, t] over every place [b, t] where id v was looked up.")
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-backward-fresh", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -165,15 +205,39 @@ _hidden.embedding_backward_fresh(Embedding)
 ### END HIDDEN TESTS
 # Self-check: two backward calls with the same dout give the same dE (each call starts from zeros).
 with self_check("Embedding.backward starts from zeros"):
+    ids = data[:12].reshape(2, 6)
+    g = np.random.default_rng(1).standard_normal((2, 6, 4))
     emb = Embedding(vocab_size, 4)
-    emb.forward(data[:6])
-    g = np.ones((6, 4))
+    emb.forward(ids)
     emb.backward(g)
-    first = emb.dE.copy()
+    first = np.array(emb.dE, copy=True)
     emb.backward(g)
-    assert np.allclose(emb.dE, first), (
-        "Calling backward twice changed dE: each backward must start from zeros instead of adding to "
-        f"the previous gradient (max difference {np.abs(emb.dE - first).max():.3g}).")
+    if not np.allclose(emb.dE, first):
+        raise say("grad-accumulates", grad="dE", table="E",
+                  detail=f"Calling backward twice changed dE by up to {np.abs(np.asarray(emb.dE) - first).max():.3g}.")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-add-at-demo", "locked": true, "schema_version": 3, "solution": false}
+# ### `np.add.at` and `+=`, side by side
+#
+# The cell below runs the `[2, 0, 2]` example both ways on plain arrays, then through your `backward`.
+# Only row 2 differs: `np.add.at` adds both slices of `dX0` that belong to id 2, while `+=` keeps the
+# last one.
+
+# %% nbgrader={"grade": false, "grade_id": "demo-add-at", "locked": true, "schema_version": 3, "solution": false}
+ids = np.array([2, 0, 2])
+dX0 = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
+with_add_at = np.zeros((4, 2))
+np.add.at(with_add_at, ids, dX0)
+with_plus_equals = np.zeros((4, 2))
+with_plus_equals[ids] += dX0
+print("row | np.add.at | dE[ids] += dX0")
+for v in range(4):
+    print(f"  {v} | {with_add_at[v]} | {with_plus_equals[v]}")
+emb = Embedding(4, 2)
+emb.E = np.array([[0.1, 0.2], [0.3, -0.1], [0.5, 0.4], [-0.2, 0.6]])
+print("E[ids] =", emb.forward(ids).tolist())
+emb.backward(dX0)
+print("your backward, row 2:", emb.dE[2], "(np.add.at gives [3. 2.], += gives [2. 2.])")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-gradcheck", "locked": true, "schema_version": 3, "solution": false}
 # ## 2. Checking a gradient numerically
@@ -185,10 +249,13 @@ with self_check("Embedding.backward starts from zeros"):
 #
 # This **central** difference is accurate to order $\epsilon^2$; the one-sided
 # $(L(x_i+\epsilon) - L(x_i))/\epsilon$ is only accurate to order $\epsilon$ and can hide or fake a
-# bug. Two rules for `numerical_gradient(f, x, eps=1e-6)`:
+# bug. The rules for `numerical_gradient(f, x, eps=1e-6)`:
 #
 # * `f` takes no arguments: it reads `x` (and whatever else it closes over) and returns a scalar;
 #   you change `x` **in place** and call `f()` again;
+# * nudge **one entry** at a time, every entry in turn: `for i in np.ndindex(x.shape)` gives the index
+#   tuples of any shape (a loop over `range(len(x))` would visit whole rows of a 2-D `x`);
+# * the two evaluations lie `2 * eps` apart, so the difference is divided by `2 * eps`, not `eps`;
 # * after each nudge, put the **exact** old value back (`x[i] = old`, not `x[i] -= eps`, which leaves
 #   rounding residue), so `x` is unchanged when you return.
 #
@@ -222,13 +289,34 @@ _hidden.numerical_gradient_values(numerical_gradient)
 with self_check("numerical_gradient"):
     x = np.array([[1.0, -2.0, 0.5], [3.0, 0.1, -1.5]])
     before = x.copy()
-    g = numerical_gradient(lambda: np.sum(x ** 3), x, eps=1e-3)
+    eps = 1e-3
+    g = numerical_gradient(lambda: np.sum(x ** 3), x, eps=eps)
     assert np.shape(g) == x.shape, f"the gradient should have the shape of x {x.shape}, got {np.shape(g)}"
-    assert np.array_equal(x, before), "x must be restored exactly after each nudge (write back the saved old value)"
-    err = np.max(np.abs(g - 3 * x ** 2))
-    assert err < 1e-5, (
-        f"the gradient of sum(x**3) should be 3*x**2, off by up to {err:.2e} at eps=1e-3. A one-sided difference "
-        "(f(x+eps) - f(x)) / eps is off by about 3*x*eps; the check needs central differences.")
+    g = np.asarray(g, dtype=float)
+    nudged = x.copy()
+    x[...] = before  # judge the values with x as it was; restoring it is checked last
+    # for f = sum(x**3) both differences are exact polynomials: the central one is 3 x**2 + eps**2
+    central = 3 * x ** 2 + eps ** 2
+    one_sided = 3 * x ** 2 + 3 * x * eps + eps ** 2  # (f(x+eps) - f(x)) / eps
+    if np.abs(g - 3 * x ** 2).max() >= 1e-5:
+        if np.allclose(g, one_sided, rtol=1e-6, atol=1e-9):
+            raise say("one-sided-difference", detail=f"Yours matches the one-sided (f(x+eps) - f(x)) / eps, off by up "
+                                                     f"to {np.abs(g - 3 * x ** 2).max():.2e} at eps=1e-3.")
+        if np.allclose(g, g[:, :1]):
+            raise Diagnosis(
+                "wrong-value",
+                f"numerical_gradient gave one value per row of x (x has shape {x.shape}): it nudges the whole row x[i] "
+                "at once, as a loop over range(len(x)) does on a 2-D x, so each value mixes the derivatives of a whole "
+                "row. Loop over every entry instead, for i in np.ndindex(x.shape), so x[i] is one number.")
+        if np.allclose(g, one_sided / 2, rtol=1e-6, atol=1e-9):
+            raise Diagnosis("scaled", "numerical_gradient is about 1/2 of the right values: it matches the one-sided "
+                                      "difference (f(x+eps) - f(x)) divided by 2 * eps. Take f(x-eps) as the second "
+                                      "value, as the central difference (f(x+eps) - f(x-eps)) / (2 * eps) does.")
+        expect_close("numerical_gradient of sum(x**3)", g, central, rtol=1e-6, atol=1e-7,
+                     hint="numerical_gradient is (f(x+eps) - f(x-eps)) / (2 * eps): the two evaluations lie 2 * eps "
+                          "apart, from x - eps to x + eps, so the difference is divided by 2 * eps.")
+    if not np.array_equal(nudged, before):
+        raise say("no-restore", detail=f"x changed by up to {np.abs(nudged - before).max():.3g}.")
 
 # %% nbgrader={"grade": true, "grade_id": "test-numerical-gradient-restore", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -240,9 +328,9 @@ with self_check("numerical_gradient restores x"):
     x = np.array([0.1, 0.7, 1e8, -3.3])
     before = x.copy()
     numerical_gradient(lambda: float(np.sum(np.sin(x))), x)
-    assert np.array_equal(x, before), (
-        f"x must be restored exactly after each nudge; it changed by up to {np.abs(x - before).max():.3g}. "
-        "Save old = x[i] and write it back.")
+    if not np.array_equal(x, before):
+        raise say("no-restore", detail=f"x changed in {int(np.sum(x != before))} of {x.size} entries, by up to "
+                                       f"{np.abs(x - before).max():.3g}.")
 
 # %% nbgrader={"grade": false, "grade_id": "rel-error", "locked": false, "schema_version": 3, "solution": true}
 def rel_error(a, b):
@@ -281,5 +369,7 @@ G = np.random.default_rng(0).standard_normal((3, 8, 6))
 emb.forward(idx)
 emb.backward(G)
 num_dE = numerical_gradient(lambda: np.sum(emb.forward(idx) * G), emb.E)
+err = rel_error(emb.dE, num_dE)
 print("ids in the batch:", idx.size, "| distinct ids:", len(np.unique(idx)))
-print("max relative error of dE:", rel_error(emb.dE, num_dE))
+print("max relative error of dE:", err)
+print("PASS" if err < 1e-5 else "FAIL", f"(relative error {err:.1e} against the bar 1e-5)")

@@ -149,21 +149,35 @@ class PositionalEmbedding:
 import autograder.hidden.lesson04 as _hidden
 _hidden.positional_forward(PositionalEmbedding)
 ### END HIDDEN TESTS
-# Self-check: the worked example from the lesson, then a batch.
+# Self-check: B = 3 sequences that use part of the window, then all of it, then the worked example.
 with self_check("PositionalEmbedding.forward"):
+    for T in (3, 5):
+        pe = PositionalEmbedding(block_size=5, C=4)
+        x = np.random.default_rng(T).standard_normal((3, T, 4))
+        x0 = x.copy()
+        try:
+            out = pe.forward(x)
+        except (ValueError, AssertionError, IndexError) as e:
+            raise Diagnosis("crashed", f"forward for x of shape {x.shape} with block_size=5 raised {type(e).__name__}: "
+                                       f"{e}. " + ("A sequence with T == block_size fills the window and is allowed: "
+                                                   "only T > block_size must raise." if T == 5 else
+                                                   "The position slab must have shape (T, C): add P[:T], the first T "
+                                                   "rows of the table.")) from None
+        assert np.shape(out) == x.shape, f"x of shape {x.shape} should give an output of that shape, got {np.shape(out)}"
+        assert np.array_equal(x, x0), "forward changed its input x in place; return x + P[:T] as a new array"
+        assert np.asarray(out).dtype == np.float64, f"the output should be float64, got {np.asarray(out).dtype}"
+        if np.allclose(out, x):
+            raise say("positions-missing", detail="Your forward returned x unchanged.")
+        added = np.asarray(out) - x
+        for b in range(3):
+            expect_close(f"out[{b}] - x[{b}], the rows forward added to sequence {b} (x of shape {x.shape}),",
+                         added[b], pe.P[:T], hint="Slot t of every sequence gets row t of P: add the slab P[:T].")
+
     pe = PositionalEmbedding(block_size=4, C=2)
     pe.P = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6], [0.7, 0.8]])
-    x = np.ones((1, 2, 2))
-    out = pe.forward(x)
-    assert np.shape(out) == (1, 2, 2), f"forward(x) for x of shape (1, 2, 2) should have shape (1, 2, 2), got {np.shape(out)}"
-    assert np.array_equal(x, np.ones((1, 2, 2))), "forward changed its input x in place; return x + P[:T] as a new array"
-    assert not np.allclose(out, x), "forward returned x unchanged: forward must add P[:T] to x"
-    assert np.allclose(out, [[[1.1, 1.2], [1.3, 1.4]]]), (
-        f"forward must add P[:T] (rows 0..T-1 of P, one per slot) to x: expected [[[1.1, 1.2], [1.3, 1.4]]], got {out.tolist()}")
-    assert out.dtype == np.float64, f"the output should be float64, got {out.dtype}"
-    out = pe.forward(np.zeros((3, 4, 2)))
-    assert np.shape(out) == (3, 4, 2), f"x of shape (3, 4, 2) should give an output of shape (3, 4, 2), got {np.shape(out)}"
-    assert all(np.allclose(out[b], pe.P) for b in range(3)), "every sequence of the batch gets the same rows P[:T]"
+    out = pe.forward(np.ones((1, 2, 2)))
+    expect_close("forward(x) for the worked example", out, [[[1.1, 1.2], [1.3, 1.4]]],
+                 hint="forward adds P[:T], rows 0..T-1 of P, one per slot.")
 
 # %% nbgrader={"grade": true, "grade_id": "test-pos-too-long", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -188,25 +202,45 @@ with self_check("PositionalEmbedding.forward rejects T > block_size"):
 import autograder.hidden.lesson04 as _hidden
 _hidden.positional_backward_dP(PositionalEmbedding)
 ### END HIDDEN TESTS
-# Self-check: the worked numbers of the lesson, dP = [[6, 8], [10, 12], [0, 0], [0, 0]].
+# Self-check: the worked numbers of the lesson, dP = [[6, 8], [10, 12], [0, 0], [0, 0]], then B = 3 sequences,
+# then a short call after a full-length one.
 with self_check("PositionalEmbedding.backward (dP)"):
+    worked = np.array([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]])  # (B, T, C) = (2, 2, 2)
+    cases = [(4, worked), (5, np.random.default_rng(4).standard_normal((3, 3, 4)))]  # (block_size, dout)
+    for block_size, dout in cases:
+        B, T, C = dout.shape
+        pe = PositionalEmbedding(block_size, C)
+        pe.forward(np.zeros((B, T, C)))
+        pe.backward(dout)
+        dP = np.asarray(pe.dP, dtype=float)
+        assert dP.shape == (block_size, C), (
+            f"dP should have P's full shape (block_size, C) = {(block_size, C)}, got {dP.shape}: start from "
+            "np.zeros_like(self.P) and fill rows :T")
+        if np.any(dP[T:] != 0):
+            raise say("dP-tail-not-zero", detail=f"This forward used T={T} of the block_size={block_size} slots, but "
+                                                 f"your dP[{T}:] holds {np.round(dP[T:], 4).tolist()}.")
+        for b in range(B):
+            if np.allclose(dP[:T], dout[b]):
+                raise say("dP-not-summed", detail=f"Your dP[:T] is dout[{b}], the gradient of sequence {b} alone, but "
+                                                  f"the batch holds B={B} sequences.")
+        expect_close(f"dP[:T] for dout of shape {dout.shape}", dP[:T], dout.sum(axis=0), sizes={"B": B},
+                     source=dout, reduced_axis=0,
+                     hint=f"Row t of P was added to slot t of all B = {B} sequences, so it collects the gradient of "
+                          "each: dP[:T] = dout.sum(axis=0).")
+
     pe = PositionalEmbedding(block_size=4, C=2)
-    pe.forward(np.zeros((2, 2, 2)))
-    dout = np.array([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]])
-    pe.backward(dout)
-    dP = np.asarray(pe.dP)
-    assert dP.shape == (4, 2), f"dP should have P's full shape (block_size, C) = (4, 2), got {dP.shape}"
-    assert not np.allclose(dP[:2], dout[0]), (
-        f"dP[:T] is dout[0], the first sequence only, {dP[:2].tolist()}: dP sums dout over the batch axis, dout.sum(axis=0)")
-    assert np.allclose(dP[2:], 0), f"rows T and beyond of dP stay zero (slots 2 and 3 were not used), got {dP[2:].tolist()}"
-    assert np.allclose(dP, [[6, 8], [10, 12], [0, 0], [0, 0]]), f"dP should be [[6, 8], [10, 12], [0, 0], [0, 0]], got {dP.tolist()}"
     pe.forward(np.zeros((2, 4, 2)))  # a full-length call, then the short one again:
     pe.backward(np.ones((2, 4, 2)))  # rows 2 and 3 must not keep what this call put there
+    longer = np.array(pe.dP, dtype=float, copy=True)
     pe.forward(np.zeros((2, 2, 2)))
-    pe.backward(dout)
-    assert np.allclose(pe.dP[2:], 0), (
-        f"after a longer call, rows T and beyond of dP stay zero; they still hold {np.asarray(pe.dP)[2:].tolist()}. "
-        "Start every backward from np.zeros_like(self.P).")
+    pe.backward(worked)
+    dP = np.asarray(pe.dP, dtype=float)
+    if np.allclose(dP, longer + [[6, 8], [10, 12], [0, 0], [0, 0]]):
+        raise say("grad-accumulates", grad="dP", table="P",
+                  detail="After a full-length call, your dP is that call's dP plus this one's.")
+    if np.any(dP[2:] != 0):
+        raise say("dP-tail-not-zero", detail=f"After a full-length call, the short call (T=2) left {dP[2:].tolist()} in "
+                                             "rows 2 and 3.")
 
 # %% nbgrader={"grade": true, "grade_id": "test-pos-backward-dx", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -221,7 +255,8 @@ with self_check("PositionalEmbedding.backward (dx)"):
     dx = pe.backward(dout)
     assert dx is not None, "backward should return the gradient for x (out = x + P[:T], so it is dout itself), got None"
     assert np.shape(dx) == (2, 4, 3), f"the gradient for x has the shape of x, (2, 4, 3); got {np.shape(dx)}"
-    assert np.allclose(dx, dout), "the gradient for x is dout: the addition passes it through unchanged"
+    expect_close("the gradient for x that backward returns", dx, dout, sizes={"B": 2, "T": 4},
+                 hint="out = x + P[:T], so each entry of x passes its gradient through unchanged: return dout.")
 
 # %% nbgrader={"grade": true, "grade_id": "test-pos-backward-fresh", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -232,13 +267,13 @@ _hidden.positional_backward_fresh(PositionalEmbedding)
 with self_check("PositionalEmbedding.backward starts from zeros"):
     pe = PositionalEmbedding(block_size=6, C=4)
     pe.forward(np.zeros((3, 5, 4)))
-    g = np.ones((3, 5, 4))
+    g = np.random.default_rng(5).standard_normal((3, 5, 4))
     pe.backward(g)
     first = np.array(pe.dP, copy=True)
     pe.backward(g)
-    assert np.allclose(pe.dP, first), (
-        "Calling backward twice changed dP: each backward starts from zeros instead of adding to the previous "
-        f"gradient (max difference {np.abs(np.asarray(pe.dP) - first).max():.3g}).")
+    if not np.allclose(pe.dP, first):
+        raise say("grad-accumulates", grad="dP", table="P", detail=f"Calling backward twice changed dP by up to "
+                                                                   f"{np.abs(np.asarray(pe.dP) - first).max():.3g}.")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-gradcheck", "locked": true, "schema_version": 3, "solution": false}
 # ## 2. Proving the backward pass
@@ -253,7 +288,7 @@ with self_check("PositionalEmbedding.backward starts from zeros"):
 # `dP` that puts anything there fails.
 
 # %% nbgrader={"grade": false, "grade_id": "demo-gradcheck", "locked": true, "schema_version": 3, "solution": false}
-def numeric_grad(f, x, eps=1e-6):
+def numerical_gradient(f, x, eps=1e-6):
     """Central differences of the scalar f() with respect to every entry of x (restored after)."""
     grad = np.zeros(x.shape)
     for i in np.ndindex(x.shape):
@@ -267,7 +302,8 @@ def numeric_grad(f, x, eps=1e-6):
     return grad
 
 
-def rel_err(a, b):
+def rel_error(a, b):
+    """max over entries of |a - b| / max(1e-12, |a| + |b|), as a float."""
     return float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))))
 
 
@@ -277,11 +313,14 @@ x = np.random.default_rng(1).standard_normal((B, T, C))
 G = np.random.default_rng(2).standard_normal((B, T, C))
 pe.forward(x)
 dx = pe.backward(G)
-num_dP = numeric_grad(lambda: np.sum(pe.forward(x) * G), pe.P)
-num_dx = numeric_grad(lambda: np.sum(pe.forward(x) * G), x)
-print("max relative error of dP:", rel_err(pe.dP, num_dP))
-print("max relative error of dx:", rel_err(dx, num_dx))
+num_dP = numerical_gradient(lambda: np.sum(pe.forward(x) * G), pe.P)
+num_dx = numerical_gradient(lambda: np.sum(pe.forward(x) * G), x)
+err_dP, err_dx = rel_error(pe.dP, num_dP), rel_error(dx, num_dx)
+print("max relative error of dP:", err_dP)
+print("max relative error of dx:", err_dx)
 print("rows", T, "to", block_size - 1, "of dP are zero:", bool(np.all(pe.dP[T:] == 0)))
+worst = max(err_dP, err_dx)
+print("PASS" if worst < 1e-5 else "FAIL", f"(worst relative error {worst:.1e} against the bar 1e-5)")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-limits", "locked": true, "schema_version": 3, "solution": false}
 # ## 3. What a learned table can and cannot do

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..channel.fixtures import Fixture
-from .diagnostics import Diagnosis
+from .diagnostics import Diagnosis, expect_close, relationship, say
 from .gradcheck import compare, numerical_gradient as reference_numerical_gradient
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
 
@@ -33,6 +33,10 @@ def embedding_forward(Embedding):
             raise Diagnosis("side-effect", "forward changed the table E; it should only read rows of it.")
         want = E0[idx]
         if not np.allclose(out, want, rtol=0, atol=1e-15):
+            found = relationship(out, want)
+            if found is not None:
+                raise Diagnosis(found[0], f"forward(idx) for idx of shape {shape} is {found[1]}. forward returns "
+                                          "E[idx], the rows of E as they are, one per id.")
             bad = np.argwhere(~np.isclose(out, want, rtol=0, atol=1e-15))[0]
             pos = tuple(int(i) for i in bad[:-1])
             raise Diagnosis(
@@ -72,12 +76,50 @@ def _scatter_overwrite_probe(Embedding):
     return np.asarray(emb.dE)[0]
 
 
+def scatter_add(idx, G, V):
+    """The true dE of L = sum(E[idx] * G): row v sums G over every place where id v was looked up."""
+    dE = np.zeros((V,) + G.shape[idx.ndim:])
+    np.add.at(dE, idx, G)
+    return dE
+
+
+def dE_diagnosis(dE, numeric, idx, G, probe) -> None:
+    """Compare ``dE`` with the numerical gradient; on failure raise the matching diagnosis: the catalogue's
+    scatter-overwrite first (its headline from ``probe()``, row 0 of dE for the ids [0, 0]), then a recognisable
+    transform of the right dE, then where it is off."""
+    report = compare("dE", dE, numeric)
+    if report.ok:
+        return
+    once = np.zeros_like(numeric)
+    once[idx] = G  # what dE[idx] += dout leaves: one write per distinct id
+    if np.allclose(dE, once):
+        values, counts = np.unique(idx, return_counts=True)
+        v, n = int(values[np.argmax(counts)]), int(counts.max())
+        raise say("scatter-overwrite", row=0, want="[2, 2]", got=probe(),
+                  detail=f"In this check token id {v} occurs {n} times in the batch, and its row of dE holds only one "
+                         f"of those {n} slices of dout.")
+    B, T = idx.shape[:2]
+    found = relationship(dE, scatter_add(idx, G, numeric.shape[0]), sizes={"B": B, "T": T})
+    if found is not None:
+        raise Diagnosis(found[0], f"dE is {found[1]}. Row v of dE is the sum of dout over every place where id v was "
+                                  "looked up: np.add.at(dE, idx, dout) on a fresh np.zeros_like(E).")
+    token = report.worst_index[0]
+    count = int(np.sum(idx == token))
+    raise Diagnosis(
+        "wrong-gradient",
+        f"dE fails the gradient check. {report.describe('token id')}; token id {token} occurs {count} "
+        f"time(s) in the batch, so its row should be the sum of dout at those {count} place(s).",
+    )
+
+
 @hidden_check
 def embedding_backward(Embedding):
     rng = grading_rng()
     for _ in range(2):
         V, C = int(rng.integers(4, 12)), int(rng.integers(2, 7))
-        B, T = int(rng.integers(2, 4)), int(rng.integers(3, 7))
+        # B > 2 and T != B, so a gradient of 1/2 the right one is not taken for a mean, and a mean is named by its axis
+        B = int(rng.integers(3, 5))
+        T = int(rng.choice([t for t in range(3, 7) if t != B]))
         emb = call("Embedding(vocab_size, C)", Embedding, V, C, seed=int(rng.integers(1 << 30)))
         idx = _ids_with_repeats(rng, V, (B, T))
         G = rng.standard_normal((B, T, C))
@@ -90,26 +132,7 @@ def embedding_backward(Embedding):
         # with a wrong forward must not pass
         E = np.array(emb.E, dtype=np.float64, copy=True)
         numeric = reference_numerical_gradient(lambda: np.sum(E[idx] * G), E)
-        report = compare("dE", dE, numeric)
-        if report.ok:
-            continue
-        once = np.zeros_like(numeric)
-        once[idx] = G  # what dE[idx] += dout leaves: one write per distinct id
-        if np.allclose(dE, once):
-            got = _scatter_overwrite_probe(Embedding)
-            raise Diagnosis(
-                "scatter-overwrite",
-                f"Row 0 is used twice so its gradient should be [2, 2], got {got}\n"
-                "dE[idx] += dout keeps only one write per repeated id. Use np.add.at(dE, idx, dout), which adds "
-                "the gradient of every occurrence.",
-            )
-        token = report.worst_index[0]
-        count = int(np.sum(idx == token))
-        raise Diagnosis(
-            "wrong-gradient",
-            f"dE fails the gradient check. {report.describe('token id')}; token id {token} occurs {count} "
-            f"time(s) in the batch, so its row should be the sum of dout at those {count} place(s).",
-        )
+        dE_diagnosis(dE, numeric, idx, G, lambda: _scatter_overwrite_probe(Embedding))
 
 
 @hidden_check
@@ -126,15 +149,31 @@ def embedding_backward_fresh(Embedding):
     second = np.asarray(emb.dE, dtype=np.float64)
     if not np.allclose(second, first):
         ratio = np.abs(second).sum() / max(np.abs(first).sum(), 1e-300)
-        raise Diagnosis(
-            "grad-accumulates",
-            f"A second backward with the same dout changed dE (it grew by a factor of {ratio:.3g}). Each backward "
-            "must start from zeros, e.g. self.dE = np.zeros_like(self.E), instead of adding to the last gradient.",
-        )
+        raise say("grad-accumulates", grad="dE", table="E",
+                  detail=f"A second backward with the same dout changed dE (it grew by a factor of {ratio:.3g}).")
 
 
 def _f_cubic(x):
     return Fixture("cubic", x)  # float(np.sum(x ** 3 + 2.0 * x ** 2)), built where the student's code runs
+
+
+# How the central difference is taken, said wherever a numerical gradient is off by a transform.
+CENTRAL = ("numerical_gradient is (f(x+eps) - f(x-eps)) / (2 * eps): the two evaluations lie 2 * eps apart, from "
+           "x - eps to x + eps, so the difference is divided by 2 * eps.")
+
+
+def loops_over_rows(g, exact) -> bool:
+    """``g`` holds one value per row of a 2-D ``x`` (a loop over range(len(x)) nudges whole rows), where the
+    true gradient varies along each row."""
+    return (g.ndim == 2 and g.shape[1] > 1 and np.allclose(g, g[:, :1], rtol=1e-9, atol=1e-12)
+            and not np.allclose(exact, exact[:, :1]))
+
+
+def rows_words(shape) -> str:
+    """What a numerical gradient with one value per row of x did, and the fix."""
+    return (f"numerical_gradient gave one value per row of x (x has shape {shape}): it nudges the whole row x[i] at "
+            "once, as a loop over range(len(x)) does on a 2-D x, so each value mixes the derivatives of a whole row. "
+            "Loop over every entry instead, for i in np.ndindex(x.shape), so x[i] is one number.")
 
 
 @hidden_check
@@ -152,27 +191,22 @@ def numerical_gradient_values(numerical_gradient):
     err = np.abs(g - exact).max()
     if err < 1e-5:
         return
-    f = _f_cubic(x)
-    one_sided = np.zeros_like(x)
-    for i in np.ndindex(shape):
-        old = x[i]
-        base = f()
-        x[i] = old + eps
-        up = f()
-        x[i] = old
-        one_sided[i] = (up - base) / eps
+    # f = sum(x**3 + 2 x**2): its differences at eps are exact polynomials in x
+    central = exact + eps ** 2
+    one_sided = exact + (3 * x + 2) * eps + eps ** 2
     if np.allclose(g, one_sided, rtol=1e-6, atol=1e-9):
-        raise Diagnosis(
-            "one-sided-difference",
-            f"numerical_gradient matches the one-sided difference (f(x+eps) - f(x)) / eps, which is off by up to "
-            f"{err:.2e} here at eps=1e-3. The check needs central differences: (f(x+eps) - f(x-eps)) / (2 eps).",
-        )
-    worst = np.unravel_index(int(np.argmax(np.abs(g - exact))), shape)
-    raise Diagnosis(
-        "wrong-value",
-        f"numerical_gradient is off by up to {err:.2e} from the true gradient; at entry {tuple(int(i) for i in worst)} "
-        f"it gave {g[worst]:.6g}, the derivative is {exact[worst]:.6g}.",
-    )
+        raise say("one-sided-difference",
+                  detail=f"numerical_gradient matches the one-sided (f(x+eps) - f(x)) / eps, which is off by up to "
+                         f"{err:.2e} here at eps=1e-3.")
+    if loops_over_rows(g, exact):
+        raise Diagnosis("wrong-value", rows_words(shape))
+    if np.allclose(g, one_sided / 2, rtol=1e-6, atol=1e-9):
+        raise Diagnosis("scaled", "numerical_gradient is about 1/2 of the right values: it matches the one-sided "
+                                  "difference (f(x+eps) - f(x)) divided by 2 * eps. f(x+eps) and f(x) lie only eps "
+                                  "apart; take f(x-eps) as the second value, as the central difference "
+                                  "(f(x+eps) - f(x-eps)) / (2 * eps) does.")
+    expect_close("numerical_gradient(f, x)", g, central, hint=CENTRAL, rtol=1e-6, atol=1e-7)
+    raise Diagnosis("wrong-value", f"numerical_gradient is off by up to {err:.2e} from the true gradient. {CENTRAL}")
 
 
 @hidden_check
@@ -186,11 +220,8 @@ def numerical_gradient_restore(numerical_gradient):
     call("numerical_gradient(f, x)", numerical_gradient, f, x)
     if not np.array_equal(x, before):
         changed = int(np.sum(x != before))
-        raise Diagnosis(
-            "no-restore",
-            f"numerical_gradient left x changed in {changed} of {x.size} entries (by up to {np.abs(x - before).max():.3g}). "
-            "x must be restored after each nudge: save old = x[i] and write it back with x[i] = old.",
-        )
+        raise say("no-restore", detail=f"numerical_gradient left x changed in {changed} of {x.size} entries (by up "
+                                       f"to {np.abs(x - before).max():.3g}).")
     if f.calls < 2 * x.size:
         raise Diagnosis(
             "wrong-value",

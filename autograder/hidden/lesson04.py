@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import Diagnosis
+from .diagnostics import Diagnosis, relationship, say
 from .gradcheck import compare, numerical_gradient
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
 
@@ -47,19 +47,12 @@ def forward_diagnosis(out, base, P, T, *, base_name: str, idx=None) -> None:
     block_size = P.shape[0]
     err = float(np.abs(out - want).max())
     if np.allclose(out, base, **EXACT):
-        raise Diagnosis(
-            "positions-missing",
-            f"forward returned {base_name} alone: forward must add P[:T], the position rows, to {base_name}. Without "
-            "them two equal tokens in different slots get equal vectors and attention cannot tell the order.",
-        )
+        raise say("positions-missing", detail=f"Your forward returned {base_name} alone.")
     if idx is not None and int(np.max(idx)) < block_size and np.allclose(out, base + P[idx], **EXACT):
         b, t = map(int, np.argwhere(idx != np.arange(T))[0])
-        raise Diagnosis(
-            "positions-by-token",
-            f"forward added P[idx], the position row chosen by the token id. Positions are looked up by slot t, not by "
-            f"token id: the token in slot t of every sequence gets P[t], so add P[:T]. At [b, t] = [{b}, {t}] the id "
-            f"is {int(idx[b, t])}, so you added P[{int(idx[b, t])}] where P[{t}] belongs.",
-        )
+        raise say("positions-by-token",
+                  detail=f"Your forward added P[idx], the position row chosen by the token id: at [b, t] = [{b}, {t}] the "
+                         f"id is {int(idx[b, t])}, so you added P[{int(idx[b, t])}] where P[{t}] belongs.")
     if T < block_size and np.allclose(out, base + P[T], **EXACT):
         raise Diagnosis(
             "wrong-value",
@@ -68,10 +61,16 @@ def forward_diagnosis(out, base, P, T, *, base_name: str, idx=None) -> None:
         )
     if T < block_size and np.allclose(out, base + P[1:T + 1], **EXACT):
         raise Diagnosis(
-            "wrong-value",
-            f"forward added P[1:T+1]: every slot got the row of the slot after it. Slots count from 0, so slot t "
-            f"takes row t and the slab is P[:T]; the output is off by up to {err:.3g}.",
+            "shifted",
+            f"forward added P[1:T+1], the position rows shifted by one: every slot got the row of the slot after it. "
+            f"Slots count from 0, so slot t takes row t and the slab is P[:T]; the output is off by up to {err:.3g}.",
         )
+    added = out - base
+    if np.allclose(added, added[:1], **EXACT):  # one slab for the whole batch: name how it relates to P[:T]
+        found = relationship(added[0], P[:T], sizes={"T": T})
+        if found is not None:
+            raise Diagnosis(found[0], f"The rows forward added to {base_name} (the same for every sequence) are "
+                                      f"{found[1]}. Slot t of every sequence gets row t of P: add P[:T].")
     worst = np.unravel_index(int(np.argmax(np.abs(out - want))), out.shape)
     b, t = int(worst[0]), int(worst[1])
     raise Diagnosis(
@@ -108,41 +107,27 @@ def dP_diagnosis(dP, numeric, G, T, prev=None, *, owner: str = "backward") -> No
     head, tail = dP[:T], dP[T:]
     close = lambda a, b: np.allclose(a, b, rtol=1e-6, atol=1e-8)  # noqa: E731 (numeric is good to ~1e-10)
     if prev is not None and close(dP, prev + numeric):
-        raise Diagnosis(
-            "grad-accumulates",
-            "dP equals the previous backward's dP plus this one's: the gradient keeps growing across calls. Each "
-            "backward starts from zeros (self.dP = np.zeros_like(self.P)) instead of adding to the last gradient.",
-        )
+        raise say("grad-accumulates", grad="dP", table="P",
+                  detail="Your dP equals the previous backward's dP plus this one's: the gradient keeps growing across "
+                         "calls.")
     if tail.size and np.any(tail != 0):
         state = ("Rows :T are right. " if close(head, right)
                  else f"Rows :T are off too, by up to {np.abs(head - right).max():.3g}. ")
+        unused = f"row {T}" if T == block_size - 1 else f"rows {T}..{block_size - 1}"
         stale = " (they look left over from an earlier, longer call)" if prev is not None and close(tail, prev[T:]) else ""
-        raise Diagnosis(
-            "dP-tail-not-zero",
-            f"Rows T and beyond of dP stay zero: this forward used T={T} of the block_size={block_size} slots, so rows "
-            f"{T}..{block_size - 1} received no gradient, but your dP[{T}:] holds values up to {np.abs(tail).max():.3g}"
-            f"{stale}. {state}Start every backward from np.zeros_like(self.P) and fill only dP[:T].",
-        )
+        raise say("dP-tail-not-zero",
+                  detail=f"This forward used T={T} of the block_size={block_size} slots, so {unused} received no "
+                         f"gradient, but your dP[{T}:] holds values up to {np.abs(tail).max():.3g}{stale}. "
+                         f"{state}")
     for b in range(B):
         if close(head, G[b]):
-            raise Diagnosis(
-                "dP-not-summed",
-                f"dP[:T] equals dout[{b}], the gradient of one sequence, but the batch holds B={B} sequences and each "
-                f"of them added P[:T]. dP sums dout over the batch axis: dP[:T] = dout.sum(axis=0). "
-                f"(Off by up to {np.abs(head - right).max():.3g}.)",
-            )
-    if close(head, G.mean(axis=0)):
-        raise Diagnosis(
-            "wrong-gradient",
-            f"dP[:T] is dout.mean(axis=0), 1/B = 1/{B} of the right value. Each of the B sequences adds its own "
-            "gradient to the shared rows, so sum over the batch axis, do not average: dP[:T] = dout.sum(axis=0).",
-        )
-    if G.shape[0] == G.shape[1] and close(head, G.sum(axis=1)):
-        raise Diagnosis(
-            "wrong-gradient",
-            "dP[:T] is dout.sum(axis=1), a sum over the slots of each sequence. The batch axis is axis 0: row t of P "
-            "collects slot t of every sequence, dP[:T] = dout.sum(axis=0).",
-        )
+            raise say("dP-not-summed",
+                      detail=f"Your dP[:T] equals dout[{b}], the gradient of one sequence, but the batch holds B={B} "
+                             f"sequences (off by up to {np.abs(head - right).max():.3g}).")
+    found = relationship(head, G.sum(axis=0), sizes={"B": B}, source=G, reduced_axis=0)
+    if found is not None:
+        raise Diagnosis(found[0], f"dP[:T] is {found[1]}. Row t of P was added to slot t of all B = {B} sequences, so "
+                                  "it collects the gradient of each: dP[:T] = dout.sum(axis=0).")
     if np.all(head == 0):
         raise Diagnosis(
             "wrong-gradient",
@@ -308,6 +293,10 @@ def positional_backward_dx(PositionalEmbedding):
         numeric = numerical_gradient(lambda: np.sum(x * G), x)  # L = sum((x + P[:T]) * G) less its P part
         report = compare("dx", dx, numeric)
         if not report.ok:
+            found = relationship(dx, G, sizes={"B": B, "T": T})
+            if found is not None:
+                raise Diagnosis(found[0], f"The gradient for x that backward returns is {found[1]}. out = x + P[:T], so "
+                                          "each entry of x passes its gradient through unchanged: return dout.")
             raise Diagnosis("wrong-gradient", f"The returned gradient for x fails the gradient check; it should be dout "
                                               f"unchanged. {report.describe('batch row')}.")
 
@@ -331,8 +320,5 @@ def positional_backward_fresh(PositionalEmbedding):
                              (block_size, C), T)
         if not np.allclose(second, first):
             ratio = np.abs(second).sum() / max(np.abs(first).sum(), 1e-300)
-            raise Diagnosis(
-                "grad-accumulates",
-                f"A second backward with the same dout changed dP (it grew by a factor of {ratio:.3g}). Each backward "
-                "starts from zeros, e.g. self.dP = np.zeros_like(self.P), instead of adding to the last gradient.",
-            )
+            raise say("grad-accumulates", grad="dP", table="P",
+                      detail=f"A second backward with the same dout changed dP (it grew by a factor of {ratio:.3g}).")

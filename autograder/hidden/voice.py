@@ -167,8 +167,8 @@ def _factor_words(c, sizes):
         if abs(c - n) < 1e-6 * n:
             return f"exactly {n} times the right values" + (f" ({named} = {n})" if named else "")
         if abs(c * n - 1) < 1e-6:
-            return f"exactly 1/{n} of the right values" + (f": divided by {named} = {n}, a mean where a sum belongs?"
-                                                           if named else "")
+            return f"exactly 1/{n} of the right values" + (f", as if divided by {named} = {n} (a mean where a sum "
+                                                           "belongs)" if named else "")
     return f"the right values times {c:.4g}"
 
 

@@ -14,11 +14,19 @@ MUTANTS = [
                      "if idx.size and idx.max() >= self.vocab_size:"),)),
     Mutant("forward-transposed", NB, "embedding", "wrong-shape",
            replace=(("return self.E[idx]", "return self.E[idx].T"),)),
-    Mutant("backward-scaled", NB, "embedding", "wrong-gradient",
+    Mutant("backward-scaled", NB, "embedding", "scaled",
            replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx, 0.5 * dout)"),)),
+    Mutant("backward-mean-over-batch", NB, "embedding", "scaled",
+           replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx, dout / len(idx))"),)),
     Mutant("one-sided-difference", NB, "numerical-gradient", "one-sided-difference",
            replace=(("        x[i] = old - eps\n        minus = f()\n", "        x[i] = old\n        minus = f()\n"),
                     ("(plus - minus) / (2 * eps)", "(plus - minus) / eps"))),
+    Mutant("numgrad-over-eps", NB, "numerical-gradient", "scaled",
+           replace=(("(plus - minus) / (2 * eps)", "(plus - minus) / eps"),)),
+    Mutant("numgrad-one-sided-over-2eps", NB, "numerical-gradient", "scaled",
+           replace=(("        x[i] = old - eps\n        minus = f()\n", "        x[i] = old\n        minus = f()\n"),)),
+    Mutant("numgrad-loops-rows", NB, "numerical-gradient", "wrong-value",
+           replace=(("for i in np.ndindex(x.shape):", "for i in range(len(x)):"),)),
     Mutant("no-restore", NB, "numerical-gradient", "no-restore",
            replace=(("        x[i] = old\n        grad[i]", "        grad[i]"),)),
     Mutant("restore-by-increments", NB, "numerical-gradient", "no-restore",
@@ -100,6 +108,22 @@ def numerical_gradient(f, x, eps=1e-6):
         flat[k] = keep
         grad[k] = (fp - fm) / (2.0 * eps)
     return grad.reshape(x.shape)
+'''),
+    Mutant("numgrad-nditer", NB, "numerical-gradient", None, source='''\
+def numerical_gradient(f, x, eps=1e-6):
+    grad = np.zeros_like(x, dtype=np.float64)
+    it = np.nditer(x, flags=["multi_index"], op_flags=["readwrite"])
+    while not it.finished:
+        i = it.multi_index
+        keep = x[i]
+        x[i] = keep + eps
+        up = float(f())
+        x[i] = keep - eps
+        down = float(f())
+        x[i] = keep
+        grad[i] = (up - down) / (2 * eps)
+        it.iternext()
+    return grad
 '''),
     Mutant("rel-error-loop", NB, "rel-error", None, source='''\
 def rel_error(a, b):
