@@ -21,9 +21,11 @@
 # as it is.
 #
 # What you write: `EmbeddingLayer.forward` and `EmbeddingLayer.backward`, including what the
-# `freeze_positions` flag does. `__init__` is given. Then come three practice exercises, each with
-# its own self-check. They are not graded, but they are the best way to see *why* the layer is
-# written the way it is. Hidden tests draw fresh random cases when your notebook is graded.
+# `freeze_positions` flag does. `__init__` is given. Demo cells then run your layer on the corpus,
+# stage by stage, and each graded step has a self-check cell that words a mistake the way grading
+# will. The project ends with three practice exercises, each with its own self-check. They are not
+# graded, but they are the best way to see *why* the layer is written the way it is. Hidden tests
+# draw fresh random cases when your notebook is graded.
 
 # %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
 import numpy as np
@@ -51,6 +53,129 @@ from contextlib import contextmanager
 # kit-include: _shared/self_check.py
 
 
+# %% nbgrader={"grade": false, "grade_id": "layer-check-helpers", "locked": true, "schema_version": 3, "solution": false}
+# What this lesson's self-checks look for: run this cell, reading it is optional. Each mistake is told with
+# say() or expect_close() from the cell above, the words grading uses.
+
+def expect_shape(name, got, shape):
+    """got must be a float64 NumPy array of the given shape; return it."""
+    if not isinstance(got, np.ndarray):
+        raise Diagnosis("wrong-shape", f"{name} should be a NumPy array of shape {tuple(shape)}, got {type(got).__name__}.")
+    if got.shape != tuple(shape):
+        raise Diagnosis("wrong-shape", f"{name} should have shape {tuple(shape)}, got {got.shape}.")
+    if got.dtype != np.float64:
+        raise Diagnosis("wrong-dtype", f"{name} should be float64, got {got.dtype}.")
+    return got
+
+
+def diagnose_forward(out, E, P, idx):
+    """Raise the diagnosis of a forward output that should be E[idx] + P[:T] (E and P as they were before)."""
+    T = idx.shape[1]
+    tokens = E[idx]
+    if np.allclose(out, tokens + P[:T], rtol=0, atol=1e-12):
+        return
+    if np.allclose(out, tokens, rtol=0, atol=1e-12):
+        raise say("positions-missing", detail="Your forward returned E[idx] alone.")
+    if idx.max() < len(P) and np.allclose(out, tokens + P[idx], rtol=0, atol=1e-12):
+        b, t = map(int, np.argwhere(idx != np.arange(T))[0])
+        raise say("positions-by-token", detail=f"Your forward added P[idx]: at [b, t] = [{b}, {t}] the id is "
+                                               f"{idx[b, t]}, so it added P[{idx[b, t]}] where P[{t}] belongs.")
+    hint = "Slot t of every sequence takes row t of P: forward returns E[idx] + P[:T]."
+    added = out - tokens
+    if np.allclose(added, added[:1], rtol=0, atol=1e-12):  # one slab for every sequence: compare it with P[:T]
+        if T < len(P) and np.allclose(added[0], P[T], rtol=0, atol=1e-12):
+            raise Diagnosis("wrong-value", f"Your forward added the single row P[T] = P[{T}] to every slot. {hint}")
+        expect_close("The position rows your forward added, forward(idx) - E[idx],", added[0], P[:T], hint=hint)
+    expect_close(f"forward(idx) for ids of shape {idx.shape}", out, tokens + P[:T], hint=hint)
+
+
+def check_forward(layer, idx):
+    """Run layer.forward(idx), raise the diagnosis of what it returns, and return the output."""
+    E, P = np.array(layer.E, copy=True), np.array(layer.P, copy=True)
+    B, T = idx.shape
+    out = expect_shape(f"forward(idx) for ids of shape {(B, T)}", layer.forward(idx), (B, T, E.shape[1]))
+    diagnose_forward(out, E, P, idx)
+    return out
+
+
+def forward_mistake_behind(crash):
+    """The diagnosis of a forward mistake that explains ``crash`` (words for what went wrong), or None: forward is
+    tried on a small case whose ids all have a row in P, where a wrong lookup gives values instead of an error."""
+    try:
+        check_forward(EmbeddingLayer(6, block_size=8, C=3, seed=3), np.array([[1, 4, 1, 0, 5], [3, 3, 2, 5, 0]]))
+    except Diagnosis as found:
+        return Diagnosis(found.misconception, f"{found.message}\nIt is also why {crash}")
+    except Exception:
+        pass
+    return None
+
+
+@contextmanager
+def crashes_explained():
+    """A crash inside the layer is told as a diagnosis: the forward mistake behind it if there is one, else the
+    error itself."""
+    try:
+        yield
+    except (AssertionError, NotImplementedError):
+        raise
+    except Exception as crash:
+        what = f"{type(crash).__name__}: {crash}"
+        raise (forward_mistake_behind(f"this cell stopped with {what}")
+               or Diagnosis("crashed", f"Your code raised {what}")) from None
+
+
+def check_dP(dP, dout, block_size, previous=None):
+    """dP after a backward with this dout: dout.sum(axis=0) in rows :T, zeros below. previous: the dP before it."""
+    B, T, C = dout.shape
+    dP = expect_shape(f"self.dP (T={T}, block_size={block_size})", dP, (block_size, C))
+    want = np.zeros((block_size, C))
+    want[:T] = dout.sum(axis=0)
+    if np.allclose(dP, want):
+        return
+    if previous is not None and np.allclose(dP, previous + want):
+        raise say("grad-accumulates", grad="dP", table="P",
+                  detail="Your dP is the previous backward's dP plus this one's.")
+    if np.any(dP[T:] != 0):
+        raise say("dP-tail-not-zero", detail=f"This forward used T={T} of the block_size={block_size} slots, but your "
+                                             f"dP[{T}:] holds values up to {np.abs(dP[T:]).max():.3g}.")
+    for b in range(B):
+        if np.allclose(dP[:T], dout[b]):
+            raise say("dP-not-summed", detail=f"Your dP[:T] equals dout[{b}], one of the B={B} sequences.")
+    expect_close("dP[:T]", dP[:T], want[:T], sizes={"B": B}, source=dout, reduced_axis=0,
+                 hint="Row t of P was added to slot t of every sequence: dP[:T] = dout.sum(axis=0).")
+
+
+def check_same_forward(out_frozen, out_plain, tokens, when):
+    """Freezing positions leaves forward as it is."""
+    if np.allclose(out_frozen, out_plain, rtol=0, atol=1e-12):
+        return
+    if np.allclose(out_frozen, tokens, rtol=0, atol=1e-12):
+        raise say("positions-missing", detail=f"With freeze_positions {when}, your forward returned E[idx] alone: "
+                                              "frozen positions are still added, they are just not trained.")
+    expect_close(f"forward with freeze_positions {when}", out_frozen, out_plain,
+                 hint="The flag changes only dP; forward stays E[idx] + P[:T].")
+
+
+def check_frozen(frozen, twin, when):
+    """frozen (flag set) and twin (same seed, flag off) ran the same forward and backward."""
+    dP, dE = frozen.dP, frozen.dE
+    if not isinstance(dP, np.ndarray) or dP.shape != twin.P.shape:
+        got = dP.shape if isinstance(dP, np.ndarray) else type(dP).__name__
+        raise Diagnosis("wrong-shape", f"With freeze_positions {when}, self.dP should be all zeros of P's shape "
+                                       f"{twin.P.shape}, so that P -= lr * dP still works; got {got}.")
+    if np.any(dP != 0):
+        same = " (the unfrozen gradient: the flag had no effect)" if np.allclose(dP, twin.dP) else ""
+        raise say("freeze-ignored", detail=f"With the flag {when}, your dP holds values up to {np.abs(dP).max():.3g}{same}.")
+    if not isinstance(dE, np.ndarray) or dE.shape != twin.E.shape:
+        got = dE.shape if isinstance(dE, np.ndarray) else type(dE).__name__
+        raise say("freeze-kills-dE", detail=f"With the flag {when}, self.dE should still be the token gradient of "
+                                            f"shape {twin.E.shape}; got {got}.")
+    if not np.allclose(dE, twin.dE, rtol=0, atol=1e-12):
+        what = "all zero" if np.all(dE == 0) else f"off by up to {np.abs(dE - twin.dE).max():.3g}"
+        raise say("freeze-kills-dE", detail=f"With the flag {when}, your dE is {what} compared with the same layer "
+                                            "unfrozen.")
+
+
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-class", "locked": true, "schema_version": 3, "solution": false}
 # ## Stage 1: the class
 #
@@ -62,8 +187,8 @@ from contextlib import contextmanager
 # The given `__init__` draws both tables from **one** seeded generator, `E` first and then `P`, and
 # scales them by 0.02, the usual small start for transformer weights. The order is part of the
 # contract: draw `P` first and every number in both tables changes, so runs could no longer be
-# compared. With the course corpus (`vocab_size = 24`), `block_size = 16` and `C = 8`, the layer
-# holds a `(24, 8)` token table and a `(16, 8)` position table, 320 weights in all.
+# compared. With the course corpus (`vocab_size = 24`), `block_size = 32` and `C = 16`, the layer
+# holds a `(24, 16)` token table and a `(32, 16)` position table, 896 weights in all.
 #
 # The object keeps three kinds of state: parameters (`E`, `P`), a `cache` that forward fills for
 # backward, and the gradients `dE`, `dP`. It also keeps a flag, `freeze_positions`, described in
@@ -111,7 +236,8 @@ from contextlib import contextmanager
 # left alone. With `freeze_positions` true:
 #
 # * forward is **unchanged**: frozen positions are still added; they are just not trained;
-# * `self.dP` is all zeros with P's shape, so an update `P -= lr * dP` leaves `P` where it is;
+# * `self.dP` is all zeros with P's shape, so a plain update `P -= lr * dP` leaves `P` where it is
+#   (Adam and weight decay still move it: the end of Stage 4 shows how);
 # * `self.dE` is **exactly** what it would be without the flag. The gradient of `E` never involved
 #   `P` (`out = E[idx] + P[:T]` changes by the same amount when `E` moves, whatever `P` holds), so
 #   freezing one table must not change the other.
@@ -159,26 +285,51 @@ class EmbeddingLayer:
         ### END SOLUTION
 
 
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-demo-class", "locked": true, "schema_version": 3, "solution": false}
+# ### The layer on real text
+#
+# The three cells below run the layer the way the model will: the tables first, then forward on the
+# first 16 characters of the corpus, then backward. They are demos, not graded; the self-check cells
+# that follow them test the same steps on more shapes. The layer here has the sizes of the model:
+# `block_size = 32` and `C = 16`, so `E` is `(24, 16)` and `P` is `(32, 16)`, 896 weights in all.
+# Nothing has gone through it yet, so its cache is still empty.
+
+# %% nbgrader={"grade": false, "grade_id": "demo-class", "locked": true, "schema_version": 3, "solution": false}
+emb = EmbeddingLayer(vocab_size, block_size=32, C=16)
+print("E, the token table   :", emb.E.shape)
+print("P, the position table:", emb.P.shape)
+print("cache before forward :", emb.cache)
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-demo-forward", "locked": true, "schema_version": 3, "solution": false}
+# Forward on `'the lamp keeper '`, one sequence of 16 ids. The letter `e` sits in slots 2, 10, 11 and
+# 13. Take the first and the last of them: both gather the same row of `E`, the row of `e`, but slot 2
+# adds `P[2]` and slot 13 adds `P[13]`, so their output vectors differ. That difference is the order
+# information that attention could not see in lesson 1.
+
+# %% nbgrader={"grade": false, "grade_id": "demo-forward", "locked": true, "schema_version": 3, "solution": false}
+with crashes_explained():
+    T = 16
+    idx = data[:T].reshape(1, T)
+    out = emb.forward(idx)
+    print("ids      :", idx.shape, repr("".join(itos[int(i)] for i in idx[0])))
+    print("output   :", out.shape, "= (B, T, C)")
+    print("slots of 'e':", np.flatnonzero(idx[0] == stoi["e"]).tolist())
+    tokens = emb.E[idx[0]]
+    print("slots 2 and 13 gather the same row of E:", np.array_equal(tokens[2], tokens[13]))
+    print("and add P[2] and P[13]                 :", np.allclose(out[0, 2] - tokens[2], emb.P[2]),
+          np.allclose(out[0, 13] - tokens[13], emb.P[13]))
+    print(f"so their outputs differ, by up to {np.abs(out[0, 2] - out[0, 13]).max():.3f}")
+
 # %% nbgrader={"grade": true, "grade_id": "test-layer-forward", "locked": true, "points": 5, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 import autograder.hidden.lesson05 as _hidden
 _hidden.layer_forward(EmbeddingLayer)
 ### END HIDDEN TESTS
-# Self-check: 'the lamp keeper ' as one sequence, then a batch of two.
-with self_check("EmbeddingLayer.forward"):
-    layer = EmbeddingLayer(vocab_size, block_size=24, C=8)
-    idx = data[:16].reshape(1, 16)
-    out = layer.forward(idx)
-    assert np.shape(out) == (1, 16, 8), f"forward(idx) for idx of shape (1, 16) should have shape (1, 16, 8), got {np.shape(out)}"
-    assert not np.allclose(out, layer.E[idx]), "forward returned E[idx] alone: forward must add P[:T]"
-    assert not np.allclose(out, layer.E[idx] + layer.P[idx]), (
-        "forward added P[idx]: positions are looked up by slot t, not by token id; add P[:T]")
-    assert np.allclose(out, layer.E[idx] + layer.P[:16]), "forward should return E[idx] + P[:T]"
-    assert out.dtype == np.float64, f"the output should be float64, got {out.dtype}"
-    e_slots = out[0, [2, 10, 11, 13]]  # the four 'e's of 'the lamp keeper '
-    assert len({tuple(v) for v in e_slots.round(12)}) == 4, "the same token in four different slots should give four different vectors"
-    batch = data[:12].reshape(2, 6)
-    assert np.shape(layer.forward(batch)) == (2, 6, 8), "ids of shape (B, T) = (2, 6) give an output of shape (2, 6, 8)"
+# Self-check: 'the lamp keeper ' as one sequence, then three sequences with repeated ids and an odd C.
+# block_size = 24 gives every id of the corpus a row of P.
+with self_check("EmbeddingLayer.forward"), crashes_explained():
+    check_forward(EmbeddingLayer(vocab_size, block_size=24, C=8), data[:16].reshape(1, 16))
+    check_forward(EmbeddingLayer(vocab_size, block_size=24, C=5), data[16:37].reshape(3, 7))
 
 # %% nbgrader={"grade": true, "grade_id": "test-layer-too-long", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -186,18 +337,42 @@ import autograder.hidden.lesson05 as _hidden
 _hidden.layer_too_long(EmbeddingLayer)
 ### END HIDDEN TESTS
 # Self-check: a sequence longer than block_size is refused; T == block_size is fine.
-with self_check("EmbeddingLayer.forward rejects T > block_size"):
+with self_check("EmbeddingLayer.forward rejects T > block_size"), crashes_explained():
     layer = EmbeddingLayer(vocab_size, block_size=8, C=4)
-    assert np.shape(layer.forward(data[:16].reshape(2, 8))) == (2, 8, 4), "T == block_size is allowed"
+    try:
+        out = layer.forward(data[:16].reshape(2, 8))
+    except (ValueError, AssertionError) as e:
+        refused = f"forward refused ids of shape (2, 8) with block_size=8 ({type(e).__name__}: {e})"
+        raise (forward_mistake_behind(refused)
+               or Diagnosis("crashed", f"{refused}. T == block_size is allowed: the table has a row for each of the 8 "
+                                       "slots. Only T > block_size must raise.")) from None
+    expect_shape("forward(idx) for ids of shape (2, 8) with block_size=8", out, (2, 8, 4))
     for block_size, T in ((8, 9), (1, 2)):
         layer = EmbeddingLayer(vocab_size, block_size=block_size, C=4)
         try:
             layer.forward(data[:2 * T].reshape(2, T))
         except (ValueError, AssertionError):
-            pass
-        else:
-            raise AssertionError(f"forward with T={T} and block_size={block_size} should raise ValueError: "
-                                 "compare T with block_size explicitly")
+            continue
+        raise Diagnosis("no-error-raised", f"forward with T={T} and block_size={block_size} should raise ValueError, but "
+                                           "it returned normally: compare T with block_size explicitly (with "
+                                           "block_size=1, NumPy broadcasts the single row P[0] to every slot).")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-demo-backward", "locked": true, "schema_version": 3, "solution": false}
+# Backward on the same 16 ids, with a made-up upstream gradient shaped like the output. Each
+# gradient has the shape of its table: `dE` is `(24, 16)` like `E`, `dP` is `(32, 16)` like `P`. Only
+# 16 of the 32 slots were used, so rows 16 to 31 of `dP` are zero. Nothing special-cases them: they
+# are simply the zeros that `np.zeros_like(self.P)` started with.
+
+# %% nbgrader={"grade": false, "grade_id": "demo-backward", "locked": true, "schema_version": 3, "solution": false}
+with crashes_explained():
+    T = 16
+    emb.forward(data[:T].reshape(1, T))  # 'the lamp keeper ' again
+    dout = np.random.default_rng(42).standard_normal((1, T, 16))  # a made-up gradient from the layer above
+    emb.backward(dout)
+    print("dout:", dout.shape)
+    print("dE  :", np.shape(emb.dE), "like E")
+    print("dP  :", np.shape(emb.dP), "like P")
+    print(f"rows {T}..31 of dP all zero:", bool(np.all(np.asarray(emb.dP)[T:] == 0)))
 
 # %% nbgrader={"grade": true, "grade_id": "test-layer-backward-dE", "locked": true, "points": 5, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -205,119 +380,125 @@ import autograder.hidden.lesson05 as _hidden
 _hidden.layer_backward_dE(EmbeddingLayer)
 ### END HIDDEN TESTS
 # Self-check: a repeated id collects every occurrence; backward returns None.
-with self_check("EmbeddingLayer.backward (dE)"):
-    layer = EmbeddingLayer(3, block_size=2, C=2)
+with self_check("EmbeddingLayer.backward (dE)"), crashes_explained():
+    layer = EmbeddingLayer(3, block_size=2, C=2)  # ids [[0, 0]] and a dout of ones: row 0 is used twice
     layer.forward(np.array([[0, 0]]))
-    assert layer.backward(np.ones((1, 2, 2))) is None, "backward returns None; the gradients live in self.dE and self.dP"
-    assert np.shape(layer.dE) == (3, 2), f"dE should have the shape of E (3, 2), got {np.shape(layer.dE)}"
-    got = layer.dE[0]
-    assert np.allclose(got, [2, 2]), (
-        f"Row 0 is used twice so its gradient should be [2, 2], got {got}. "
-        "dE[idx] += dout keeps one write per repeated id; np.add.at(dE, idx, dout) adds every occurrence.")
-    layer = EmbeddingLayer(4, block_size=3, C=1)
-    layer.forward(np.array([[2, 0, 2], [1, 2, 1]]))
-    layer.backward(np.arange(1.0, 7.0).reshape(2, 3, 1))
-    assert np.allclose(layer.dE[:, 0], [2, 10, 9, 0]), (
-        f"with ids [[2, 0, 2], [1, 2, 1]] and dout [[1, 2, 3], [4, 5, 6]], dE should be [2, 10, 9, 0], got {layer.dE[:, 0]}")
+    returned = layer.backward(np.ones((1, 2, 2)))
+    if returned is not None:
+        raise Diagnosis("wrong-value", "backward should return None (ids are integers, so there is no input gradient; "
+                                       f"the results live in self.dE and self.dP), got {type(returned).__name__}.")
+    got = expect_shape("self.dE", layer.dE, (3, 2))[0]
+    if np.allclose(got, [1, 1]):
+        raise say("scatter-overwrite", row=0, want="[2, 2]", got=got, detail="Only one of its two occurrences reached dE.")
+    expect_close("dE[0] for ids [[0, 0]] and a dout of ones", got, [2, 2])
+    # three sequences, ids repeated inside a sequence and across the batch, T < block_size, odd C
+    layer = EmbeddingLayer(5, block_size=6, C=3)
+    layer.forward(np.array([[2, 0, 2, 4], [1, 2, 1, 0], [4, 4, 3, 2]]))
+    layer.backward(np.arange(1.0, 37.0).reshape(3, 4, 3))
+    expect_close("dE", expect_shape("self.dE", layer.dE, (5, 3)),
+                 [[26, 28, 30], [32, 34, 36], [58, 62, 66], [31, 32, 33], [63, 66, 69]], sizes={"B": 3, "T": 4},
+                 hint="Row v of dE is the sum of dout over every place [b, t] whose id is v.")
 
 # %% nbgrader={"grade": true, "grade_id": "test-layer-backward-dP", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 import autograder.hidden.lesson05 as _hidden
 _hidden.layer_backward_dP(EmbeddingLayer)
 ### END HIDDEN TESTS
-# Self-check: dP sums over the batch in rows :T and is zero below.
-with self_check("EmbeddingLayer.backward (dP)"):
-    layer = EmbeddingLayer(vocab_size, block_size=4, C=2)
-    layer.forward(data[:4].reshape(2, 2))
-    dout = np.array([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]])
-    layer.backward(dout)
-    dP = np.asarray(layer.dP)
-    assert dP.shape == (4, 2), f"dP should have P's full shape (block_size, C) = (4, 2), got {dP.shape}"
-    assert not np.allclose(dP[:2], dout[0]), "dP[:T] is dout[0], one sequence only: dP sums dout over the batch axis"
-    assert np.allclose(dP[2:], 0), f"rows T and beyond of dP stay zero, got {dP[2:].tolist()}"
-    assert np.allclose(dP, [[6, 8], [10, 12], [0, 0], [0, 0]]), f"dP should be [[6, 8], [10, 12], [0, 0], [0, 0]], got {dP.tolist()}"
-    layer.forward(data[:8].reshape(2, 4))  # a full-length call, then the short one again
-    layer.backward(np.ones((2, 4, 2)))
-    layer.forward(data[:4].reshape(2, 2))
-    layer.backward(dout)
-    assert np.allclose(layer.dP[2:], 0), (
-        f"after a longer call, rows T and beyond of dP stay zero; they still hold {np.asarray(layer.dP)[2:].tolist()}")
+# Self-check: dP sums dout over the batch in rows :T and is zero below, on one layer called three times.
+with self_check("EmbeddingLayer.backward (dP)"), crashes_explained():
+    layer = EmbeddingLayer(vocab_size, block_size=5, C=2)
+    calls = [(3, 3), (2, 5), (4, 2)]  # (B, T): B == T, then the full window T == block_size, then a short one again
+    start, previous, rng = 0, None, np.random.default_rng(4)
+    for B, T in calls:
+        dout = rng.standard_normal((B, T, 2))
+        layer.forward(data[start:start + B * T].reshape(B, T))
+        layer.backward(dout)
+        check_dP(layer.dP, dout, block_size=5, previous=previous)
+        start, previous = start + B * T, np.array(layer.dP, copy=True)
 
 # %% nbgrader={"grade": true, "grade_id": "test-layer-backward-fresh", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 import autograder.hidden.lesson05 as _hidden
 _hidden.layer_backward_fresh(EmbeddingLayer)
 ### END HIDDEN TESTS
-# Self-check: a second backward with the same dout gives the same dE and dP.
-with self_check("EmbeddingLayer.backward starts from zeros"):
-    layer = EmbeddingLayer(vocab_size, block_size=8, C=4)
-    layer.forward(data[:12].reshape(2, 6))
-    g = np.ones((2, 6, 4))
-    layer.backward(g)
-    first_dE, first_dP = np.array(layer.dE, copy=True), np.array(layer.dP, copy=True)
-    layer.backward(g)
-    assert np.allclose(layer.dE, first_dE), "a second backward changed dE: each backward starts from zeros"
-    assert np.allclose(layer.dP, first_dP), "a second backward changed dP: each backward starts from zeros"
+# Self-check: a second backward with the same dout gives the same dE and dP (T < block_size, then T == block_size).
+with self_check("EmbeddingLayer.backward starts from zeros"), crashes_explained():
+    for B, T in ((3, 4), (2, 6)):
+        layer = EmbeddingLayer(vocab_size, block_size=6, C=5)
+        layer.forward(data[:B * T].reshape(B, T))
+        g = np.random.default_rng(T).standard_normal((B, T, 5))
+        layer.backward(g)
+        first = {"dE": np.array(expect_shape("self.dE", layer.dE, (vocab_size, 5)), copy=True),
+                 "dP": np.array(expect_shape("self.dP", layer.dP, (6, 5)), copy=True)}
+        layer.backward(g)
+        for name, before in first.items():
+            after = expect_shape(f"self.{name} after a second backward", getattr(layer, name), before.shape)
+            if not np.allclose(after, before):
+                ratio = np.abs(after).sum() / max(np.abs(before).sum(), 1e-300)
+                raise say("grad-accumulates", grad=name, table=name[1],
+                          detail=f"A second backward with the same dout changed {name} (it grew by a factor of {ratio:.3g}).")
 
 # %% nbgrader={"grade": true, "grade_id": "test-layer-freeze", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 import autograder.hidden.lesson05 as _hidden
 _hidden.layer_freeze_at_construction(EmbeddingLayer)
 ### END HIDDEN TESTS
-# Self-check: built frozen, the layer gives dP = 0 and the same dE as an unfrozen twin.
-with self_check("EmbeddingLayer with freeze_positions=True"):
-    idx = data[:16].reshape(2, 8)
-    g = np.random.default_rng(0).standard_normal((2, 8, 4))
-    frozen = EmbeddingLayer(vocab_size, block_size=8, C=4, freeze_positions=True)
-    twin = EmbeddingLayer(vocab_size, block_size=8, C=4)
-    assert np.allclose(frozen.forward(idx), twin.forward(idx)), "freezing must not change forward: frozen positions are still added"
+# Self-check: built frozen, the layer gives the same output, dP = 0 and the same dE as an unfrozen twin.
+with self_check("EmbeddingLayer with freeze_positions=True"), crashes_explained():
+    idx = data[:15].reshape(3, 5)
+    g = np.random.default_rng(0).standard_normal((3, 5, 4))
+    frozen = EmbeddingLayer(vocab_size, block_size=7, C=4, freeze_positions=True)
+    twin = EmbeddingLayer(vocab_size, block_size=7, C=4)
+    check_same_forward(frozen.forward(idx), twin.forward(idx), twin.E[idx], "passed to the constructor")
     frozen.backward(g)
     twin.backward(g)
-    assert np.shape(frozen.dP) == (8, 4), f"while frozen, dP is all zeros of P's shape (8, 4), got {type(frozen.dP).__name__} {np.shape(frozen.dP)}"
-    assert np.all(np.asarray(frozen.dP) == 0), "dP must be zero while positions are frozen"
-    assert np.shape(frozen.dE) == (vocab_size, 4) and np.allclose(frozen.dE, twin.dE), "freezing positions must not change dE"
+    check_frozen(frozen, twin, "passed to the constructor")
 
 # %% nbgrader={"grade": true, "grade_id": "test-layer-freeze-later", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
 import autograder.hidden.lesson05 as _hidden
 _hidden.layer_freeze_after_construction(EmbeddingLayer)
 ### END HIDDEN TESTS
-# Self-check: the flag switched on an existing layer takes effect at the next backward, and can be switched off.
-with self_check("EmbeddingLayer.freeze_positions set after construction"):
-    layer = EmbeddingLayer(vocab_size, block_size=8, C=4)
-    idx = data[:16].reshape(2, 8)
-    g = np.random.default_rng(1).standard_normal((2, 8, 4))
-    layer.forward(idx)
-    layer.backward(g)
-    full_dE, full_dP = np.array(layer.dE, copy=True), np.array(layer.dP, copy=True)
+# Self-check: after an ordinary step, the flag switched on takes effect at the next backward, and can be switched off.
+with self_check("EmbeddingLayer.freeze_positions set after construction"), crashes_explained():
+    layer, twin = EmbeddingLayer(vocab_size, block_size=7, C=3), EmbeddingLayer(vocab_size, block_size=7, C=3)
+    first_idx, first_g = data[20:34].reshape(2, 7), np.random.default_rng(2).standard_normal((2, 7, 3))
+    for obj in (layer, twin):  # one ordinary step on both, with other ids and a full window
+        obj.forward(first_idx)
+        obj.backward(first_g)
     layer.freeze_positions = True
-    layer.forward(idx)
+    idx, g = data[:15].reshape(3, 5), np.random.default_rng(1).standard_normal((3, 5, 3))
+    check_same_forward(layer.forward(idx), twin.forward(idx), twin.E[idx], "set after construction")
     layer.backward(g)
-    assert np.all(np.asarray(layer.dP) == 0), "dP must be zero while positions are frozen (read self.freeze_positions in backward)"
-    assert np.allclose(layer.dE, full_dE), "freezing positions must not change dE"
+    twin.backward(g)
+    check_frozen(layer, twin, "set after construction")
     layer.freeze_positions = False
     layer.backward(g)
-    assert np.allclose(layer.dP, full_dP), "after freeze_positions is set back to False, dP is computed again"
+    if np.all(np.asarray(layer.dP) == 0):
+        raise Diagnosis("wrong-value", "After layer.freeze_positions = False, backward should compute dP again, but dP "
+                                       "stayed all zero: read self.freeze_positions at every backward.")
+    check_dP(layer.dP, g, block_size=7)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-verify", "locked": true, "schema_version": 3, "solution": false}
 # ## Stage 4: verify
 #
 # ### The gradient check
 #
-# The check works as in lessons 2 and 4. With the loss `L = sum(out * G)` for a fixed random `G`,
-# the gradient arriving at the layer is exactly `G`, so `backward(G)` must produce `dL/dE` and
-# `dL/dP`. Central differences measure both independently, one entry at a time. Run it in float64:
-# with `eps = 1e-6` the two loss values differ only in their last few digits, and float32 would lose
-# that difference to rounding.
+# The check works as in lessons 2 and 4, with the same two helpers, `numerical_gradient` and
+# `rel_error`. With the loss `L = sum(out * G)` for a fixed random `G`, the gradient arriving at the
+# layer is exactly `G`, so `backward(G)` must produce `dL/dE` and `dL/dP`. Central differences
+# measure both independently, one entry at a time. Run it in float64: with `eps = 1e-6` the two loss
+# values differ only in their last few digits, and float32 would lose that difference to rounding.
 #
-# The ids come from the corpus, where letters repeat constantly: the 24 ids of the batch below use
-# only 12 distinct characters. The scatter-add in `dE` is really being tested. A correct layer lands
-# around `1e-10`, far below the `1e-5` bar, and lower than a layer with a softmax usually gets.
-# The layer is linear (a gather and an addition), so there is no curvature for the finite
-# differences to trip over.
+# The batch is small, `B, T, C = 2, 5, 8`: the first ten characters of the corpus, `'the lamp k'`, as
+# two sequences of five, in which the space occurs twice, so the scatter-add of `dE` meets a repeated
+# id. A correct layer measured about `2.5e-10` for `dE` and `4.7e-11` for `dP`, far below the `1e-5`
+# bar. That is lower than a layer with a softmax usually gets: this layer is linear (a gather and an
+# addition), so there is no curvature for the finite differences to trip over. With `dE[idx] += dout`
+# the `dE` error would jump to order 1 (Exercise 1 shows it).
 
 # %% nbgrader={"grade": false, "grade_id": "helpers-gradcheck", "locked": true, "schema_version": 3, "solution": false}
-def numeric_grad(f, x, eps=1e-6):
+def numerical_gradient(f, x, eps=1e-6):
     """Central differences of the scalar f() with respect to every entry of x (restored after)."""
     grad = np.zeros(x.shape)
     for i in np.ndindex(x.shape):
@@ -331,22 +512,35 @@ def numeric_grad(f, x, eps=1e-6):
     return grad
 
 
-def rel_err(a, b):
+def rel_error(a, b):
     """max over entries of |a - b| / max(1e-12, |a| + |b|)."""
     return float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))))
 
 
+def gradcheck_verdict(errors, bar=1e-5):
+    """One line: PASS when every relative error is below the bar, else FAIL naming the ones above it."""
+    above = [name for name, err in errors.items() if not err < bar]
+    if above:
+        return f"FAIL: {' and '.join(above)} above the bar {bar:g}".replace("e-0", "e-")
+    return f"PASS: {' and '.join(errors)} below the bar {bar:g}".replace("e-0", "e-")
+
+
 # %% nbgrader={"grade": false, "grade_id": "demo-gradcheck", "locked": true, "schema_version": 3, "solution": false}
-layer = EmbeddingLayer(vocab_size, block_size=16, C=8)
-idx = data[:24].reshape(2, 12)
-G = np.random.default_rng(0).standard_normal((2, 12, 8))
-layer.forward(idx)
-layer.backward(G)
-dE, dP = layer.dE.copy(), layer.dP.copy()
-loss = lambda: np.sum(layer.forward(idx) * G)  # noqa: E731
-print("ids in the batch:", idx.size, "| distinct ids:", len(np.unique(idx)))
-print("max relative error of dE:", rel_err(dE, numeric_grad(loss, layer.E)))
-print("max relative error of dP:", rel_err(dP, numeric_grad(loss, layer.P)))
+with crashes_explained():
+    B, T, C = 2, 5, 8
+    layer = EmbeddingLayer(vocab_size, block_size=32, C=C)
+    idx = data[:B * T].reshape(B, T)
+    G = np.random.default_rng(0).standard_normal((B, T, C))  # the fixed upstream gradient
+    layer.forward(idx)
+    layer.backward(G)
+    dE, dP = np.array(layer.dE, copy=True), np.array(layer.dP, copy=True)
+    loss = lambda: np.sum(layer.forward(idx) * G)  # noqa: E731
+    errors = {"dE": rel_error(dE, numerical_gradient(loss, layer.E)),
+              "dP": rel_error(dP, numerical_gradient(loss, layer.P))}
+    print(f"B, T, C = {B}, {T}, {C} | ids {idx.tolist()} | {idx.size} ids, {len(np.unique(idx))} distinct")
+    for name, err in errors.items():
+        print(f"max relative error of {name}: {err:.2e}")
+    print(gradcheck_verdict(errors))
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-attention", "locked": true, "schema_version": 3, "solution": false}
 # ### It plugs into attention
@@ -354,12 +548,13 @@ print("max relative error of dP:", rel_err(dP, numeric_grad(loss, layer.P)))
 # Correct gradients are half the job; the other half is handing the next layer what it expects. The
 # attention head of lesson 1 reads `(B, T, C)` and returns `(B, T, hs)`. The cell below defines a
 # compact version of it (a given helper, not something to write again) and feeds it the layer's
-# output directly, without any reshaping in between.
+# output from the gradient check directly: `(2, 5, 8)` in, weights of shape `(8, 4)`, `(2, 5, 4)`
+# out, with no reshaping in between.
 #
-# It also revisits lesson 1. Reverse the order of a sequence. With token vectors alone (`E[idx]`),
-# attention's output is just reversed with it, so the head cannot tell the order apart. With the
-# layer's output (`E[idx] + P[:T]`) the reversed sequence gets different vectors, and the gap is
-# clearly above zero.
+# It also revisits lesson 1. Reverse the order of each sequence. With token vectors alone
+# (`E[idx]`), attention's output is just reversed with it, so the head cannot tell the order apart.
+# With the layer's output (`E[idx] + P[:T]`) the reversed sequence gets different vectors, and the
+# gap is clearly above zero.
 
 # %% nbgrader={"grade": false, "grade_id": "helpers-attention", "locked": true, "schema_version": 3, "solution": false}
 def attention_forward(X, Wq, Wk, Wv):
@@ -373,20 +568,67 @@ def attention_forward(X, Wq, Wk, Wv):
 
 
 # %% nbgrader={"grade": false, "grade_id": "demo-attention", "locked": true, "schema_version": 3, "solution": false}
-with self_check("the layer feeds self-attention"):
-    layer = EmbeddingLayer(vocab_size, block_size=16, C=8)
-    idx = data[:24].reshape(2, 12)
+with crashes_explained():
     rng = np.random.default_rng(42)
-    Wq, Wk, Wv = (rng.standard_normal((8, 4)) * 0.5 for _ in range(3))
+    hs = 4
+    Wq, Wk, Wv = (rng.standard_normal((C, hs)) * 0.1 for _ in range(3))
     X = layer.forward(idx)
     att = attention_forward(X, Wq, Wk, Wv)
     print("embedding output:", X.shape, "= (B, T, C) -> attention output:", att.shape, "= (B, T, hs)")
-    assert X.shape == (2, 12, 8) and att.shape == (2, 12, 4), "the layer's (B, T, C) output should feed attention as it is"
     rev = idx[:, ::-1]
     gap_tokens = np.abs(attention_forward(layer.E[rev], Wq, Wk, Wv) - attention_forward(layer.E[idx], Wq, Wk, Wv)[:, ::-1]).max()
     gap_layer = np.abs(attention_forward(layer.forward(rev), Wq, Wk, Wv) - att[:, ::-1]).max()
-    print(f"reversed input, tokens only: gap {gap_tokens:.1e} | tokens + positions: gap {gap_layer:.1e}")
-    assert gap_tokens < 1e-12 < gap_layer, "positions should make attention sensitive to order"
+    print(f"each sequence reversed, tokens only: gap {gap_tokens:.1e} | tokens + positions: gap {gap_layer:.1e}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "md-optimizer", "locked": true, "schema_version": 3, "solution": false}
+# ### No gradient does not mean no change
+#
+# Three kinds of rows get an all-zero gradient in a step: rows of `E` whose token is absent from the
+# batch, rows `T` and beyond of `P`, and all of `P` while it is frozen. With the plain update
+# `P -= lr * dP` they stay where they are. The optimizer a GPT trains with, Adam with weight decay,
+# still moves them:
+#
+# * **weight decay** shrinks every weight a little at every step, whatever its gradient;
+# * **Adam's running moments** remember earlier gradients, so a row that had a gradient in the last
+#   steps keeps moving for a while after its gradient drops to zero.
+#
+# The cell below takes single Adam steps on `P` (`block_size = 8`, a batch with `T = 5`) and lists the
+# rows that moved. With fresh moments and no weight decay, only rows 0 to 4 move. With weight decay
+# 0.01, rows 5 to 7 shrink too. And a layer frozen after one ordinary step still moves every row of
+# `P`, though its `dP` is all zero. Freezing the gradient is not freezing the weights: to hold `P`
+# fixed, leave it out of the optimizer's update.
+
+# %% nbgrader={"grade": false, "grade_id": "demo-optimizer", "locked": true, "schema_version": 3, "solution": false}
+def adam_step(param, grad, state, lr=1e-2, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0):
+    """One Adam step on param, in place, with decoupled weight decay; state keeps the running moments."""
+    state["t"] = state.get("t", 0) + 1
+    state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * grad
+    state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * grad ** 2
+    m_hat = state["m"] / (1 - beta1 ** state["t"])
+    v_hat = state["v"] / (1 - beta2 ** state["t"])
+    param -= lr * (m_hat / (np.sqrt(v_hat) + eps) + weight_decay * param)
+
+
+def rows_moved_by_a_step(layer, idx, state, weight_decay=0.0):
+    """forward, backward and one Adam step on P; the rows of P that changed."""
+    layer.forward(idx)
+    layer.backward(np.random.default_rng(idx.shape[1]).standard_normal(idx.shape + (layer.P.shape[1],)))
+    before = layer.P.copy()
+    adam_step(layer.P, layer.dP, state, weight_decay=weight_decay)
+    return np.flatnonzero(np.any(layer.P != before, axis=1)).tolist()
+
+
+with crashes_explained():
+    short, full = data[:10].reshape(2, 5), data[10:26].reshape(2, 8)
+    print("rows of P (block_size = 8) moved by one Adam step on a batch with T = 5:")
+    print("  fresh moments, no weight decay   :", rows_moved_by_a_step(EmbeddingLayer(vocab_size, 8, 4), short, {}))
+    print("  fresh moments, weight decay 0.01 :",
+          rows_moved_by_a_step(EmbeddingLayer(vocab_size, 8, 4), short, {}, weight_decay=0.01))
+    layer, state = EmbeddingLayer(vocab_size, 8, 4), {}
+    rows_moved_by_a_step(layer, full, state)  # one ordinary step with the full window
+    layer.freeze_positions = True
+    moved = rows_moved_by_a_step(layer, short, state)
+    print("  frozen after one ordinary step   :", moved, "| dP all zero:", bool(np.all(layer.dP == 0)))
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-summary", "locked": true, "schema_version": 3, "solution": false}
 # ## Summary
@@ -401,6 +643,8 @@ with self_check("the layer feeds self-attention"):
 #   Freezing positions zeroes `dP` and leaves `dE` exactly as it was.
 # * A float64 central-difference check confirms both gradients to about `1e-10`, and the
 #   `(B, T, C)` output feeds a self-attention head as it is.
+# * A zero gradient is not a frozen weight: Adam's moments and weight decay still move rows that got
+#   no gradient in a step.
 #
 # This layer is the front door of the model you build next: the first line of its forward pass
 # turns token ids into position-aware vectors, and every block after it relies on that.
@@ -410,8 +654,8 @@ with self_check("the layer feeds self-attention"):
 #
 # Before you move on, three short experiments with the layer you built. Each exercise is a function
 # for you to fill in, followed by a self-check. They are **not graded**; the self-checks tell you
-# whether your experiment shows what it should. They may use the helpers above (`numeric_grad`, `rel_err`, `data`,
-# `vocab_size`).
+# whether your experiment shows what it should. They may use the helpers above
+# (`numerical_gradient`, `rel_error`, `data`, `vocab_size`).
 #
 # ### Exercise 1: prove that the duplicate-safe scatter matters
 #
@@ -445,8 +689,8 @@ def naive_scatter_errors(idx, G, block_size=16):
     layer.backward(G)
     dE, dP = layer.dE.copy(), layer.dP.copy()
     loss = lambda: np.sum(layer.forward(idx) * G)  # noqa: E731
-    err_dE = rel_err(dE, numeric_grad(loss, layer.E))
-    err_dP = rel_err(dP, numeric_grad(loss, layer.P))
+    err_dE = rel_error(dE, numerical_gradient(loss, layer.E))
+    err_dP = rel_error(dP, numerical_gradient(loss, layer.P))
     # Why only dE breaks: dE is written through idx, a fancy index full of repeats (a letter such as 'e'
     # occurs many times in a batch). NumPy buffers `dE[idx] += dout` as `dE[idx] = dE[idx] + dout`, so for a
     # repeated id every write starts from the same old value and the last one wins: the row gets one
@@ -458,13 +702,21 @@ def naive_scatter_errors(idx, G, block_size=16):
 
 
 # %% nbgrader={"grade": false, "grade_id": "ex1-check", "locked": true, "schema_version": 3, "solution": false}
-with self_check("Exercise 1"):
+with self_check("Exercise 1"), crashes_explained():
     idx = data[:24].reshape(2, 12)
     G = np.random.default_rng(0).standard_normal((2, 12, 8))
     err_dE, err_dP = naive_scatter_errors(idx, G)
     print(f"naive scatter: relative error of dE {err_dE:.2e}, of dP {err_dP:.2e}")
-    assert err_dE > 1e-5, f"the naive dE[idx] += dout should fail the gradient check (error above 1e-5), got {err_dE:.2e}"
-    assert err_dP < 1e-7, f"dP does not use the naive scatter and should still pass (error near 1e-10), got {err_dP:.2e}"
+    print("the naive variant's gradient check:", gradcheck_verdict({"dE": err_dE, "dP": err_dP}))
+    if not err_dE > 1e-5:
+        raise Diagnosis("wrong-value", f"Your naive variant passes the gradient check of dE ({err_dE:.2e}, bar 1e-5), so "
+                                       "it still adds every occurrence. After super().backward(dout), set self.dE the "
+                                       "naive way: zeros, then self.dE[idx] += dout with the ids forward saw.")
+    if not err_dP < 1e-7:
+        raise Diagnosis("wrong-gradient", f"dP of your naive variant fails the gradient check ({err_dP:.2e}). dP does not "
+                                          "go through the scatter, so it fails only when your layer's own dP or forward "
+                                          "is wrong (see the self-checks above) or when the variant changes dP: keep "
+                                          "the dP that super().backward(dout) computes.")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-ex2", "locked": true, "schema_version": 3, "solution": false}
 # ### Exercise 2: the freeze flag in action
@@ -476,7 +728,8 @@ with self_check("Exercise 1"):
 #
 # * `dE_change`: the largest `|dE_frozen - dE_full|` (it should be exactly 0);
 # * `dP_max`: the largest `|dP|` of the frozen layer (0);
-# * `P_moved`: how far the frozen layer's `P` moved in the training step (0).
+# * `P_moved`: how far the frozen layer's `P` moved in the training step (0; with Adam or weight
+#   decay it would move, as the demo before the summary shows).
 
 # %% nbgrader={"grade": false, "grade_id": "ex2-freeze", "locked": false, "schema_version": 3, "solution": true}
 def freeze_effect(idx, G, seed=7):
@@ -499,14 +752,18 @@ def freeze_effect(idx, G, seed=7):
 
 
 # %% nbgrader={"grade": false, "grade_id": "ex2-check", "locked": true, "schema_version": 3, "solution": false}
-with self_check("Exercise 2"):
+with self_check("Exercise 2"), crashes_explained():
     idx = data[40:64].reshape(2, 12)
     G = np.random.default_rng(5).standard_normal((2, 12, 6))
     dE_change, dP_max, P_moved = freeze_effect(idx, G)
     print(f"dE change {dE_change:.1e} | largest |dP| {dP_max:.1e} | P moved {P_moved:.1e}")
-    assert dE_change == 0, f"freezing positions must not change dE; it changed by up to {dE_change:.3g}"
-    assert dP_max == 0, f"dP must be zero while positions are frozen; its largest entry is {dP_max:.3g}"
-    assert P_moved == 0, f"a training step should leave a frozen P where it is; it moved by {P_moved:.3g}"
+    if dE_change != 0:
+        raise say("freeze-kills-dE", detail=f"In your experiment dE changed by up to {dE_change:.3g} when the positions "
+                                            "were frozen.")
+    if dP_max != 0:
+        raise say("freeze-ignored", detail=f"In your experiment the frozen layer's dP reaches {dP_max:.3g}.")
+    if P_moved != 0:
+        raise say("freeze-ignored", detail=f"In your experiment the step P -= 0.1 * dP moved the frozen P by {P_moved:.3g}.")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-ex3", "locked": true, "schema_version": 3, "solution": false}
 # ### Exercise 3: a full-length sequence fills every row of dP
@@ -531,8 +788,12 @@ def rows_with_gradient(T, B=2, block_size=32, C=16):
 
 
 # %% nbgrader={"grade": false, "grade_id": "ex3-check", "locked": true, "schema_version": 3, "solution": false}
-with self_check("Exercise 3"):
+with self_check("Exercise 3"), crashes_explained():
     half, full = rows_with_gradient(16), rows_with_gradient(32)
     print(f"rows of dP with a gradient: T=16 -> {half} of 32, T=32 -> {full} of 32")
-    assert half == 16, f"with T=16 exactly rows 0..15 of dP get a gradient, got {half} nonzero rows"
-    assert full == 32, f"with T = block_size = 32 every row of dP gets a gradient, got {full} nonzero rows"
+    if half > 16:
+        raise say("dP-tail-not-zero", detail=f"With T=16 of block_size=32, your count finds {half} rows of dP with a "
+                                             "gradient; rows 16..31 should be zero.")
+    expect_close("The rows of dP with a gradient for T = 16 and T = 32", np.array([half, full], dtype=float), [16, 32],
+                 hint="Count the rows that are not entirely zero, np.any(dP != 0, axis=1).sum(): rows 0..T-1 get a "
+                      "gradient, the others none.")

@@ -1,15 +1,23 @@
-"""Hidden checks for lesson 5: EmbeddingLayer (token table + learned positions + freeze_positions)."""
+"""Hidden checks for lesson 5: EmbeddingLayer (token table + learned positions + freeze_positions).
+
+Every catalogued mistake is told through ``say`` (the words the notebook's self-checks use too), and
+checked first; a wrong array outside the catalogue is compared with the right one through
+``relationship`` / ``expect_close``, so a factor (2, 1/B, -1), a shift, a sum over the wrong axis or
+rows in the wrong places is named as such.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import Diagnosis, fmt
+from .diagnostics import Diagnosis, expect_close, fmt, relationship, say
 from .gradcheck import compare, numerical_gradient
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
-from .lesson04 import (TOO_LONG_ERRORS, backward_plans, call_forward, dP_diagnosis, distinct_cases, expect_grad,
-                       forward_diagnosis, parities, pick, pick_width, upstream)
+from .lesson04 import (TOO_LONG_ERRORS, backward_plans, call_forward, distinct_cases, expect_grad, parities, pick,
+                       pick_width, upstream)
 
 SAME = dict(rtol=0.0, atol=1e-12)  # "exactly what it would be without the flag": same code, same numbers
+EXACT = SAME  # forward values are a gather and an add: any correct code is exact
+CLOSE = dict(rtol=1e-6, atol=1e-8)  # against a numerical gradient (good to ~1e-10)
 
 
 def _ids(rng, V, B, T, block_size=None):
@@ -38,10 +46,60 @@ def _make(EmbeddingLayer, V, block_size, C, seed, **kwargs):
     return call(f"EmbeddingLayer(vocab_size, block_size, C{args})", EmbeddingLayer, V, block_size, C, seed=seed, **kwargs)
 
 
-def _forward(layer, idx, block_size):
+# ------------------------------------------------------------------------------------------------ forward
+
+def forward_diagnosis(out, E, P, idx) -> None:
+    """Raise the diagnosis of a forward output ``out`` (right shape) that should be ``E[idx] + P[:T]``."""
+    T = idx.shape[1]
+    tokens = E[idx]
+    want = tokens + P[:T]
+    if np.allclose(out, want, **EXACT):
+        return
+    if np.allclose(out, tokens, **EXACT):
+        raise say("positions-missing", detail="Your forward returned E[idx] alone.")
+    if int(np.max(idx)) < P.shape[0] and np.allclose(out, tokens + P[idx], **EXACT):
+        b, t = map(int, np.argwhere(idx != np.arange(T))[0])
+        raise say("positions-by-token", detail=f"Your forward added P[idx], the row chosen by the token id: at [b, t] = "
+                                               f"[{b}, {t}] the id is {int(idx[b, t])}, so it added P[{int(idx[b, t])}] "
+                                               f"where P[{t}] belongs.")
+    hint = "Slot t of every sequence takes row t of P: forward returns E[idx] + P[:T]."
+    added = out - tokens
+    if np.allclose(added, added[:1], **EXACT):  # one slab for every sequence: name how it relates to P[:T]
+        if T < P.shape[0] and np.allclose(added[0], P[T], **EXACT):
+            raise Diagnosis("wrong-value", f"Your forward added the single row P[T] = P[{T}] to every slot. {hint}")
+        expect_close("The position rows your forward added, forward(idx) - E[idx],", added[0], P[:T], hint=hint)
+    expect_close(f"forward(idx) for ids of shape {idx.shape}", out, want, hint=hint)
+    raise Diagnosis("wrong-value", f"forward(idx) differs from E[idx] + P[:T] by up to {np.abs(out - want).max():.3g}. "
+                                   f"{hint}")
+
+
+def _probe_forward(EmbeddingLayer) -> None:
+    """Forward on a small fixed case whose ids all have a row in P (so a P[idx] computes): raise its diagnosis."""
+    layer = EmbeddingLayer(6, 8, 3, seed=3)
+    idx = np.array([[1, 4, 1, 0, 5], [3, 3, 2, 5, 0]])
+    E = np.array(layer.E, dtype=np.float64, copy=True)
+    P = np.array(layer.P, dtype=np.float64, copy=True)
+    out = np.asarray(layer.forward(idx))
+    if out.shape == (2, 5, 3) and np.all(np.isfinite(out)):
+        forward_diagnosis(np.asarray(out, dtype=np.float64), E, P, idx)
+
+
+def _forward(EmbeddingLayer, layer, idx, block_size):
+    """layer.forward(idx); when it crashes on valid ids, a small probe names the forward mistake behind the crash."""
     B, T = idx.shape
-    return call_forward(f"EmbeddingLayer.forward for ids of shape {(B, T)} (block_size={block_size})",
-                        layer.forward, idx, T, block_size)
+    try:
+        return call_forward(f"EmbeddingLayer.forward for ids of shape {(B, T)} (block_size={block_size})",
+                            layer.forward, idx, T, block_size)
+    except Diagnosis as crash:
+        if crash.misconception != "crashed":
+            raise
+        try:
+            _probe_forward(EmbeddingLayer)
+        except Diagnosis as found:
+            raise Diagnosis(found.misconception, f"{found.message}\nIt is also why {crash.message}") from None
+        except Exception:  # noqa: BLE001 - the probe only names a cause; without one the crash is told as it is
+            pass
+        raise
 
 
 def _backward(layer, G):
@@ -82,13 +140,13 @@ def layer_forward(EmbeddingLayer):
         P0 = np.array(layer.P, dtype=np.float64, copy=True)
         idx = _ids(rng, V, B, T, block_size if T == block_size else None)
         idx0 = idx.copy()
-        out = _forward(layer, idx, block_size)
+        out = _forward(EmbeddingLayer, layer, idx, block_size)
         out = expect_array(f"forward(idx) for ids of shape {(B, T)}", out, (B, T, C))
         if not (np.array_equal(layer.E, E0) and np.array_equal(layer.P, P0)):
             raise Diagnosis("side-effect", "forward changed E or P; it should only read rows of the two tables.")
         if not np.array_equal(idx, idx0):
             raise Diagnosis("side-effect", "forward changed the ids it was given; it should only read them.")
-        forward_diagnosis(out, E0[idx], P0, T, base_name="E[idx]", idx=idx)
+        forward_diagnosis(out, E0, P0, idx)
 
 
 @hidden_check
@@ -112,42 +170,46 @@ def layer_too_long(EmbeddingLayer):
                   "so compare T with block_size explicitly")
 
 
+# ------------------------------------------------------------------------------------------------ backward
+
 def _scatter_overwrite_probe(EmbeddingLayer):
-    """SPEC's canonical example: ids [[0, 0]], dout of ones, C = 2."""
-    layer = EmbeddingLayer(3, 2, 2)
-    layer.forward(np.array([[0, 0]]))
-    layer.backward(np.ones((1, 2, 2)))
-    return np.asarray(layer.dE)[0]
+    """SPEC's canonical example: ids [[0, 0]], dout of ones, C = 2. Row 0 of dE, or None if the code fails."""
+    try:
+        layer = EmbeddingLayer(3, 2, 2)
+        layer.forward(np.array([[0, 0]]))
+        layer.backward(np.ones((1, 2, 2)))
+        got = np.asarray(layer.dE, dtype=np.float64)[0]
+    except Exception:  # noqa: BLE001 - the probe is only for the message
+        return None
+    return got if got.shape == (2,) else None
 
 
 def _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report) -> None:
+    """dE failed the gradient check: name the catalogued mistake, else how dE relates to the right one."""
     V = numeric.shape[0]
+    B, T = idx.shape
     counts = np.bincount(idx.reshape(-1), minlength=V)
     row_err = np.max(np.abs(dE - numeric) / np.maximum(1e-12, np.abs(dE) + np.abs(numeric)), axis=1)
     wrong = row_err >= 1e-5
     only_repeats_wrong = bool(np.any(wrong[counts >= 2]) and not np.any(wrong[counts == 1]))
     if only_repeats_wrong:
-        # only rows of repeated ids are wrong: occurrences were dropped instead of added. The SPEC's probe
-        # (ids [[0, 0]], dout of ones) confirms it and gives the message its numbers.
-        try:
-            got = _scatter_overwrite_probe(EmbeddingLayer)
-        except Exception:  # noqa: BLE001 - the probe is only for the message
-            got = None
-        if got is not None and np.shape(got) == (2,) and not np.allclose(got, [2, 2]):
-            raise Diagnosis(
-                "scatter-overwrite",
-                f"Row 0 is used twice so its gradient should be [2, 2], got {got}\n"
-                "dE[idx] += dout keeps only one write per repeated id. Use np.add.at(dE, idx, dout), which adds the "
-                "gradient of every occurrence.",
-            )
+        # only rows of repeated ids are wrong: occurrences were dropped instead of added. SPEC's probe (ids [[0, 0]],
+        # dout of ones) confirms it when it keeps one occurrence, and gives the message its numbers.
+        got = _scatter_overwrite_probe(EmbeddingLayer)
+        if got is not None and np.allclose(got, [1, 1]):
+            raise say("scatter-overwrite", row=0, want="[2, 2]", got=got,
+                      detail="Here, with ids [[0, 0]] and dout of ones, only one of the two occurrences reached dE.")
         if got is None and np.any(counts == 1):
             tok = int(np.flatnonzero(wrong & (counts >= 2))[0])
-            raise Diagnosis(
-                "scatter-overwrite",
-                f"dE is right for ids that occur once but wrong for repeated ids: token id {tok} occurs {counts[tok]} "
-                f"times and its row should be the sum of dout at all {counts[tok]} places, {fmt(numeric[tok])}; got "
-                f"{fmt(dE[tok])}. Use np.add.at(dE, idx, dout), which adds the gradient of every occurrence.",
-            )
+            raise say("scatter-overwrite", row=tok, want=fmt(numeric[tok]), got=fmt(dE[tok]),
+                      detail=f"Token id {tok} occurs {counts[tok]} times and its row is the sum of dout at all "
+                             f"{counts[tok]} places; rows of ids that occur once are right.")
+    found = relationship(dE, numeric, sizes={"B": B, "T": T, "B*T": B * T})
+    if found is not None:
+        kind, words = found
+        raise Diagnosis(kind, f"dE fails the gradient check ({report.error:.2e} against the bar 1e-5): it is {words}. "
+                              "Row v of dE is the sum of dout over every place [b, t] whose id is v: "
+                              "np.add.at(dE, idx, dout).")
     token = report.worst_index[0]
     raise Diagnosis(
         "wrong-gradient",
@@ -165,7 +227,7 @@ def layer_backward_dE(EmbeddingLayer):
         layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
         idx = _ids(rng, V, B, T, block_size)
         G = upstream(rng, (B, T, C), idx, V)
-        _forward(layer, idx, block_size)
+        _forward(EmbeddingLayer, layer, idx, block_size)
         ret = _backward(layer, G)
         dE = np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True)
         if ret is not None:
@@ -175,6 +237,41 @@ def layer_backward_dE(EmbeddingLayer):
         report = compare("dE", dE, numeric)
         if not report.ok:
             _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report)
+
+
+def dP_diagnosis(dP, numeric, G, T, prev=None) -> None:
+    """Compare ``dP`` with the numerical gradient; on failure raise the catalogued diagnosis, else name how dP[:T]
+    relates to the right one. ``prev`` is the dP of the previous backward on the same object, or None."""
+    report = compare("dP", dP, numeric)
+    if report.ok:
+        return
+    B = G.shape[0]
+    block_size = dP.shape[0]
+    head, tail, right = dP[:T], dP[T:], numeric[:T]
+    if prev is not None and np.allclose(dP, prev + numeric, **CLOSE):
+        raise say("grad-accumulates", grad="dP", table="P",
+                  detail="Your dP equals the previous backward's dP plus this one's: it keeps growing across calls.")
+    if tail.size and np.any(tail != 0):
+        state = ("Rows :T are right." if np.allclose(head, right, **CLOSE)
+                 else f"Rows :T are off too, by up to {np.abs(head - right).max():.3g}.")
+        stale = (" (they look left over from an earlier, longer call)"
+                 if prev is not None and np.allclose(tail, prev[T:], **CLOSE) else "")
+        raise say("dP-tail-not-zero", detail=f"This forward used T={T} of the block_size={block_size} slots, so rows "
+                                             f"{T}..{block_size - 1} received no gradient, but your dP[{T}:] holds values "
+                                             f"up to {np.abs(tail).max():.3g}{stale}. {state}")
+    for b in range(B):
+        if np.allclose(head, G[b], **CLOSE):
+            raise say("dP-not-summed", detail=f"Your dP[:T] equals dout[{b}], the gradient of one sequence, but the "
+                                              f"batch holds B={B} sequences and each of them added P[:T].")
+    if np.all(head == 0):
+        raise Diagnosis("wrong-gradient", f"backward left dP[:T] all zero, but rows 0..{T - 1} of P were used: "
+                                          "dP[:T] = dout.sum(axis=0).")
+    found = relationship(head, right, sizes={"B": B}, source=G, reduced_axis=0)
+    if found is not None:
+        kind, words = found
+        raise Diagnosis(kind, f"dP fails the gradient check ({report.error:.2e} against the bar 1e-5): dP[:T] is "
+                              f"{words}. Row t of P was added to slot t of every sequence, so dP[:T] = dout.sum(axis=0).")
+    raise Diagnosis("wrong-gradient", f"dP fails the gradient check. {report.describe('position')}.")
 
 
 @hidden_check
@@ -189,7 +286,7 @@ def layer_backward_dP(EmbeddingLayer):
         for B, T in calls:
             idx = _ids(rng, V, B, T, block_size)
             G = upstream(rng, (B, T, C), idx, V)
-            _forward(layer, idx, block_size)
+            _forward(EmbeddingLayer, layer, idx, block_size)
             _backward(layer, G)
             dP = np.array(expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", layer.dP,
                                       (block_size, C), T), copy=True)
@@ -207,7 +304,7 @@ def layer_backward_fresh(EmbeddingLayer):
         layer = _make(EmbeddingLayer, V, block_size, C, 42)
         idx = _ids(rng, V, B, T, block_size)
         G = upstream(rng, (B, T, C), idx, V)
-        _forward(layer, idx, block_size)
+        _forward(EmbeddingLayer, layer, idx, block_size)
         _backward(layer, G)
         first = {"dE": np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True),
                  "dP": np.array(expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", layer.dP,
@@ -220,14 +317,12 @@ def layer_backward_fresh(EmbeddingLayer):
         if grew:
             name = grew[0]
             ratio = np.abs(second[name]).sum() / max(np.abs(first[name]).sum(), 1e-300)
-            table = name[1]
-            raise Diagnosis(
-                "grad-accumulates",
-                f"A second backward with the same dout changed {' and '.join(grew)} ({name} grew by a factor of "
-                f"{ratio:.3g}). Each backward starts from zeros, e.g. self.{name} = np.zeros_like(self.{table}), "
-                "instead of adding to the last gradient.",
-            )
+            raise say("grad-accumulates", grad=name, table=name[1],
+                      detail=f"A second backward with the same dout changed {' and '.join(grew)} ({name} grew by a "
+                             f"factor of {ratio:.3g}).")
 
+
+# ------------------------------------------------------------------------------------------------ freezing
 
 def _frozen_diagnosis(layer, twin, block_size, C, V, when: str, prev_dP=None, hint=lambda: "") -> None:
     """After the same forward/backward: ``layer`` is frozen, ``twin`` (same seed, same history) is not.
@@ -245,37 +340,27 @@ def _frozen_diagnosis(layer, twin, block_size, C, V, when: str, prev_dP=None, hi
         if isinstance(plain, np.ndarray) and plain.shape == dP.shape and np.allclose(dP, plain):
             why = f" (it is the unfrozen gradient: the flag had no effect).{hint()}"
         elif prev_dP is not None and np.allclose(dP, prev_dP):
-            why = (". It is the dP of the previous backward, left in place: while frozen, backward still sets "
-                   "self.dP = np.zeros_like(self.P).")
+            why = " (the dP of the previous backward, left in place)."
         else:
             why = "."
-        raise Diagnosis(
-            "freeze-ignored",
-            f"dP must be zero while positions are frozen ({when}), but it holds values up to {np.abs(dP).max():.3g}{why}",
-        )
+        raise say("freeze-ignored", detail=f"With the flag {when}, your dP holds values up to {np.abs(dP).max():.3g}{why}")
     dE, want = layer.dE, np.asarray(twin.dE)
     if not isinstance(dE, np.ndarray) or dE.shape != (V, C):
         shape = dE.shape if isinstance(dE, np.ndarray) else type(dE).__name__
-        raise Diagnosis("freeze-kills-dE", f"Freezing positions must not change dE: with freeze_positions=True ({when}) "
-                                           f"self.dE should still be the token gradient of shape {(V, C)}, got {shape}. "
-                                           "Only dP is affected by the flag.")
+        raise say("freeze-kills-dE", detail=f"With the flag {when}, self.dE should still be the token gradient of shape "
+                                            f"{(V, C)}; got {shape}.")
     if not np.allclose(dE, want, **SAME):
-        what = ("all zero" if np.all(dE == 0) else f"off by up to {np.abs(dE - want).max():.3g}")
-        raise Diagnosis(
-            "freeze-kills-dE",
-            f"Freezing positions must not change dE: with freeze_positions=True ({when}) your dE is {what} compared "
-            "with the same layer unfrozen. The token gradient never depends on P; compute dE exactly as before and let "
-            "the flag decide only dP.",
-        )
+        what = "all zero" if np.all(dE == 0) else f"off by up to {np.abs(dE - want).max():.3g}"
+        raise say("freeze-kills-dE", detail=f"With the flag {when}, your dE is {what} compared with the same layer "
+                                            "unfrozen.")
 
 
 def _same_forward(out_frozen, out_plain, E, idx, when: str) -> None:
     if np.allclose(out_frozen, out_plain, **SAME):
         return
     if np.allclose(out_frozen, E[idx], **SAME):
-        raise Diagnosis("positions-missing", f"With freeze_positions=True ({when}) forward returned E[idx] alone: forward "
-                                             "must add P[:T] whether or not positions are frozen. Frozen positions are "
-                                             "still used, they are just not trained.")
+        raise say("positions-missing", detail=f"With freeze_positions=True ({when}) your forward returned E[idx] alone; "
+                                              "frozen positions are still added, they are just not trained.")
     raise Diagnosis("wrong-value", f"With freeze_positions=True ({when}) forward gave a different output from the same "
                                    f"layer unfrozen (by up to {np.abs(out_frozen - out_plain).max():.3g}); the flag "
                                    "affects only the gradient dP.")
@@ -292,8 +377,8 @@ def layer_freeze_at_construction(EmbeddingLayer):
         twin = _make(EmbeddingLayer, V, block_size, C, seed)
         idx = _ids(rng, V, B, T, block_size)
         G = upstream(rng, (B, T, C), idx, V)
-        out_f = np.asarray(_forward(frozen, idx, block_size))
-        out_p = np.asarray(_forward(twin, idx, block_size))
+        out_f = np.asarray(_forward(EmbeddingLayer, frozen, idx, block_size))
+        out_p = np.asarray(_forward(EmbeddingLayer, twin, idx, block_size))
         _same_forward(out_f, out_p, np.asarray(twin.E), idx, when)
         _backward(frozen, G)
         _backward(twin, G)
@@ -310,9 +395,8 @@ def _init_copy_hint(EmbeddingLayer, idx, G) -> str:
     except Exception:  # noqa: BLE001 - only for the wording of the message
         works = False
     if works:
-        return (" Freezing at construction works, so backward reads a copy of the flag taken in __init__; read "
-                "self.freeze_positions itself inside backward, so that setting it later takes effect.")
-    return " Backward must read self.freeze_positions each time it runs and leave dP at zero when it is true."
+        return " Freezing at construction works, so backward reads a copy of the flag taken in __init__."
+    return ""
 
 
 @hidden_check
@@ -329,15 +413,15 @@ def layer_freeze_after_construction(EmbeddingLayer):
     # one ordinary step first (on both, so they share their history), with other ids and dout: a stale dE shows
     idx1, G1 = _ids(rng, V, B1, T1, block_size), rng.standard_normal((B1, T1, C))
     for obj in (layer, twin):
-        _forward(obj, idx1, block_size)
+        _forward(EmbeddingLayer, obj, idx1, block_size)
         _backward(obj, G1)
     # switch the flag on the existing object
     when = "set after construction with layer.freeze_positions = True"
     layer.freeze_positions = True
     idx = _ids(rng, V, B, T, block_size)
     G = upstream(rng, (B, T, C), idx, V)
-    out_f = np.asarray(_forward(layer, idx, block_size))
-    out_p = np.asarray(_forward(twin, idx, block_size))
+    out_f = np.asarray(_forward(EmbeddingLayer, layer, idx, block_size))
+    out_p = np.asarray(_forward(EmbeddingLayer, twin, idx, block_size))
     _same_forward(out_f, out_p, np.asarray(twin.E), idx, when)
     prev_dP = np.array(layer.dP, dtype=np.float64, copy=True) if isinstance(layer.dP, np.ndarray) else None
     _backward(layer, G)
@@ -345,7 +429,7 @@ def layer_freeze_after_construction(EmbeddingLayer):
     _frozen_diagnosis(layer, twin, block_size, C, V, when, prev_dP, hint=lambda: _init_copy_hint(EmbeddingLayer, idx, G))
     # and off again: positions train again
     layer.freeze_positions = False
-    _forward(layer, idx, block_size)
+    _forward(EmbeddingLayer, layer, idx, block_size)
     _backward(layer, G)
     dP = expect_grad("self.dP after freeze_positions was set back to False", layer.dP, (block_size, C), T)
     if not np.any(dP[:T] != 0):

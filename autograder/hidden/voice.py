@@ -93,8 +93,8 @@ VOICE = {
         "The token in slot t of every sequence gets P[t]: add P[:T], not P[idx]."),
     "freeze-ignored": (
         "dP must be zero while positions are frozen",
-        "With freeze_positions set, backward leaves self.dP = np.zeros_like(self.P) and computes dE as "
-        "usual."),
+        "Read self.freeze_positions in backward, at every call (it may be switched after construction): while "
+        "it is true, set self.dP = np.zeros_like(self.P) and compute dE as usual."),
     "freeze-kills-dE": (
         "Freezing positions must not change dE",
         "The token gradient never depends on P: compute dE exactly as without the flag, and let the flag "

@@ -59,15 +59,24 @@ MUTANTS = [
     Mutant("l5-freeze-dP-none", NB, CELL, "wrong-shape",
            replace=((DP_BLOCK, "self.dP = None\n        if not self.freeze_positions:\n"
                                "            self.dP = np.zeros_like(self.P)\n            self.dP[:T] = dout.sum(axis=0)"),)),
-    Mutant("l5-dP-mean", NB, CELL, "scaled",
+    # a wrong array that is a recognisable transform of the right one: the relationship is named
+    Mutant("l5-dP-mean", NB, CELL, "scaled",  # 1/B of the right dP, named as a mean over B
            replace=(("dout.sum(axis=0)", "dout.mean(axis=0)"),)),
     Mutant("l5-dP-sum-time-axis", NB, CELL, "wrong-axis",
            replace=(("dout.sum(axis=0)", "dout.sum(axis=1)"),)),
+    Mutant("l5-dP-negated", NB, CELL, "scaled",  # -1 times: a descent step's sign taken into the gradient
+           replace=(("self.dP[:T] = dout.sum(axis=0)", "self.dP[:T] = -dout.sum(axis=0)"),)),
+    Mutant("l5-dP-rows-reversed", NB, CELL, "wrong-rows",  # slots counted from the end of the sequence
+           replace=(("self.dP[:T] = dout.sum(axis=0)", "self.dP[:T] = dout.sum(axis=0)[::-1]"),)),
+    Mutant("l5-dE-added-twice", NB, CELL, "scaled",  # the scatter line pasted twice: 2 times the right dE
+           replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx, dout)\n        np.add.at(self.dE, idx, dout)"),)),
+    Mutant("l5-dE-batch-mean", NB, CELL, "scaled",  # averaged over the batch: 1/B of the right dE
+           replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx, dout / idx.shape[0])"),)),
     Mutant("l5-dE-first-sequence-ids", NB, CELL, "wrong-gradient",
            replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx[0], dout.sum(axis=0))"),)),
     Mutant("l5-forward-row-T", NB, CELL, "wrong-value",
            replace=(("return self.E[idx] + self.P[:T]", "return self.E[idx] + self.P[T]"),)),
-    Mutant("l5-forward-off-by-one", NB, CELL, "shifted",
+    Mutant("l5-forward-off-by-one", NB, CELL, "shifted",  # P[1:T+1]: each slot gets the row of the next one
            replace=(("return self.E[idx] + self.P[:T]", "return self.E[idx] + self.P[1:T + 1]"),)),
     Mutant("l5-forward-whole-table", NB, CELL, "crashed",
            replace=(("return self.E[idx] + self.P[:T]", "return self.E[idx] + self.P"),)),
