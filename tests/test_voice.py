@@ -231,10 +231,10 @@ def test_expect_close_names_the_wrong_axis():
     assert error.misconception == "wrong-axis"
 
 
-def test_expect_close_ends_a_question_without_a_stray_full_stop():
+def test_expect_close_names_a_mean_where_a_sum_belongs_in_one_sentence():
     error = diagnosis_of(CUBE.mean(axis=0), CUBE.sum(axis=0), sizes={"B": 2}, hint="Sum over the batch.")
-    assert error.message == ("dE is exactly 1/2 of the right values: divided by B = 2, a mean where a sum belongs? "
-                             "Sum over the batch.")
+    assert error.message == ("dE is exactly 1/2 of the right values, as if divided by B = 2 (a mean where a sum "
+                             "belongs). Sum over the batch.")
 
 
 def test_expect_close_passes_the_right_array_and_ends_with_the_hint():
