@@ -1,6 +1,6 @@
 """Grading on a Dask cluster against the local pool, and how many graders one machine should run.
 
-    python benchmarks/bench_dask.py [--sizes 16,64,256] [--class-size 16] [--jobs 2,4]
+    python benchmarks/bench_dask.py [--sizes 16,64,256] [--class-size 16] [--jobs 2,4] [--parts 1,2,3]
 
 Prints, side by side, in one run:
 
@@ -64,44 +64,47 @@ def main() -> None:
     parser.add_argument("--sizes", default="16,64,256", help="class sizes for the local pool (default: %(default)s)")
     parser.add_argument("--class-size", type=int, default=16, help="the class for cluster and worker counts")
     parser.add_argument("--jobs", default="2,4", help="worker counts to compare on one machine (default: %(default)s)")
+    parser.add_argument("--parts", default="1,2,3", help="which of the three comparisons to run (default: %(default)s)")
     args = parser.parse_args()
+    parts = {int(p) for p in args.parts.split(",")}
     sizes = [int(n) for n in args.sizes.split(",")]
     counts = [int(n) for n in args.jobs.split(",")]
     n = args.class_size
-    rows: list[tuple[str, int, float]] = []
     with tempfile.TemporaryDirectory(prefix="kit-bench-dask-") as tmp:
         tmp = Path(tmp)
-        for size in sizes:
-            rows.append((f"local --jobs 2, {size} students", size,
-                         grade(course_with(tmp / f"size{size}", size), "--jobs", "2")))
-        scaling = rows[:]
-        with postgres_server("bench", ("local", "cluster")) as urls:
-            local = grade(course_with(tmp / "local", n), "--jobs", "2", "--db-url", urls["local"])
-            cluster = Cluster(tmp / "dask")
-            try:
-                remote = grade(course_with(tmp / "remote", n), "--scheduler", cluster.address,
-                               "--db-url", urls["cluster"])
-            finally:
-                cluster.close()
-        by_jobs = {j: grade(course_with(tmp / f"jobs{j}", n), "--jobs", str(j)) for j in counts}
+        scaling = [(f"local --jobs 2, {size} students", size, grade(course_with(tmp / f"size{size}", size), "--jobs", "2"))
+                   for size in (sizes if 1 in parts else [])]
+        if 2 in parts:
+            with postgres_server("bench", ("local", "cluster")) as urls:
+                local = grade(course_with(tmp / "local", n), "--jobs", "2", "--db-url", urls["local"])
+                cluster = Cluster(tmp / "dask")
+                try:
+                    remote = grade(course_with(tmp / "remote", n), "--scheduler", cluster.address,
+                                   "--db-url", urls["cluster"])
+                finally:
+                    cluster.close()
+        by_jobs = {j: grade(course_with(tmp / f"jobs{j}", n), "--jobs", str(j)) for j in (counts if 3 in parts else [])}
 
-    print(f"\n1. the local pool as the class grows (cpu count {os.cpu_count()})")
-    base = scaling[0][2] / scaling[0][1]
-    for label, size, seconds in scaling:
-        per = seconds / size
-        print(f"   {label:34} {seconds:8.1f} s   {per:6.2f} s/student   {100 * (per / base - 1):+6.1f}% vs {sizes[0]}")
-    print(f"\n2. a 2-worker Dask cluster against the local pool, {n} students, PostgreSQL gradebook")
-    print(f"   {'local --jobs 2':34} {local:8.1f} s   {local / n:6.2f} s/student")
-    print(f"   {'dask, 2 workers x 1 thread':34} {remote:8.1f} s   {remote / n:6.2f} s/student   "
-          f"{100 * (remote / local - 1):+6.1f}% overhead")
-    print(f"\n3. worker counts on one machine, {n} students")
-    first = by_jobs[counts[0]]
-    for j, seconds in by_jobs.items():
-        print(f"   {'local --jobs ' + str(j):34} {seconds:8.1f} s   {seconds / n:6.2f} s/student   "
-              f"{100 * (1 - seconds / first):+6.1f}% faster than --jobs {counts[0]}")
-    best = min(by_jobs, key=by_jobs.get)
-    print(f"\n   fastest here: --jobs {best} = {best / (os.cpu_count() or 1):g} x the CPU count "
-          "(the kit's default: 2 x; a Dask worker: --nthreads 2 x its cores)")
+    if scaling:
+        print(f"\n1. the local pool as the class grows (cpu count {os.cpu_count()})")
+        base = scaling[0][2] / scaling[0][1]
+        for label, size, seconds in scaling:
+            per = seconds / size
+            print(f"   {label:34} {seconds:8.1f} s   {per:6.2f} s/student   {100 * (per / base - 1):+6.1f}% vs {sizes[0]}")
+    if 2 in parts:
+        print(f"\n2. a 2-worker Dask cluster against the local pool, {n} students, PostgreSQL gradebook")
+        print(f"   {'local --jobs 2':34} {local:8.1f} s   {local / n:6.2f} s/student")
+        print(f"   {'dask, 2 workers x 1 thread':34} {remote:8.1f} s   {remote / n:6.2f} s/student   "
+              f"{100 * (remote / local - 1):+6.1f}% overhead")
+    if by_jobs:
+        print(f"\n3. worker counts on one machine, {n} students")
+        first = by_jobs[counts[0]]
+        for j, seconds in by_jobs.items():
+            print(f"   {'local --jobs ' + str(j):34} {seconds:8.1f} s   {seconds / n:6.2f} s/student   "
+                  f"{100 * (1 - seconds / first):+6.1f}% faster than --jobs {counts[0]}")
+        best = min(by_jobs, key=by_jobs.get)
+        print(f"\n   fastest here: --jobs {best} = {best / (os.cpu_count() or 1):g} x the CPU count "
+              "(the kit's default: 2 x; a Dask worker: --nthreads 2 x its cores)")
 
 
 if __name__ == "__main__":
