@@ -64,6 +64,15 @@ def test_bad_authoring_fails_naming_file_and_cell(tmp_path, old, new, expected):
     assert not (repo / "source").exists(), "nothing is written when validation fails"
 
 
+def test_an_include_that_includes_itself_fails_naming_the_lesson(tmp_path):
+    repo = copy_authoring(tmp_path)
+    shared = repo / "assignments" / ASSIGNMENT / "_shared" / "verdict.py"
+    shared.write_text(shared.read_text() + "\n# kit-include: _shared/gradcheck.py\n")  # gradcheck.py includes verdict.py
+    with pytest.raises(AuthoringError) as err:
+        build(repo)
+    assert f"{LESSON}.py" in str(err.value) and "includes itself" in str(err.value), str(err.value)
+
+
 def test_build_command_reports_failure(tmp_path):
     from .conftest import kit
     repo = copy_authoring(tmp_path)

@@ -288,23 +288,7 @@ with self_check("PositionalEmbedding.backward starts from zeros"):
 # `dP` that puts anything there fails.
 
 # %% nbgrader={"grade": false, "grade_id": "demo-gradcheck", "locked": true, "schema_version": 3, "solution": false}
-def numerical_gradient(f, x, eps=1e-6):
-    """Central differences of the scalar f() with respect to every entry of x (restored after)."""
-    grad = np.zeros(x.shape)
-    for i in np.ndindex(x.shape):
-        old = x[i]
-        x[i] = old + eps
-        plus = f()
-        x[i] = old - eps
-        minus = f()
-        x[i] = old
-        grad[i] = (plus - minus) / (2 * eps)
-    return grad
-
-
-def rel_error(a, b):
-    """max over entries of |a - b| / max(1e-12, |a| + |b|), as a float."""
-    return float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))))
+# kit-include: _shared/gradcheck.py
 
 
 B, T, block_size, C = 3, 5, 8, 6
@@ -319,8 +303,7 @@ err_dP, err_dx = rel_error(pe.dP, num_dP), rel_error(dx, num_dx)
 print("max relative error of dP:", err_dP)
 print("max relative error of dx:", err_dx)
 print("rows", T, "to", block_size - 1, "of dP are zero:", bool(np.all(pe.dP[T:] == 0)))
-worst = max(err_dP, err_dx)
-print("PASS" if worst < 1e-5 else "FAIL", f"(worst relative error {worst:.1e} against the bar 1e-5)")
+print(gradcheck_verdict({"dP": err_dP, "dx": err_dx}))
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-limits", "locked": true, "schema_version": 3, "solution": false}
 # ## 3. What a learned table can and cannot do

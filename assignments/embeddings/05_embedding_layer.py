@@ -498,31 +498,7 @@ with self_check("EmbeddingLayer.freeze_positions set after construction"), crash
 # the `dE` error would jump to order 1 (Exercise 1 shows it).
 
 # %% nbgrader={"grade": false, "grade_id": "helpers-gradcheck", "locked": true, "schema_version": 3, "solution": false}
-def numerical_gradient(f, x, eps=1e-6):
-    """Central differences of the scalar f() with respect to every entry of x (restored after)."""
-    grad = np.zeros(x.shape)
-    for i in np.ndindex(x.shape):
-        old = x[i]
-        x[i] = old + eps
-        plus = f()
-        x[i] = old - eps
-        minus = f()
-        x[i] = old
-        grad[i] = (plus - minus) / (2 * eps)
-    return grad
-
-
-def rel_error(a, b):
-    """max over entries of |a - b| / max(1e-12, |a| + |b|)."""
-    return float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))))
-
-
-def gradcheck_verdict(errors, bar=1e-5):
-    """One line: PASS when every relative error is below the bar, else FAIL naming the ones above it."""
-    above = [name for name, err in errors.items() if not err < bar]
-    if above:
-        return f"FAIL: {' and '.join(above)} above the bar {bar:g}".replace("e-0", "e-")
-    return f"PASS: {' and '.join(errors)} below the bar {bar:g}".replace("e-0", "e-")
+# kit-include: _shared/gradcheck.py
 
 
 # %% nbgrader={"grade": false, "grade_id": "demo-gradcheck", "locked": true, "schema_version": 3, "solution": false}

@@ -29,16 +29,19 @@ PACKAGE = Path(__file__).resolve().parent.parent
 PACKAGE_PREFIX = "package:"
 
 
-def expand_includes(source: str, folder: Path, path: Path) -> str:
-    """Replace each ``# kit-include: FILE`` line by that file (code every notebook shares, authored once).
-    FILE is relative to the authoring folder, or ``package:PATH`` inside the kit's package (the words the
-    hidden checks also use, ``package:hidden/voice.py``)."""
+def expand_includes(source: str, folder: Path, path: Path, _within: tuple = ()) -> str:
+    """Replace each ``# kit-include: FILE`` line by that file (code every notebook shares, authored once),
+    itself expanded.  FILE is relative to the authoring folder, or ``package:PATH`` inside the kit's
+    package (the words the hidden checks also use, ``package:hidden/voice.py``)."""
     def include(match: re.Match) -> str:
         name = match.group(1)
         target = PACKAGE / name[len(PACKAGE_PREFIX):] if name.startswith(PACKAGE_PREFIX) else folder / name
         if not target.is_file():
-            raise AuthoringError(f"{path}: '# kit-include: {match.group(1)}' names no file ({target})")
-        return target.read_text(encoding="utf-8").rstrip("\n")
+            raise AuthoringError(f"{path}: '# kit-include: {name}' names no file ({target})")
+        if target in _within:
+            raise AuthoringError(f"{path}: '# kit-include: {name}' includes itself (through {_within[-1].name})")
+        text = target.read_text(encoding="utf-8").rstrip("\n")
+        return expand_includes(text, folder, path, (*_within, target))
     return INCLUDE.sub(include, source)
 
 
