@@ -194,7 +194,8 @@ import autograder.hidden.lesson01 as _hidden
 _hidden.attention_values(self_attention, softmax)
 ### END HIDDEN TESTS
 # Self-check: B = 2 sequences, width C = 4 and head size hs = 3. With V the identity the output is the attention
-# weights themselves, which sum to 1 over the keys; with Wq = 0 every score is 0 and the attention is uniform.
+# weights themselves, which sum to 1 over the keys; a small case with Wq != Wk; with Wq = 0 every score is 0 and the
+# attention is uniform.
 with self_check("self_attention"):
     rng = np.random.default_rng(1)
     X = rng.standard_normal((2, 3, 4))
@@ -210,6 +211,16 @@ with self_check("self_attention"):
         raise Diagnosis("wrong-value", (
             "With V = I the output is the attention weights, and the weights of each query are positive and sum to 1 "
             f"over the keys (softmax over the last axis); yours sum to {fmt(weights.sum(axis=-1))}."))
+    # Wq != Wk, one-hot tokens, hs = 1: queries 2 and 0, keys 0 and 1, so the scores Q @ K^T are [[0, 2], [0, 0]].
+    # Query 0 leans to key 1 (weights softmax([0, 2]) = [0.1192, 0.8808]), query 1 spreads evenly; V = [1, 0]. With the
+    # scores K @ Q^T, [[0, 0], [2, 0]], it would be the other way round.
+    out = self_attention(np.eye(2)[None], np.array([[2.0], [0.0]]), np.array([[0.0], [1.0]]), np.array([[1.0], [0.0]]))
+    w = 1 / (1 + np.exp(2.0))
+    if np.shape(out) == (1, 2, 1) and np.allclose(out, [[[0.5], [1 - w]]]):
+        raise Diagnosis("wrong-value", (
+            "In the case Wq != Wk (queries 2 and 0, keys 0 and 1) your output is what the scores K @ Q^T give: the scores "
+            "are K @ Q^T (keys by queries) instead of Q @ K^T: entry [t, s] must compare query t with key s (or Wq and "
+            "Wk are swapped)."))  # (this case checks only that; a wrong scale is the next cell's to name)
     X = rng.standard_normal((2, 5, 4))
     Wk, Wv = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
     out = self_attention(X, np.zeros((4, 3)), Wk, Wv)
@@ -360,6 +371,17 @@ with self_check("permutation_gap with positions"):
         f"with positions the gap should be clearly above 0, got {gap:.3g}. Add pos = P[:T] to the input of attention, in slot "
         "order (not shuffled with the tokens), on both sides.")
     assert np.array_equal(X, X_before) and np.array_equal(P, P_before), "permutation_gap must not change X or P (use X + pos, not X += pos)"
+    perm = np.array([3, 0, 5, 1, 4, 2])
+    d = self_attention(X[:, perm] + P[:6], Wq, Wk, Wv) - self_attention(X + P[:6], Wq, Wk, Wv)[:, perm]  # first - after
+    for wrong, words in ((np.mean(np.abs(d)), "returns the mean absolute difference; the gap is the largest one, "
+                                              "np.max(np.abs(...))."),
+                         (np.max(d), "returns the largest signed difference; take the absolute value first, "
+                                     "np.max(np.abs(...)).")):
+        if np.isclose(gap, wrong) and not np.isclose(wrong, np.max(np.abs(d))):
+            raise Diagnosis("wrong-value", f"permutation_gap {words} Here it gave {gap:.6g}, and max |first - after| is "
+                                           f"{np.max(np.abs(d)):.6g}.")
+    expect_close("permutation_gap(X, perm, Wq, Wk, Wv, P) for X of shape (2, 6, 4)", gap, np.max(np.abs(d)),
+                 hint="The gap is max |self_attention(X[:, perm] + pos) - self_attention(X + pos)[:, perm]|, pos = P[:T].")
     still = permutation_gap(X, np.arange(6), Wq, Wk, Wv, P)
     assert still < 1e-12, f"the identity permutation moves nothing, so its gap should be 0 even with positions; got {still:.3g}"
     X = rng.standard_normal((3, 5, 4))       # B = 3, T = 5, C = 4, head size 2, and block_size == T
