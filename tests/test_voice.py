@@ -301,3 +301,14 @@ def test_voice_runs_on_its_own_as_cell_text():
     assert namespace["relationship"](2 * WANT, WANT)[0] == "scaled"
     with pytest.raises(namespace["Diagnosis"]):
         namespace["expect_close"]("dP", WANT.T, WANT)
+
+
+def test_rows_in_the_wrong_places_are_searched_only_in_arrays_of_bounded_size():
+    """The search pairs every row with every other one: past ``most`` rows it is not tried (a reversed 6000-row
+    table must not stall a check), while the shift and transpose tests, linear in size, still run."""
+    rows = RNG.standard_normal((9, 4))
+    assert voice._moved(rows[::-1], rows, 0, 1.0, most=9) is not None
+    assert voice._moved(rows[::-1], rows, 0, 1.0, most=8) is None
+    table = RNG.standard_normal((3000, 6))
+    assert relationship(table[::-1], table) is None
+    assert relationship(table.T, table)[0] == "transposed"

@@ -267,18 +267,21 @@ def relationship(got, want, sizes=None, source=None, reduced_axis=None):
     return None
 
 
-def _moved(got, want, axis, scale):
-    """Words for "the right rows (along ``axis``) in other places", or None."""
+def _moved(got, want, axis, scale, most=1024):
+    """Words for "the right rows (along ``axis``) in other places", or None.  Each row is matched against
+    all rows at once; arrays of more than ``most`` rows are not searched (the search grows as rows**2)."""
     g, w = np.moveaxis(got, axis, 0), np.moveaxis(want, axis, 0)
-    if g.shape[0] < 2:
+    n = g.shape[0]
+    if n < 2 or n > most:
         return None
-    used, where = set(), []
-    for k in range(g.shape[0]):
-        match = [j for j in range(w.shape[0]) if j not in used and _close(g[k], w[j], scale)]
-        if not match:
+    gf, wf = g.reshape(n, -1), w.reshape(n, -1)
+    free, where = np.ones(n, dtype=bool), []
+    for k in range(n):
+        close = free & np.all(np.abs(gf[k] - wf) <= 1e-7 * scale + 1e-6 * np.abs(wf), axis=1)  # as _close
+        if not close.any():
             return None
-        j = k if k in match else match[0]
-        used.add(j)
+        j = k if close[k] else int(np.argmax(close))
+        free[j] = False
         where.append(j)
     wrong = [(k, j) for k, j in enumerate(where) if k != j]
     if not wrong:
