@@ -55,18 +55,7 @@ from contextlib import contextmanager
 
 # %% nbgrader={"grade": false, "grade_id": "layer-check-helpers", "locked": true, "schema_version": 3, "solution": false}
 # What this lesson's self-checks look for: run this cell, reading it is optional. Each mistake is told with
-# say() or expect_close() from the cell above, the words grading uses.
-
-def expect_shape(name, got, shape):
-    """got must be a float64 NumPy array of the given shape; return it."""
-    if not isinstance(got, np.ndarray):
-        raise Diagnosis("wrong-shape", f"{name} should be a NumPy array of shape {tuple(shape)}, got {type(got).__name__}.")
-    if got.shape != tuple(shape):
-        raise Diagnosis("wrong-shape", f"{name} should have shape {tuple(shape)}, got {got.shape}.")
-    if got.dtype != np.float64:
-        raise Diagnosis("wrong-dtype", f"{name} should be float64, got {got.dtype}.")
-    return got
-
+# say(), expect_close() or expect_array() from the cell above, the words grading uses.
 
 def diagnose_forward(out, E, P, idx):
     """Raise the diagnosis of a forward output that should be E[idx] + P[:T] (E and P as they were before)."""
@@ -93,7 +82,7 @@ def check_forward(layer, idx):
     """Run layer.forward(idx), raise the diagnosis of what it returns, and return the output."""
     E, P = np.array(layer.E, copy=True), np.array(layer.P, copy=True)
     B, T = idx.shape
-    out = expect_shape(f"forward(idx) for ids of shape {(B, T)}", layer.forward(idx), (B, T, E.shape[1]))
+    out = expect_array(f"forward(idx) for ids of shape {(B, T)}", layer.forward(idx), (B, T, E.shape[1]))
     diagnose_forward(out, E, P, idx)
     return out
 
@@ -127,7 +116,7 @@ def crashes_explained():
 def check_dP(dP, dout, block_size, previous=None):
     """dP after a backward with this dout: dout.sum(axis=0) in rows :T, zeros below. previous: the dP before it."""
     B, T, C = dout.shape
-    dP = expect_shape(f"self.dP (T={T}, block_size={block_size})", dP, (block_size, C))
+    dP = expect_array(f"self.dP (T={T}, block_size={block_size})", dP, (block_size, C))
     want = np.zeros((block_size, C))
     want[:T] = dout.sum(axis=0)
     if np.allclose(dP, want):
@@ -346,7 +335,7 @@ with self_check("EmbeddingLayer.forward rejects T > block_size"), crashes_explai
         raise (forward_mistake_behind(refused)
                or Diagnosis("crashed", f"{refused}. T == block_size is allowed: the table has a row for each of the 8 "
                                        "slots. Only T > block_size must raise.")) from None
-    expect_shape("forward(idx) for ids of shape (2, 8) with block_size=8", out, (2, 8, 4))
+    expect_array("forward(idx) for ids of shape (2, 8) with block_size=8", out, (2, 8, 4))
     for block_size, T in ((8, 9), (1, 2)):
         layer = EmbeddingLayer(vocab_size, block_size=block_size, C=4)
         try:
@@ -387,7 +376,7 @@ with self_check("EmbeddingLayer.backward (dE)"), crashes_explained():
     if returned is not None:
         raise Diagnosis("wrong-value", "backward should return None (ids are integers, so there is no input gradient; "
                                        f"the results live in self.dE and self.dP), got {type(returned).__name__}.")
-    got = expect_shape("self.dE", layer.dE, (3, 2))[0]
+    got = expect_array("self.dE", layer.dE, (3, 2))[0]
     if np.allclose(got, [1, 1]):
         raise say("scatter-overwrite", row=0, want="[2, 2]", got=got, detail="Only one of its two occurrences reached dE.")
     expect_close("dE[0] for ids [[0, 0]] and a dout of ones", got, [2, 2])
@@ -395,7 +384,7 @@ with self_check("EmbeddingLayer.backward (dE)"), crashes_explained():
     layer = EmbeddingLayer(5, block_size=6, C=3)
     layer.forward(np.array([[2, 0, 2, 4], [1, 2, 1, 0], [4, 4, 3, 2]]))
     layer.backward(np.arange(1.0, 37.0).reshape(3, 4, 3))
-    expect_close("dE", expect_shape("self.dE", layer.dE, (5, 3)),
+    expect_close("dE", expect_array("self.dE", layer.dE, (5, 3)),
                  [[26, 28, 30], [32, 34, 36], [58, 62, 66], [31, 32, 33], [63, 66, 69]], sizes={"B": 3, "T": 4},
                  hint="Row v of dE is the sum of dout over every place [b, t] whose id is v.")
 
@@ -428,11 +417,11 @@ with self_check("EmbeddingLayer.backward starts from zeros"), crashes_explained(
         layer.forward(data[:B * T].reshape(B, T))
         g = np.random.default_rng(T).standard_normal((B, T, 5))
         layer.backward(g)
-        first = {"dE": np.array(expect_shape("self.dE", layer.dE, (vocab_size, 5)), copy=True),
-                 "dP": np.array(expect_shape("self.dP", layer.dP, (6, 5)), copy=True)}
+        first = {"dE": np.array(expect_array("self.dE", layer.dE, (vocab_size, 5)), copy=True),
+                 "dP": np.array(expect_array("self.dP", layer.dP, (6, 5)), copy=True)}
         layer.backward(g)
         for name, before in first.items():
-            after = expect_shape(f"self.{name} after a second backward", getattr(layer, name), before.shape)
+            after = expect_array(f"self.{name} after a second backward", getattr(layer, name), before.shape)
             if not np.allclose(after, before):
                 ratio = np.abs(after).sum() / max(np.abs(before).sum(), 1e-300)
                 raise say("grad-accumulates", grad=name, table=name[1],

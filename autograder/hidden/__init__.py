@@ -22,6 +22,7 @@ import numpy as np
 from ..channel import ENV as CHANNEL_ENV
 from ..channel.client import quiet  # warnings and stderr silenced while student code runs
 from .diagnostics import Diagnosis
+from .voice import expect_array  # noqa: F401 - shared with the notebooks' self-checks
 
 
 def grading_rng() -> np.random.Generator:
@@ -69,18 +70,6 @@ def call(what: str, fn, *args, **kwargs):
         raise
     except (Exception, SystemExit) as e:
         raise Diagnosis("crashed", f"{what} raised {type(e).__name__}: {e}") from None
-
-
-def expect_array(name: str, got, shape) -> np.ndarray:
-    """Check that ``got`` is a float64 ndarray of ``shape``; return it."""
-    if not isinstance(got, np.ndarray):
-        raise Diagnosis("wrong-shape", f"{name} should be a NumPy array of shape {shape}, got {type(got).__name__}.")
-    if got.shape != tuple(shape):
-        raise Diagnosis("wrong-shape", f"{name} should have shape {tuple(shape)}, got {got.shape}.")
-    if got.dtype != np.float64:
-        raise Diagnosis("wrong-dtype", f"{name} should be float64, got {got.dtype}.")
-    # a plain ndarray copy: a subclass with its own arithmetic or comparisons cannot fool the checks
-    return np.array(got, dtype=np.float64, copy=True, subok=False)
 
 
 def expect_raises(what: str, fn, allowed: tuple, hint: str) -> None:

@@ -293,6 +293,18 @@ def _moved(got, want, axis, scale, most=1024):
     return f"the right {_plural(word)} in the wrong places: your {_at(word, k)} is what belongs in {_at(word, j)}"
 
 
+def expect_array(name, got, shape):
+    """``got`` must be a float64 NumPy array of ``shape``; return a plain copy of it (a subclass with its own
+    arithmetic or comparisons cannot fool the checks that follow)."""
+    if not isinstance(got, np.ndarray):
+        raise Diagnosis("wrong-shape", f"{name} should be a NumPy array of shape {tuple(shape)}, got {type(got).__name__}.")
+    if got.shape != tuple(shape):
+        raise Diagnosis("wrong-shape", f"{name} should have shape {tuple(shape)}, got {got.shape}.")
+    if got.dtype != np.float64:
+        raise Diagnosis("wrong-dtype", f"{name} should be float64, got {got.dtype}.")
+    return np.array(got, dtype=np.float64, copy=True, subok=False)
+
+
 def expect_close(name, got, want, sizes=None, source=None, reduced_axis=None, hint="", rtol=1e-6, atol=1e-9):
     """Raise a Diagnosis unless ``got`` matches ``want``: a named transform when there is one, else where
     and by how much it is off.  ``hint`` (a sentence on the usual cause) ends the message."""
