@@ -7,6 +7,7 @@ import pwd
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -19,6 +20,9 @@ from autograder.devtools.personas import filled_notebook, write_submission
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+# the canary (grading.canary) grades the reference once per kit, Python and course config in this test session,
+# not once per scratch course: the suite grades dozens of identical ones (xdist workers inherit this)
+os.environ.setdefault("AUTOGRADER_CANARY_CACHE", tempfile.mkdtemp(prefix="kit-canary-"))
 ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..config import kit_options
 from ..course import Course, register_assignment
+from ..grading.canary import CanaryFailed, run_canary
 from ..grading.grade import course_config
 from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox
@@ -80,6 +81,11 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         out(describe(ResourceLimits(config=config), kit_options(config).sandbox, options.notebook_budget))
     except LimitUnavailable as e:
         raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
+    try:  # the reference first, through the same grading: a fault of the kit's own is nobody's grade
+        run_canary(course_dir, assignment, notebook_budget=options.notebook_budget, cell_timeout=options.cell_timeout,
+                   out=out)
+    except CanaryFailed as e:
+        raise GradingError(f"no student was graded: the canary failed: {e}") from None
     outcome = grade_all(course_dir, assignment, db_url, found, options, progress)
     report_dir = course_dir / "reports" / assignment
     report_dir.mkdir(parents=True, exist_ok=True)
