@@ -79,6 +79,24 @@ def noisy_solution() -> dict[str, nbformat.NotebookNode]:
     return notebooks
 
 
+@contextlib.contextmanager
+def small_file_system(folder: Path, megabytes: int):
+    """``folder`` as a file system of its own of ``megabytes`` (a size-capped tmpfs), to fill up in a test;
+    skips where this process may not mount one (it needs root, or CAP_SYS_ADMIN)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m,mode=755", "tmpfs", str(folder)],
+                                 capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        pytest.skip(f"cannot mount a small file system for this test: {e}")
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system for this test (needs root): {mounted.stderr.strip()[:200]}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, timeout=30)
+
+
 def sandbox_or_skip() -> None:
     """Skip a test about the sandbox itself where bubblewrap cannot start one here (not installed, or no user
     namespaces for this user), with the kit's own reason; grading elsewhere falls back as configured."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 import traceback
 import zipfile
@@ -243,12 +244,15 @@ def _reset(course: Path, assignment: str) -> None:
 
 def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     from ..course import sqlite_url
+    from ..grading.canary import run_canary
     from ..grading.grade import grade_student
 
     course = course_dir(root)
     _reset(course, assignment)
     notes = place_submission(Path(root) / "submission", course / "submitted" / STUDENT / assignment)
     choose_sandbox(echo)
+    # the reference first, through the same grading: a fault of the kit's own must not become this student's score
+    run_canary(course, assignment, notebook_budget=NOTEBOOK_BUDGET, cell_timeout=CELL_TIMEOUT, out=echo)
     result = grade_student(course, assignment, STUDENT, sqlite_url(course / "gradebook.db"),
                            notebook_budget=NOTEBOOK_BUDGET, cell_timeout=CELL_TIMEOUT, feedback=False)
     echo(f"graded: {result.status} {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s {result.reason}")
@@ -256,12 +260,19 @@ def grade_upload(root: Path, assignment: str, echo=print) -> dict:
 
 
 def run(root: Path, assignment: str, echo=print) -> int:
-    """(run_autograder) Grade the upload and write results.json, whatever happens."""
+    """(run_autograder) Grade the upload and write results.json, whatever happens to the student's code.  A fault
+    of the kit's own (the canary failed) writes no results.json and exits 1: Gradescope then shows that the
+    autograder failed, and records no score for the student."""
+    from ..grading.canary import CanaryFailed
+
     start = time.monotonic()
     target = Path(root) / RESULTS
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         payload = grade_upload(Path(root), assignment, echo)
+    except CanaryFailed as e:
+        print(f"run_autograder: no score recorded: the canary failed: {e}", file=sys.stderr)
+        return 1
     except Exception as e:  # noqa: BLE001 - Gradescope must get a result; the instructor gets the traceback
         traceback.print_exc()
         payload = {"score": 0.0, "visibility": "visible", "stdout_visibility": "hidden", "tests": [],

@@ -10,13 +10,14 @@ that is not full marks, :class:`CanaryFailed` says why in one line, and nobody's
 
 A passing canary is remembered under the course's ``.kit/canary/``, keyed by a hash of what could
 change its outcome (the kit's package files and where they were imported from, the Python that runs
-them, the source notebooks, the course's configuration and the grading options), so a repeated run
+them and the packages installed for it, the source notebooks, the course's configuration and the grading options), so a repeated run
 of an unchanged course skips it.  ``AUTOGRADER_CANARY_CACHE`` names another folder to remember them
 in, shared by courses (the kit's test suite grades many identical scratch courses).
 """
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import multiprocessing
 import os
@@ -30,7 +31,7 @@ from pathlib import Path
 import nbformat
 
 from ..cells import grade_id, solution_sources
-from ..config import CONFIG_FILE
+from ..config import CONFIG_FILE, SANDBOX_SWITCH
 from ..course import Course, register_assignment, sqlite_url
 from ..sandbox import PACKAGE_DIR
 from .results import Status, StudentResult
@@ -45,20 +46,22 @@ class CanaryFailed(RuntimeError):
 CACHE_ENV = "AUTOGRADER_CANARY_CACHE"
 
 
-def cache_folder(course_dir: Path) -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path(course_dir) / ".kit" / "canary")
+def cache_folder(root: Path) -> Path:
+    return Path(os.environ.get(CACHE_ENV) or Path(root) / ".kit" / "canary")
 
 
 def fingerprint(course_dir: Path, assignment: str, notebooks: list[str] | None, options: dict) -> str:
     """A hash of everything a canary's outcome depends on."""
-    digest = hashlib.sha256()
-    course = Course(course_dir)
-    files = sorted(PACKAGE_DIR.rglob("*.py")) + [Path(course_dir) / CONFIG_FILE]
-    files += [p for p in course.source_notebooks(assignment) if notebooks is None or p.stem in notebooks]
+    digest = hashlib.sha256(str(PACKAGE_DIR).encode() + b"\0")
+    course_dir = Path(course_dir).resolve()
+    files = sorted(PACKAGE_DIR.rglob("*.py")) + [course_dir / CONFIG_FILE]
+    files += [p for p in Course(course_dir).source_notebooks(assignment) if notebooks is None or p.stem in notebooks]
     for path in files:
-        digest.update(str(path).encode() + b"\0")
+        name = path.relative_to(PACKAGE_DIR if path.is_relative_to(PACKAGE_DIR) else course_dir)
+        digest.update(str(name).encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest() if path.exists() else b"-")
-    digest.update(json.dumps([sys.executable, sys.prefix, options], sort_keys=True, default=str).encode())
+    installed = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions())
+    digest.update(json.dumps([sys.executable, sys.prefix, installed, options], sort_keys=True, default=str).encode())
     return digest.hexdigest()
 
 
@@ -120,15 +123,17 @@ def cause(result: StudentResult) -> str:
 
 
 def run_canary(course_dir: Path, assignment: str, *, notebooks: list[str] | None = None,
-               notebook_budget: float | None = None, cell_timeout: int | None = None, cache: bool = True,
-               out=print) -> None:
+               notebook_budget: float | None = None, cell_timeout: int | None = None,
+               cache_root: Path | None = None, out=print) -> None:
     """Grade the course's reference solution; raise CanaryFailed (one line: the cause and what to do) unless it
-    scores full marks.  Skipped when nothing it depends on changed since it last passed here."""
+    scores full marks.  Skipped when nothing it depends on changed since it last passed here (under
+    ``cache_root``'s ``.kit/canary``, by default the course's)."""
     course_dir = Path(course_dir).resolve()
     options = {"notebook_budget": notebook_budget, "cell_timeout": cell_timeout,
-               "sandbox": os.environ.get("AUTOGRADER_SANDBOX")}
-    record = cache_folder(course_dir) / f"{assignment}-{fingerprint(course_dir, assignment, notebooks, options)}"
-    if cache and record.exists():
+               "sandbox": os.environ.get(SANDBOX_SWITCH)}
+    key = fingerprint(course_dir, assignment, notebooks, options)
+    record = cache_folder(cache_root or course_dir) / f"{assignment}-{key}"
+    if record.exists():
         out("canary: the reference solution passed with this kit and course before; not graded again")
         return
     try:
@@ -143,9 +148,8 @@ def run_canary(course_dir: Path, assignment: str, *, notebooks: list[str] | None
         raise CanaryFailed(cause(result))
     out(f"canary: the reference solution scored {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s "
         "through the same grading; grading the class")
-    if cache:
-        try:
-            record.parent.mkdir(parents=True, exist_ok=True)
-            record.write_text(f"{result.score:g}/{result.max_score:g} in {result.seconds:.1f}s\n")
-        except OSError:
-            pass  # no record: the next run grades the reference again
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(f"{result.score:g}/{result.max_score:g} in {result.seconds:.1f}s\n")
+    except OSError:
+        pass  # no record: the next run grades the reference again
