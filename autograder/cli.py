@@ -65,12 +65,12 @@ def cmd_grade(args) -> int:
     options = BatchOptions(jobs=args.jobs, force=args.force, notebook_budget=args.notebook_budget,
                            cell_timeout=args.cell_timeout, scheduler=args.scheduler)
     try:
-        grade_assignment(Path(args.course_dir), args.assignment, db_url=args.db_url, students=args.student or None,
-                         options=options, progress=Progress(quiet=None))
+        outcome = grade_assignment(Path(args.course_dir), args.assignment, db_url=args.db_url,
+                                   students=args.student or None, options=options, progress=Progress(quiet=None))
     except GradingError as e:
         print(f"grade: {e}", file=sys.stderr)
         return 2
-    return 0
+    return 1 if outcome.errors else 0  # a student the kit failed on is not graded: cron and CI must notice
 
 
 def cmd_collect(args) -> int:

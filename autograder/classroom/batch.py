@@ -13,6 +13,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import shutil
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from ..config import kit_options, read_course_config
 from ..course import Course
+from ..grading.faults import disk_full, exception_fault
 from ..grading.grade import grade_student
 from ..grading.results import Status, StudentResult
 from .progress import Progress
@@ -95,6 +97,8 @@ class BatchOutcome:
     graded: int = 0
     skipped: int = 0
     failed: int = 0
+    errors: int = 0       # students the kit's own side failed on: not graded, graded again next run
+    stopped: str = ""     # why the run stopped before the class was done (the disk is full), if it did
     seconds: float = 0.0
 
 
@@ -119,6 +123,108 @@ def _grade_on_dask(course_dir: Path, assignment: str, db_url: str, todo: dict[st
         raise GradingError(str(e)) from None
 
 
+WORKER_DEATHS = 2  # a submission in flight on this many dead grading workers is failed, with that reason
+KILLED_TWICE = ("its grading killed the grading worker process twice (out of memory, or killed by the system); "
+                "it was retried alone once and not graded")
+
+
+def forget_grading(course_dir: Path, assignment: str, student: str, db_url: str) -> None:
+    """Remove whatever a grading of ``student`` that did not finish wrote (its autograded and feedback
+    folders, its staged copy, the kit's records of it, its submission in the gradebook), so that a
+    grade is there whole or not at all.  Files first: on a full disk they free the space the gradebook
+    needs to change."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from ..grading.intake import STAGING
+
+    course = Course(course_dir)
+    for step in ("autograded", "feedback", STAGING):
+        shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
+    for record in (state_dir(course_dir, assignment) / f"{student}.json",
+                   Path(course_dir) / ".kit" / "overrides" / assignment / f"{student}.json"):
+        record.unlink(missing_ok=True)
+    try:
+        with Gradebook(db_url) as gb:
+            gb.remove_submission(assignment, student)
+    except MissingEntry:
+        pass
+
+
+class LocalPool:
+    """The class on local worker processes, at most ``jobs`` students in flight at a time.
+
+    A worker that dies (the OOM killer, an administrator) costs a retry, never another student: the
+    students in flight on it have what their grading wrote removed and are graded again, each alone,
+    so that a second death is charged to the one submission that caused it (failed, with that reason);
+    students not yet started are simply graded.  A fault of the kit's own side (status ``error``) leaves
+    no grade; a full disk stops the run, since every later student would meet it too.
+    """
+
+    def __init__(self, course_dir: Path, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
+                 progress: Progress, done: dict[str, StudentResult]):
+        self.course_dir, self.assignment, self.db_url, self.todo = course_dir, assignment, db_url, todo
+        self.options, self.progress, self.done = options, progress, done
+        self.pending = list(todo)
+        self.deaths: dict[str, int] = {}
+        self.stop = ""
+
+    def run(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        while self.pending and not self.stop:
+            suspects = [s for s in self.pending if self.deaths.get(s)]
+            queue = suspects[:1] or list(self.pending)  # after a death: those it may be charged to, one by one
+            workers = 1 if suspects else max(1, min(self.options.jobs, len(queue)))
+            futures: dict = {}
+            try:
+                with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                    while futures or (queue and not self.stop):  # once stopped, the students in flight finish
+                        while queue and len(futures) < workers and not self.stop:
+                            student = queue.pop(0)
+                            futures[pool.submit(grade_student, self.course_dir, self.assignment, student, self.db_url,
+                                                notebook_budget=self.options.notebook_budget,
+                                                cell_timeout=self.options.cell_timeout,
+                                                feedback=self.options.feedback)] = student
+                        finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+                        for future in finished:
+                            student = futures.pop(future)
+                            try:
+                                result = future.result()
+                            except BrokenProcessPool:
+                                futures[future] = student
+                                raise
+                            except Exception as e:  # noqa: BLE001 - the kit's own code raised: not the student's
+                                result = StudentResult(student, Status.ERROR, exception_fault(e))
+                            self.finish(student, result)
+            except BrokenProcessPool:
+                for student in futures.values():
+                    self.worker_died(student)
+        for student in list(self.pending):  # the run stopped before them
+            self.record(student, StudentResult(student, Status.ERROR, f"not graded: the run stopped ({self.stop})"))
+
+    def worker_died(self, student: str) -> None:
+        forget_grading(self.course_dir, self.assignment, student, self.db_url)
+        self.deaths[student] = self.deaths.get(student, 0) + 1
+        if self.deaths[student] >= WORKER_DEATHS:
+            self.finish(student, StudentResult(student, Status.FAILED, KILLED_TWICE))
+
+    def finish(self, student: str, result: StudentResult) -> None:
+        if result.status is not Status.ERROR:
+            try:
+                save_state(self.course_dir, self.assignment, result, self.todo[student])
+            except OSError as e:  # the grade is not whole without its state: take it back
+                result = StudentResult(student, Status.ERROR, exception_fault(e))
+        if result.status is Status.ERROR:
+            forget_grading(self.course_dir, self.assignment, student, self.db_url)
+            if disk_full(result.reason):
+                self.stop = result.reason
+        self.record(student, result)
+
+    def record(self, student: str, result: StudentResult) -> None:
+        self.done[student] = result
+        self.pending.remove(student)
+        self.progress.advance(result)
+
+
 def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str, Path], options: BatchOptions,
               progress: Progress | None = None) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order."""
@@ -141,42 +247,15 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
     progress = progress or Progress(total=len(todo), quiet=True)
     progress.start(len(todo), skipped=outcome.skipped)
 
-    pending = list(todo)
     if options.scheduler:
         _grade_on_dask(course_dir, assignment, db_url, todo, options, progress, done)
-        pending = []
-    ctx = multiprocessing.get_context("spawn")
-    while pending:
-        try:
-            with ProcessPoolExecutor(max_workers=max(1, min(options.jobs, len(pending))), mp_context=ctx) as pool:
-                futures = {pool.submit(grade_student, course_dir, assignment, s, db_url,
-                                       notebook_budget=options.notebook_budget, cell_timeout=options.cell_timeout,
-                                       feedback=options.feedback): s for s in pending}
-                while futures:
-                    finished, _ = wait(futures, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        student = futures.pop(future)
-                        try:
-                            result = future.result()
-                        except BrokenProcessPool:
-                            raise
-                        except Exception as e:  # noqa: BLE001 - the batch goes on; the reason is recorded
-                            result = StudentResult(student, Status.FAILED, f"grading crashed: {type(e).__name__}: {e}")
-                        save_state(course_dir, assignment, result, todo[student])
-                        done[student] = result
-                        pending.remove(student)
-                        progress.advance(result)
-        except BrokenProcessPool:
-            # a worker process died (e.g. killed by the OS); record the students it had and go on
-            for student in list(pending):
-                if student in done:
-                    continue
-                result = StudentResult(student, Status.FAILED, "the grading worker process died")
-                done[student] = result
-            pending = [s for s in pending if s not in done]
+    else:
+        LocalPool(course_dir, assignment, db_url, todo, options, progress, done).run()
     progress.finish()
     outcome.results = [done[s] for s in students]
     outcome.graded = sum(r.status is Status.GRADED for r in outcome.results)
     outcome.failed = sum(r.status is Status.FAILED for r in outcome.results)
+    outcome.errors = sum(r.status is Status.ERROR for r in outcome.results)
+    outcome.stopped = next((r.reason for r in outcome.results if r.status is Status.ERROR and disk_full(r.reason)), "")
     outcome.seconds = time.monotonic() - start
     return outcome

@@ -6,6 +6,7 @@ from pathlib import Path
 from ..config import kit_options
 from ..course import Course, register_assignment
 from ..grading.canary import CanaryFailed, run_canary
+from ..grading.faults import exception_fault
 from ..grading.grade import course_config
 from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox
@@ -87,19 +88,30 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     except CanaryFailed as e:
         raise GradingError(f"no student was graded: the canary failed: {e}") from None
     outcome = grade_all(course_dir, assignment, db_url, found, options, progress)
-    report_dir = course_dir / "reports" / assignment
-    report_dir.mkdir(parents=True, exist_ok=True)
-    grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv")
-    tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
-    index = write_report(outcome.results, report_dir, assignment)
+    ungraded = {r.student for r in outcome.results if r.status is Status.ERROR}
+    try:
+        report_dir = course_dir / "reports" / assignment
+        report_dir.mkdir(parents=True, exist_ok=True)
+        grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv", leave_out=ungraded)
+        tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
+        index = write_report(outcome.results, report_dir, assignment)
+    except OSError as e:  # a full disk: the grades are in the gradebook; the exports are written again next run
+        grades_csv = tests_csv = index = f"not written ({exception_fault(e)})"
     out("")
     out(class_table(outcome))
     out("")
     out(text_report(figures(outcome.results)))
     out("")
-    out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed} "
+    errors = f", not graded {outcome.errors} (the kit's own side failed: see `error` above)" if outcome.errors else ""
+    out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed}{errors} "
         f"in {outcome.seconds:.1f}s")
     out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\nfeedback: {course.step_root('feedback')}")
+    if outcome.stopped:
+        out(f"STOPPED: {outcome.stopped}. The students graded before are recorded whole; the one in flight and those "
+            "after it were not graded. Free space on that disk and run `grade` again: it goes on with them.")
+    elif outcome.errors:
+        out(f"{outcome.errors} student(s) not graded: a fault on the kit's side, not theirs (status `error`); no grade "
+            "was recorded for them, and the next `grade` grades them again.")
     return outcome
 
 
@@ -107,6 +119,6 @@ def class_table(outcome: BatchOutcome) -> str:
     width = max([len(r.student) for r in outcome.results] + [7])
     lines = [f"{'student':{width}}  {'score':>9}  status   notes", "-" * (width + 40)]
     for r in outcome.results:
-        score = f"{r.score:g}/{r.max_score:g}" if r.status is not Status.FAILED else "-"
+        score = f"{r.score:g}/{r.max_score:g}" if r.status not in (Status.FAILED, Status.ERROR) else "-"
         lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {r.reason}")
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from traitlets.config import Config
 from ..config import kit_options, read_course_config
 from ..course import Course, ensure_tools_on_path, sqlite_url
 from .execute import TIMING_KEY, notebook_seconds
+from .faults import kit_fault
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .execute import LAST_VERDICTS
 from .results import Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
@@ -88,8 +89,12 @@ def _run(converter_cls, config: Config, assignment: str, student: str, force: bo
         os.chdir(cwd)
 
 
+def _log_text(outcome: dict) -> str:
+    return (outcome.get("log") or "") + "\n" + (outcome.get("error") or "")
+
+
 def _log_reason(outcome: dict) -> str:
-    text = (outcome.get("log") or "") + "\n" + (outcome.get("error") or "")
+    text = _log_text(outcome)
     for marker in ("DeadKernelError", "Kernel died", "UnresponsiveKernelError", "CellTimeoutError",
                    "NotJSONError", "JSONDecodeError", "ValidationError", "Notebook does not appear to be JSON"):
         if marker in text:
@@ -218,7 +223,12 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
         graded = {"success": True}
     else:
         graded = _run(Autograde, config, assignment, student)
-    if not graded["success"]:
+    # a converter that failed on the kit's side (the disk, the gradebook, a kernel that cannot start) is no grade:
+    # status error, and the caller removes what it wrote
+    fault = kit_fault(_log_text(graded)) if not graded["success"] else None
+    if fault:
+        result = StudentResult(student, Status.ERROR, fault)
+    elif not graded["success"]:
         result = StudentResult(student, Status.FAILED, "; ".join(notes + [_log_reason(graded)]))
     else:
         autograded = sorted(course.folder("autograded", assignment, student).glob("*.ipynb"))
@@ -233,8 +243,11 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
         result.notebook_seconds = notebook_seconds(autograded)
         if feedback and autograded:
             fb = _run(GenerateFeedback, config, assignment, student)
-            if not fb["success"]:
+            fault = kit_fault(_log_text(fb)) if not fb["success"] else None
+            if not fb["success"] and not fault:
                 notes.append("feedback: " + _log_reason(fb))
         result.reason = "; ".join(notes)
+        if fault:
+            result = StudentResult(student, Status.ERROR, f"feedback: {fault}")
     result.seconds = round(time.monotonic() - start, 3)
     return result
