@@ -150,6 +150,26 @@ def forget_grading(course_dir: Path, assignment: str, student: str, db_url: str)
         pass
 
 
+def in_flight_note(course_dir: Path, assignment: str, student: str) -> Path:
+    """While a worker grades ``student``, this file holds the worker's process id (for an operator looking
+    at a stuck or dying run, and for the tests that kill that worker)."""
+    return state_dir(course_dir, assignment) / f".{student}.grading"
+
+
+def grade_in_worker(course_dir: Path, assignment: str, student: str, db_url: str, **options) -> StudentResult:
+    """``grade_student`` in a pool worker, leaving its in-flight note while it runs."""
+    note = in_flight_note(course_dir, assignment, student)
+    try:
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(str(os.getpid()))
+    except OSError:
+        pass  # only a note: grading goes on without it
+    try:
+        return grade_student(course_dir, assignment, student, db_url, **options)
+    finally:
+        note.unlink(missing_ok=True)
+
+
 class LocalPool:
     """The class on local worker processes, at most ``jobs`` students in flight at a time.
 
@@ -180,7 +200,7 @@ class LocalPool:
                     while futures or (queue and not self.stop):  # once stopped, the students in flight finish
                         while queue and len(futures) < workers and not self.stop:
                             student = queue.pop(0)
-                            futures[pool.submit(grade_student, self.course_dir, self.assignment, student, self.db_url,
+                            futures[pool.submit(grade_in_worker, self.course_dir, self.assignment, student, self.db_url,
                                                 notebook_budget=self.options.notebook_budget,
                                                 cell_timeout=self.options.cell_timeout,
                                                 feedback=self.options.feedback)] = student
@@ -199,10 +219,11 @@ class LocalPool:
                 for student in futures.values():
                     self.worker_died(student)
         for student in list(self.pending):  # the run stopped before them
-            self.record(student, StudentResult(student, Status.ERROR, f"not graded: the run stopped ({self.stop})"))
+            self.record(student, StudentResult(student, Status.ERROR, f"the run stopped before it: {self.stop}"))
 
     def worker_died(self, student: str) -> None:
         forget_grading(self.course_dir, self.assignment, student, self.db_url)
+        in_flight_note(self.course_dir, self.assignment, student).unlink(missing_ok=True)
         self.deaths[student] = self.deaths.get(student, 0) + 1
         if self.deaths[student] >= WORKER_DEATHS:
             self.finish(student, StudentResult(student, Status.FAILED, KILLED_TWICE))

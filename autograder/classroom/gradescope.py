@@ -245,6 +245,8 @@ def _reset(course: Path, assignment: str) -> None:
 def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     from ..course import sqlite_url
     from ..grading.canary import run_canary
+    from ..grading.faults import KitFault
+    from ..grading.results import Status
     from ..grading.grade import grade_student
 
     course = course_dir(root)
@@ -256,22 +258,24 @@ def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     result = grade_student(course, assignment, STUDENT, sqlite_url(course / "gradebook.db"),
                            notebook_budget=NOTEBOOK_BUDGET, cell_timeout=CELL_TIMEOUT, feedback=False)
     echo(f"graded: {result.status} {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s {result.reason}")
+    if result.status is Status.ERROR:
+        raise KitFault(result.reason)
     return results_json(result, graded_cells(course, assignment), notes)
 
 
 def run(root: Path, assignment: str, echo=print) -> int:
     """(run_autograder) Grade the upload and write results.json, whatever happens to the student's code.  A fault
-    of the kit's own (the canary failed) writes no results.json and exits 1: Gradescope then shows that the
+    of the kit's own (the canary failed, or status error) writes no results.json and exits 1: Gradescope then shows that the
     autograder failed, and records no score for the student."""
-    from ..grading.canary import CanaryFailed
+    from ..grading.faults import KitFault
 
     start = time.monotonic()
     target = Path(root) / RESULTS
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         payload = grade_upload(Path(root), assignment, echo)
-    except CanaryFailed as e:
-        print(f"run_autograder: no score recorded: the canary failed: {e}", file=sys.stderr)
+    except KitFault as e:  # the canary failed, or the kit's side failed while grading this upload
+        print(f"run_autograder: no score recorded, a fault on the kit's side: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 - Gradescope must get a result; the instructor gets the traceback
         traceback.print_exc()

@@ -39,7 +39,7 @@ def figures(results: list[StudentResult]) -> ClassFigures:
                   key=lambda x: -x[1])[:10]
     return ClassFigures(
         students=len(results), graded=len(graded),
-        failed=[(r.student, r.reason if r.status is Status.FAILED else f"not graded (the kit's side failed): {r.reason}")
+        failed=[(r.student, r.reason if r.status is Status.FAILED else f"not graded, a fault of the kit's side: {r.reason}")
                 for r in results if r.status in (Status.FAILED, Status.ERROR)],
         scores=[r.score for r in graded], max_score=max((r.max_score for r in graded), default=0.0),
         pass_rate=[(k, passes[k] / totals[k]) for k in sorted(totals)],
@@ -52,7 +52,7 @@ def describe(code: str) -> str:
 
 
 def text_report(f: ClassFigures) -> str:
-    lines = [f"Class report: {f.graded} of {f.students} submissions graded, {len(f.failed)} failed"]
+    lines = [f"Class report: {f.graded} of {f.students} submissions graded, {len(f.failed)} not"]
     if f.scores:
         mean = sum(f.scores) / len(f.scores)
         full = sum(s >= f.max_score for s in f.scores)

@@ -34,12 +34,13 @@ from ..cells import grade_id, solution_sources
 from ..config import CONFIG_FILE, SANDBOX_SWITCH
 from ..course import Course, register_assignment, sqlite_url
 from ..sandbox import PACKAGE_DIR
+from .faults import KitFault
 from .results import Status, StudentResult
 
 CANARY = "kit-canary"  # the student id the reference is graded as, in the canary's own gradebook
 
 
-class CanaryFailed(RuntimeError):
+class CanaryFailed(KitFault):
     """The reference solution did not score full marks: the kit, not the students, is at fault."""
 
 

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import errno
 
+class KitFault(RuntimeError):
+    """The kit's own side failed: whatever was being graded gets no grade from it."""
+
+
 DISK_FULL = ("No space left on device", "database or disk is full", "Disk quota exceeded")
 # nbgrader's log of a converter that failed, and what it means on the kit's side
 KIT_SIDE = {

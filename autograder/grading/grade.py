@@ -9,6 +9,7 @@ recorded with its reason.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ from traitlets.config import Config
 from ..config import kit_options, read_course_config
 from ..course import Course, ensure_tools_on_path, sqlite_url
 from .execute import TIMING_KEY, notebook_seconds
-from .faults import kit_fault
+from .faults import exception_fault, kit_fault
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .execute import LAST_VERDICTS
 from .results import Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
@@ -210,8 +211,10 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
         notes = stage_submission(course, assignment, student, expected_notebooks(course, assignment),
                                  max_other_bytes=limits.max_submitted_mb * 2**20,
                                  max_other_files=limits.max_submitted_files)
-    except OSError as e:
-        result = StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
+    except OSError as e:  # a submission that cannot be read is the student's; a full disk is not
+        full = e.errno in (errno.ENOSPC, errno.EDQUOT)
+        result = StudentResult(student, Status.ERROR, exception_fault(e)) if full else \
+            StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
         result.seconds = round(time.monotonic() - start, 3)
         return result
     staged = course.folder(STAGING, assignment, student)
@@ -248,6 +251,6 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
                 notes.append("feedback: " + _log_reason(fb))
         result.reason = "; ".join(notes)
         if fault:
-            result = StudentResult(student, Status.ERROR, f"feedback: {fault}")
+            result = StudentResult(student, Status.ERROR, f"{fault}, while writing the feedback")
     result.seconds = round(time.monotonic() - start, 3)
     return result
