@@ -101,14 +101,16 @@ def search(module: str, check: str, student: list, misconception: str, *, sessio
         key = repr(sorted((k, v.tolist() if isinstance(v, np.ndarray) else v) for k, v in case.items()))
         if key not in seen:
             if len(seen) >= max_cases or time.monotonic() > stop:
+                # out of budget: every further case "fails", so the shrinker runs down to its simplest case at
+                # once, without calling the student's code (the answer is the last real failure, in ``failing``)
                 cut.append(True)
-                return False
+                return True
             try:
                 outcome = space.run(tuple(student), case)
             except ChannelBroken:  # no answer in time: the search ends here
                 cut.append(True)
                 stop = 0.0
-                return False
+                return True
             seen[key] = outcome.diagnosis is not None and outcome.diagnosis.misconception == misconception
             if seen[key]:
                 failing.append((case, outcome))

@@ -107,21 +107,28 @@ def numbers(shape):
     return hnp.arrays(np.float64, shape, elements=SMALL)
 
 
-def ids(shape, V):
+def id_arrays(shape, V):
     return hnp.arrays(np.int64, shape, elements=st.integers(0, V - 1))
 
 
 @st.composite
-def batches(draw, tables: bool = False, inputs: bool = False):
-    """(V, block_size, C, idx (B, T), dout (B, T, C)), with T <= block_size; with ``tables`` also E and P, with
-    ``inputs`` also x (B, T, C)."""
-    V, block_size, C, B = draw(SIZE), draw(SIZE), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+def batches(draw, ids: bool = True, dout: bool = True, tables: tuple = (), inputs: bool = False):
+    """A batch of shape (B, T) with T <= block_size: the sizes, and as asked the ids (B, T) below V, the
+    ``tables`` ("E" of shape (V, C), "P" of shape (block_size, C)), x and dout (B, T, C)."""
+    block_size, C, B = draw(SIZE), draw(st.integers(1, 3)), draw(st.integers(1, 3))
     T = draw(st.integers(1, block_size))
-    case = {"V": V, "block_size": block_size, "C": C, "idx": draw(ids((B, T), V)), "dout": draw(numbers((B, T, C)))}
-    if tables:
-        case["E"], case["P"] = draw(numbers((V, C))), draw(numbers((block_size, C)))
+    case = {"block_size": block_size, "C": C}
+    if ids:
+        case["V"] = draw(SIZE)
+        case["idx"] = draw(id_arrays((B, T), case["V"]))
+    if "E" in tables:
+        case["E"] = draw(numbers((case["V"], C)))
+    if "P" in tables:
+        case["P"] = draw(numbers((block_size, C)))
     if inputs:
         case["x"] = draw(numbers((B, T, C)))
+    if dout:
+        case["dout"] = draw(numbers((B, T, C)))
     return case
 
 
@@ -212,8 +219,9 @@ def run_embedding_backward(student, case) -> Outcome:
 # ------------------------------------------------------------------------------------------------ lesson 3
 
 @st.composite
-def table_cases(draw, bases=(None,)):
-    return {"T": draw(SIZE), "C": draw(SIZE), "base": draw(st.sampled_from(bases))}
+def table_cases(draw, widths=(1, 2, 3, 4), bases=(None,)):
+    """(T, C, base); ``widths`` as the check draws them (one check has only even C, another only odd)."""
+    return {"T": draw(SIZE), "C": draw(st.sampled_from(widths)), "base": draw(st.sampled_from(bases))}
 
 
 def run_table(student, case) -> Outcome:
@@ -344,16 +352,16 @@ OTHER_BASES = (10.0, 100.0)
 
 SPACES = {
     ("lesson01", "softmax_values"): Space(softmax_cases(), run_softmax),
-    ("lesson02", "embedding_forward"): Space(batches(tables=True), run_embedding_forward),
+    ("lesson02", "embedding_forward"): Space(batches(dout=False, tables=("E",)), run_embedding_forward),
     ("lesson02", "embedding_backward"): Space(batches(), run_embedding_backward),
-    ("lesson03", "table_even_values"): Space(table_cases(), run_table),
-    ("lesson03", "table_odd_values"): Space(table_cases(), run_table),
-    ("lesson03", "table_base_and_length"): Space(table_cases(OTHER_BASES + (None,)), run_table),
+    ("lesson03", "table_even_values"): Space(table_cases(widths=(2, 4)), run_table),
+    ("lesson03", "table_odd_values"): Space(table_cases(widths=(1, 3)), run_table),
+    ("lesson03", "table_base_and_length"): Space(table_cases(bases=OTHER_BASES + (None,)), run_table),
     ("lesson03", "shift_matrix_values"): Space(shift_cases(), run_shift),
     ("lesson03", "shift_matrix_base"): Space(shift_cases(OTHER_BASES), run_shift),
-    ("lesson04", "positional_forward"): Space(batches(tables=True, inputs=True), run_positional_forward),
-    ("lesson04", "positional_backward_dP"): Space(batches(inputs=True), run_positional_dP),
-    ("lesson05", "layer_forward"): Space(batches(tables=True), run_layer_forward),
+    ("lesson04", "positional_forward"): Space(batches(False, False, ("P",), inputs=True), run_positional_forward),
+    ("lesson04", "positional_backward_dP"): Space(batches(ids=False, inputs=True), run_positional_dP),
+    ("lesson05", "layer_forward"): Space(batches(dout=False, tables=("E", "P")), run_layer_forward),
     ("lesson05", "layer_backward_dE"): Space(batches(), lambda student, case: _layer_backward(*student, case, "dE")),
     ("lesson05", "layer_backward_dP"): Space(batches(), lambda student, case: _layer_backward(*student, case, "dP")),
 }
