@@ -8,6 +8,8 @@ is what the buggy code returns on it.  One real-kernel test shows the line reach
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import time
 
 import nbformat
@@ -126,7 +128,8 @@ def test_a_bug_outside_the_catalogue_is_shown_on_a_small_case(bug, module, check
     assert outcome.line() == line                       # the same search, the same case: deterministic
     assert shrink.largest_size(case) <= 3, line         # every size small enough to work by hand
     assert outcome.diagnosis.misconception == diagnosis  # it fails the same way
-    want, got = replay(reference, case), replay(ns, case)
+    with np.errstate(all="ignore"):
+        want, got = replay(reference, case), replay(ns, case)
     np.testing.assert_allclose(outcome.want, want, rtol=1e-12, atol=1e-12)  # the reference solution's answer
     np.testing.assert_array_equal(np.asarray(outcome.got), np.asarray(got))   # what the buggy code returns
     assert f"your {outcome.name} is {show(got)}; the right {outcome.name} is {show(want)}." in line
@@ -164,6 +167,16 @@ def test_a_correct_solution_never_searches(monkeypatch):
             for module, function, names in calls:
                 assert run_check(module, function, [ns[n] for n in names]) is None, (name, function)
     assert searched == []
+
+
+def test_grading_a_correct_notebook_does_not_even_load_hypothesis():
+    """What a correct solution costs is unchanged: the search, and Hypothesis, are loaded only after a failure."""
+    code = ("import sys; from autograder.devtools.mutants.inprocess import load; "
+            "from autograder.grading.checker import run_check; ns, tests = load('05_embedding_layer'); "
+            "verdicts = [run_check(m, f, [ns[n] for n in names]) for _, calls in tests for m, f, names in calls]; "
+            "print(set(verdicts), 'hypothesis' in sys.modules, 'autograder.hidden.cases' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.stdout.split() == ["{None}", "False", "False"], result.stdout + result.stderr
 
 
 CATALOGUED = ["l5-dP-not-summed", "l5-scatter-overwrite", "l4-dP-tail-resized", "l5-dP-mean", "sin-cos-swap", "freq-sign"]

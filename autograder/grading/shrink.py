@@ -30,8 +30,9 @@ import numpy as np
 
 # the generic ids of a wrong answer; catalogue ids and relationships already tell the mistake in its own words
 SEARCHED = frozenset({"wrong-value", "wrong-gradient", "wrong-shape", "crashed", "side-effect"})
-MAX_CASES = 200     # cases run on the student's code per failing check (a handful of calls each)
-SECONDS = 4.0       # and at most this much time, within the cell's own budget
+MAX_CASES = 100     # cases run on the student's code per failing check (2 to 10 calls each)
+SECONDS = 8.0       # and at most this much time (a search through the channel takes 1-4 s), within the cell's time
+MARGIN = 2.0        # seconds of the cell's time left untouched, for the verdict to reach the kernel
 SMALL = 3           # a case is shown only if every size in it is at most this (where the bug allows)
 
 
@@ -56,7 +57,7 @@ def bounded(session, seconds: float):
         yield
         return
     saved, broken = session.deadline, session.broken
-    session.deadline = min(saved, time.monotonic() + seconds + 1.0)
+    session.deadline = time.monotonic() + seconds + 1.0  # within the cell's time: search() leaves a margin
     try:
         yield
     finally:
@@ -86,7 +87,9 @@ def search(module: str, check: str, student: list, misconception: str, *, sessio
     except ImportError:
         return None
     space = space_of(module, check)
-    if space is None:
+    if session is not None:
+        seconds = min(seconds, session.deadline - time.monotonic() - MARGIN)
+    if space is None or seconds <= 0:
         return None
     from ..channel.client import quiet
     from ..channel.proxy import ChannelBroken

@@ -35,7 +35,7 @@ NO_RESULT = object()  # the student's code gave nothing to show (it raised first
 
 def show(value) -> str:
     """An array or number written out whole, on one line: ids as integers, floats as 1.0 or 0.8415."""
-    return " ".join(part.strip() for part in _written(value).splitlines())
+    return " ".join(_written(value).split())
 
 
 def _written(value) -> str:
