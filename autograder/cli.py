@@ -1,4 +1,4 @@
-"""`python -m autograder COMMAND`: the kit's command line."""
+"""`autograder COMMAND` (or `python -m autograder COMMAND`): the kit's command line."""
 from __future__ import annotations
 
 import argparse
@@ -143,7 +143,7 @@ def main(argv=None) -> int:
 
     ensure_tools_on_path()  # nbgrader runs `alembic` when it creates a gradebook
     defaults = KitConfig()  # the kit's own defaults; a course's nbgrader_config.py may change them for `grade`
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    parser = argparse.ArgumentParser(prog="autograder", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("build", help="assignments/*.py -> source/ and release/ (validated)")
