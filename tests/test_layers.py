@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
 LAYERS = [
     ["autograder", "channel"],           # the kernel's public client, the wire format, the checker's proxies
     ["hidden"],                          # the hidden checks: run by the checker, or in the kernel in plain nbgrader
-    ["cells", "config"],                 # the vocabulary and the options
+    ["cells", "config", "notebooks"],    # the vocabulary, the options, reading a notebook file
     ["course"],                          # the course's folders and lessons
     ["sandbox", "authoring"],
     ["grading"],                         # one submission
