@@ -257,3 +257,14 @@ def test_check_thorough_shows_the_smallest_failing_case_from_a_real_kernel(tmp_p
     assert re.search(r"Smallest failing case: EmbeddingLayer\(vocab_size=1, block_size=1, C=2\), forward\(\[\[0\]\]\), "
                      r"backward\(\[\[\[[-0-9.]+, [-0-9.]+\]\]\]\): your dP is \[\[.*\]\]; the right dP is \[\[.*\]\]\.",
                      row.group(1)), row.group(1)
+
+
+def test_the_examples_in_the_readme_and_the_student_guide_are_what_these_bugs_get():
+    shown = {line.strip() for page in ("README.md", "docs/students.md")
+             for line in (REPO / page).read_text(encoding="utf-8").splitlines()
+             if line.startswith("Smallest failing case:")}
+    produced = set()
+    for bug, module, check, _ in BUGS:
+        ns, tests = load(bug.notebook, bug)
+        produced.add(run_check(module, check, _names(module, check, ns, tests))[1].splitlines()[-1])
+    assert len(shown) >= 5 and shown <= produced, shown - produced
