@@ -45,7 +45,10 @@ def _written(value) -> str:
 
     def number(v) -> str:
         v = float(v) + 0.0  # no "-0.0"
-        return repr(v) if v.is_integer() or not np.isfinite(v) else f"{v:.4g}"
+        if v.is_integer() or not np.isfinite(v):
+            return repr(v)
+        text = f"{v:.4g}"
+        return text if any(c in text for c in ".e") else text + ".0"  # 0.99999 is "1.0", a float like the rest
 
     if a.dtype.kind not in "fc" or a.ndim == 0:
         try:
@@ -224,33 +227,30 @@ def table_cases(draw, widths=(1, 2, 3, 4), bases=(None,)):
     return {"T": draw(SIZE), "C": draw(st.sampled_from(widths)), "base": draw(st.sampled_from(bases))}
 
 
-def run_table(student, case) -> Outcome:
-    (sinusoidal_table,) = student
-    T, C, base = case["T"], case["C"], case["base"]
-    b = lesson03.DEFAULT_BASE if base is None else base
-    out = Outcome(f"sinusoidal_table({T}, {C})" if base is None else f"sinusoidal_table({T}, {C}, base={base:g})",
-                  "table", lesson03._reference_table(T, C, b))
-    with out.judging():
-        what, out.got = lesson03._table(sinusoidal_table, T, C, base)
-        lesson03._judge_table(out.got, T, C, b, what)
-    return out
-
-
 @st.composite
 def shift_cases(draw, bases=(None,)):
     return {"k": draw(st.integers(0, 3)), "C": 2 * draw(st.integers(1, 2)), "base": draw(st.sampled_from(bases))}
 
 
-def run_shift(student, case) -> Outcome:
-    (shift_matrix,) = student
-    k, C, base = case["k"], case["C"], case["base"]
-    b = lesson03.DEFAULT_BASE if base is None else base
-    out = Outcome(f"shift_matrix({k}, {C})" if base is None else f"shift_matrix({k}, {C}, base={base:g})",
-                  "matrix", lesson03._reference_shift(k, C, b))
-    with out.judging():
-        what, out.got = lesson03._shift(shift_matrix, k, C, base)
-        lesson03._judge_shift(out.got, k, C, b, what)
-    return out
+def _function_of_sizes(function: str, name: str, first: str, make, judge, reference):
+    """``run`` for a lesson-3 function of (a first size, C, base): its call through ``make`` (which names it
+    too), judged by ``judge``, the right answer from ``reference``."""
+    def run(student, case) -> Outcome:
+        n, C, base = case[first], case["C"], case["base"]
+        b = lesson03.DEFAULT_BASE if base is None else base
+        out = Outcome(f"{function}({n}, {C}" + ("" if base is None else f", base={base:g}") + ")", name,
+                      reference(n, C, b))
+        with out.judging():
+            what, out.got = make(student[0], n, C, base)
+            judge(out.got, n, C, b, what)
+        return out
+    return run
+
+
+run_table = _function_of_sizes("sinusoidal_table", "table", "T", lesson03._table, lesson03._judge_table,
+                               lesson03._reference_table)
+run_shift = _function_of_sizes("shift_matrix", "matrix", "k", lesson03._shift, lesson03._judge_shift,
+                               lesson03._reference_shift)
 
 
 # ------------------------------------------------------------------------------------------------ lesson 4
