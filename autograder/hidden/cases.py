@@ -180,6 +180,29 @@ def run_softmax(student, case) -> Outcome:
     return out
 
 
+@st.composite
+def attention_cases(draw):
+    B, T, C, hs = (draw(st.integers(1, 3)) for _ in range(4))
+    return {"X": draw(numbers((B, T, C))), "Wq": draw(numbers((C, hs))), "Wk": draw(numbers((C, hs))),
+            "Wv": draw(numbers((C, hs)))}
+
+
+def run_attention(student, case) -> Outcome:
+    """attention_values on one case: any constant scale of the scores passes (attention_scaling judges it)."""
+    self_attention, softmax = student
+    X, Wq, Wk, Wv = (case[k] for k in ("X", "Wq", "Wk", "Wv"))
+    out = Outcome(f"self_attention(X={show(X)}, Wq={show(Wq)}, Wk={show(Wk)}, Wv={show(Wv)})", "output",
+                  lesson01._attention(X, Wq, Wk, Wv))
+    rng = np.random.default_rng(0)  # the probe of the student's softmax draws its scores from it
+    with out.judging():
+        got = lesson01._run_attention(self_attention, softmax, rng, X.copy(), Wq.copy(), Wk.copy(), Wv.copy())
+        out.got = got
+        C, hs = Wq.shape
+        if not any(lesson01._same(got, lesson01._attention(X, Wq, Wk, Wv, s)) for s in lesson01._scales(C, hs).values()):
+            lesson01._classify_attention(got, X, Wq, Wk, Wv, softmax, rng, f"For X of shape {X.shape} and hs = {hs}:")
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ lesson 2
 
 def run_embedding_forward(student, case) -> Outcome:
@@ -352,6 +375,7 @@ OTHER_BASES = (10.0, 100.0)
 
 SPACES = {
     ("lesson01", "softmax_values"): Space(softmax_cases(), run_softmax),
+    ("lesson01", "attention_values"): Space(attention_cases(), run_attention),
     ("lesson02", "embedding_forward"): Space(batches(dout=False, tables=("E",)), run_embedding_forward),
     ("lesson02", "embedding_backward"): Space(batches(), run_embedding_backward),
     ("lesson03", "table_even_values"): Space(table_cases(widths=(2, 4)), run_table),
