@@ -276,3 +276,11 @@ def test_the_examples_in_the_readme_and_the_student_guide_are_what_these_bugs_ge
         ns, tests = load(bug.notebook, bug)
         produced.add(run_check(module, check, _names(module, check, ns, tests))[1].splitlines()[-1])
     assert len(shown) >= 5 and shown <= produced, shown - produced
+
+
+def test_the_search_writes_nothing_where_it_runs(tmp_path, monkeypatch):
+    """Grading runs in a student's folder: Hypothesis's cache (.hypothesis/) must not land there."""
+    monkeypatch.chdir(tmp_path)
+    module, check, layer, _ = _counting()
+    assert shrink.smallest_failing_case(module, check, [layer], "wrong-gradient")
+    assert list(tmp_path.iterdir()) == []

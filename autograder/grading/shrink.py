@@ -20,9 +20,12 @@ nothing but NumPy.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import random
+import shutil
+import tempfile
 import time
 import zlib
 
@@ -46,6 +49,20 @@ def largest_size(case: dict) -> int:
     sizes = [d for v in case.values() if isinstance(v, np.ndarray) for d in v.shape]
     sizes += [v for k, v in case.items() if isinstance(v, int) and k not in ("k", "axis")]  # not sizes
     return max(sizes, default=0)
+
+
+_home: list[str] = []
+
+
+def private_storage() -> None:
+    """Hypothesis caches what it learns in ``.hypothesis/`` under the current folder, which in grading is a
+    student's folder: give it a folder of this process's own instead, removed at exit."""
+    if not _home:
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        _home.append(tempfile.mkdtemp(prefix="kit-hypothesis-"))
+        atexit.register(shutil.rmtree, _home[0], True)
+        set_hypothesis_home_dir(_home[0])
 
 
 @contextlib.contextmanager
@@ -93,6 +110,8 @@ def search(module: str, check: str, student: list, misconception: str, *, sessio
         return None
     from ..channel.client import quiet
     from ..channel.proxy import ChannelBroken
+
+    private_storage()
 
     stop = time.monotonic() + seconds
     seen: dict[str, bool] = {}  # Hypothesis replays cases; each runs on the student's code once
