@@ -33,15 +33,20 @@ from .diagnostics import Diagnosis, relationship
 NO_RESULT = object()  # the student's code gave nothing to show (it raised first)
 
 
+WHOLE = 64  # entries an array may have to be written out whole (every right answer here has at most 48)
+
+
 def show(value) -> str:
-    """An array or number written out whole, on one line: ids as integers, floats as 1.0 or 0.8415."""
-    return " ".join(_written(value).split())
+    """An array or number written out whole, on one line: ids as integers, floats as 1.0 or 0.8415.  A result of
+    more than WHOLE entries (a wrong one) is summarised, and no rendering exceeds 600 characters."""
+    text = " ".join(_written(value).split())
+    return text if len(text) <= 600 else text[:600] + " ..."
 
 
 def _written(value) -> str:
     a = np.asarray(value)
     if a.dtype.kind in "iub":
-        return np.array2string(a, separator=", ", max_line_width=10**6, threshold=10**6) if a.ndim else str(a.item())
+        return np.array2string(a, separator=", ", max_line_width=10**6, threshold=WHOLE) if a.ndim else str(a.item())
 
     def number(v) -> str:
         v = float(v) + 0.0  # no "-0.0"
@@ -55,7 +60,7 @@ def _written(value) -> str:
             return number(a) if a.ndim == 0 and a.dtype.kind in "f" else repr(value)[:200]
         except (TypeError, ValueError):
             return repr(value)[:200]
-    return np.array2string(a.real, separator=", ", max_line_width=10**6, threshold=10**6,
+    return np.array2string(a.real, separator=", ", max_line_width=10**6, threshold=WHOLE,
                            formatter={"float_kind": number})
 
 
