@@ -288,3 +288,34 @@ def test_the_search_writes_nothing_where_it_runs(tmp_path, monkeypatch):
     module, check, layer, _ = _counting()
     assert shrink.smallest_failing_case(module, check, [layer], "wrong-gradient")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_search_that_meets_hostile_code_adds_nothing_and_changes_no_verdict():
+    """Student code that exits, misbehaves or raises on small inputs gets the drawn case's diagnosis as it is, and
+    the line only for a case that fails the same way."""
+    bug, module, check, _ = LAYER_DP
+    ns, tests = load(bug.notebook, bug)
+    base = ns["EmbeddingLayer"]
+
+    class Exits(base):
+        def forward(self, idx):
+            if np.asarray(idx).size < 4:
+                raise SystemExit("small inputs are beneath me")
+            return base.forward(self, idx)
+
+    class Weird(base):
+        def backward(self, dout):
+            base.backward(self, dout)
+            if dout.size < 4:
+                self.dP = object()
+
+    class Hostile(base):
+        def backward(self, dout):
+            base.backward(self, dout)
+            if np.all(dout == np.round(dout)):  # every case of the search (its numbers are whole), none drawn
+                raise KeyError(object())  # not even the kind of error the check expects
+
+    for student in (Exits, Weird, Hostile):
+        diagnosis, message = run_check(module, check, [student])
+        assert diagnosis == "wrong-gradient" and message.startswith("dP fails the gradient check"), message
+    assert "Smallest failing case" not in message  # Hostile: no small case fails the same way

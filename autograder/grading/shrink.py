@@ -94,9 +94,12 @@ def smallest_failing_case(module: str, check: str, student: list, misconception:
     """The ``Smallest failing case: ...`` line for a check that failed with ``misconception`` on the student's
     code ``student`` (the check's arguments), or None: no search for this id or check, Hypothesis missing,
     no small case fails the same way, or the budget ran out first."""
-    found = search(module, check, student, misconception, message, session=session, max_cases=max_cases,
-                   seconds=seconds)
-    return found[1].line() if found else None
+    try:
+        found = search(module, check, student, misconception, message, session=session, max_cases=max_cases,
+                       seconds=seconds)
+        return found[1].line() if found else None
+    except (Exception, SystemExit):  # noqa: BLE001 - the search only adds a line; it never changes a verdict
+        return None
 
 
 def search(module: str, check: str, student: list, misconception: str, message: str = "", *, session=None,

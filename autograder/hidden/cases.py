@@ -93,7 +93,7 @@ class Outcome:
             raise  # the kernel stopped answering: the search ends here
         except NotImplementedError:
             self.diagnosis = Diagnosis("not-implemented", "A stub still raises NotImplementedError.")
-        except Exception as e:  # noqa: BLE001 - student code misbehaved in a way no check foresaw
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - student code misbehaved in a way no check foresaw
             self.diagnosis = Diagnosis("crashed", f"Your code raised {type(e).__name__}: {e}")
 
 
