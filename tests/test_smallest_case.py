@@ -79,7 +79,8 @@ BUGS = [
             replace=(("return e / np.sum(e, axis=axis, keepdims=True)",
                       "return e / np.sum(np.exp(x), axis=axis, keepdims=True)"),)),
      "lesson01", "softmax_values", _softmax),
-    (Mutant("attention-adds-V", L1, "self-attention", None, replace=(("return weights @ V", "return weights @ V + V"),)),
+    (Mutant("attention-adds-V", L1, "self-attention", None,
+            replace=(("return weights @ V", "return weights @ V + V"),)),
      "lesson01", "attention_values", lambda ns, c: ns["self_attention"](c["X"], c["Wq"], c["Wk"], c["Wv"])),
     (Mutant("dE-first-sequence", L2, "embedding", None,
             replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx[0], dout[0])"),)),
@@ -151,7 +152,8 @@ def test_the_line_is_one_line_written_out_whole():
     line = run_check(module, check, _names(module, check, ns, tests))[1].splitlines()[-1]
     # e.g. EmbeddingLayer(vocab_size=1, block_size=1, C=2), forward([[0]]), backward([[[0.0, 1.0]]]): your dP is
     # [[1.0, 1.0]]; the right dP is [[0.0, 1.0]].
-    assert re.fullmatch(r"Smallest failing case: EmbeddingLayer\(vocab_size=\d, block_size=\d, C=\d\), forward\(\[\[.*\]\]\), "
+    assert re.fullmatch(r"Smallest failing case: EmbeddingLayer\(vocab_size=\d, block_size=\d, C=\d\), "
+                        r"forward\(\[\[.*\]\]\), "
                         r"backward\(\[\[\[.*\]\]\]\): your dP is \[\[.*\]\]; the right dP is \[\[.*\]\]\.", line), line
     assert "..." not in line and "\n" not in line
 
@@ -184,11 +186,13 @@ def test_grading_a_correct_notebook_does_not_even_load_hypothesis():
             "from autograder.grading.checker import run_check; ns, tests = load('05_embedding_layer'); "
             "verdicts = [run_check(m, f, [ns[n] for n in names]) for _, calls in tests for m, f, names in calls]; "
             "print(set(verdicts), 'hypothesis' in sys.modules, 'autograder.hidden.cases' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO,
+                            check=False)
     assert result.stdout.split() == ["{None}", "False", "False"], result.stdout + result.stderr
 
 
-CATALOGUED = ["l5-dP-not-summed", "l5-scatter-overwrite", "l4-dP-tail-resized", "l5-dP-mean", "sin-cos-swap", "freq-sign"]
+CATALOGUED = ["l5-dP-not-summed", "l5-scatter-overwrite", "l4-dP-tail-resized", "l5-dP-mean", "sin-cos-swap",
+              "freq-sign"]
 
 
 @pytest.mark.parametrize("name", CATALOGUED)
@@ -217,7 +221,7 @@ def test_only_checks_with_a_case_space_and_generic_ids_search():
 def _counting(delay=0.0):
     """The lesson-5 dP bug, counting its backward calls (and taking ``delay`` seconds for each)."""
     bug, module, check, _ = LAYER_DP
-    ns, tests = load(bug.notebook, bug)
+    ns, _ = load(bug.notebook, bug)
     base, calls = ns["EmbeddingLayer"], []
 
     class Counting(base):
@@ -264,7 +268,7 @@ def test_check_thorough_shows_the_smallest_failing_case_from_a_real_kernel(tmp_p
 
     assert result.returncode == 1, result.stdout + result.stderr
     row = re.search(r"test-layer-backward-dP\s+0/\d+\s+FAIL\s+Diagnosis \[wrong-gradient\]: (.*?)\n(?=\S)",
-                    result.stdout, re.S)
+                    result.stdout, re.DOTALL)
     assert row, result.stdout
     assert re.search(r"Smallest failing case: EmbeddingLayer\(vocab_size=1, block_size=1, C=2\), forward\(\[\[0\]\]\), "
                      r"backward\(\[\[\[[-0-9.]+, [-0-9.]+\]\]\]\): your dP is \[\[.*\]\]; the right dP is \[\[.*\]\]\.",
@@ -294,7 +298,7 @@ def test_a_search_that_meets_hostile_code_adds_nothing_and_changes_no_verdict():
     """Student code that exits, misbehaves or raises on small inputs gets the drawn case's diagnosis as it is, and
     the line only for a case that fails the same way."""
     bug, module, check, _ = LAYER_DP
-    ns, tests = load(bug.notebook, bug)
+    ns, _ = load(bug.notebook, bug)
     base = ns["EmbeddingLayer"]
 
     class Exits(base):

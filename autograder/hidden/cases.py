@@ -19,8 +19,8 @@ hidden checks themselves never do.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from hypothesis import strategies as st
@@ -150,7 +150,8 @@ def _set_tables(obj, **tables) -> bool:
     """Give the student's object these tables; False if it does not keep them as given."""
     for name, value in tables.items():
         setattr(obj, name, value.copy())
-    return all(np.array_equal(np.asarray(getattr(obj, name), dtype=np.float64), value) for name, value in tables.items())
+    return all(np.array_equal(np.asarray(getattr(obj, name), dtype=np.float64), value)
+               for name, value in tables.items())
 
 
 def _positions(dout, block_size):
@@ -203,7 +204,8 @@ def run_attention(student, case) -> Outcome:
         got = lesson01._run_attention(self_attention, softmax, rng, X.copy(), Wq.copy(), Wk.copy(), Wv.copy())
         out.got = got
         C, hs = Wq.shape
-        if not any(lesson01._same(got, lesson01._attention(X, Wq, Wk, Wv, s)) for s in lesson01._scales(C, hs).values()):
+        scales = lesson01._scales(C, hs).values()
+        if not any(lesson01._same(got, lesson01._attention(X, Wq, Wk, Wv, s)) for s in scales):
             lesson01._classify_attention(got, X, Wq, Wk, Wv, softmax, rng, f"For X of shape {X.shape} and hs = {hs}:")
     return out
 
