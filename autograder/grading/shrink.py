@@ -3,7 +3,7 @@ smallest case of that check's input space that still fails the same way, and say
 
 "dP fails the gradient check ... worst entry dP[1, 0]" on a drawn batch of shape (3, 6, 7) is true and
 no help to a student who cannot see why; the same bug on ``EmbeddingLayer(vocab_size=1, block_size=1,
-C=2)`` with one id and a dout of [[[1.0, 0.0]]] can be worked by hand.  Hypothesis does the search
+C=2)`` with one id and a dout of [[[0.0, 1.0]]] can be worked by hand.  Hypothesis does the search
 (``find`` and its shrinker) over the check's case space (``autograder.hidden.cases``), in this
 grading process, against the student's code behind the channel's proxies; the kernel side needs
 nothing but NumPy.
@@ -36,15 +36,15 @@ import numpy as np
 SEARCHED = frozenset({"wrong-value", "wrong-gradient", "wrong-shape", "crashed", "side-effect"})
 # ... except a factor with no name, which shows no case: "softmax(x) is the right values times 0.4409"
 UNNAMED_FACTOR = "the right values times "
+MAX_CASES = 100     # cases run on the student's code per failing check (2 to 10 calls each)
+SECONDS = 8.0       # and at most this much time (a search through the channel takes 1-4 s), within the cell's time
+MARGIN = 2.0        # seconds of the cell's time left untouched, for the verdict to reach the kernel
+SMALL = 3           # a search cut short by the budget is shown only if every size of its case is at most this
 
 
 def searched(misconception: str, message: str = "") -> bool:
     """Whether a diagnosis gets the search: a generic id, or a relationship whose words alone show no case."""
     return misconception in SEARCHED or (misconception == "scaled" and UNNAMED_FACTOR in message)
-MAX_CASES = 100     # cases run on the student's code per failing check (2 to 10 calls each)
-SECONDS = 8.0       # and at most this much time (a search through the channel takes 1-4 s), within the cell's time
-MARGIN = 2.0        # seconds of the cell's time left untouched, for the verdict to reach the kernel
-SMALL = 3           # a case is shown only if every size in it is at most this (where the bug allows)
 
 
 def grading_seed(module: str, check: str) -> int:
