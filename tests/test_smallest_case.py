@@ -25,6 +25,9 @@ from autograder.hidden.cases import SPACES, Space, show
 
 from .conftest import REPO, kit
 
+# the notebooks' demo cells run as load() executes them, on the buggy code (a rel_error without its floor divides 0/0)
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
+
 L1, L2, L3, L4, L5 = ("01_why_position", "02_token_embeddings", "03_sinusoidal", "04_learned_positions",
                       "05_embedding_layer")
 
@@ -46,6 +49,12 @@ def _positional_dP(ns, c):
     pe.forward(c["x"].copy())
     pe.backward(c["dout"].copy())
     return pe.dP
+
+
+def _positional_dx(ns, c):
+    pe = ns["PositionalEmbedding"](c["block_size"], c["C"])
+    pe.forward(c["x"].copy())
+    return pe.backward(c["dout"].copy())
 
 
 def _positional_forward(ns, c):
@@ -85,6 +94,12 @@ BUGS = [
     (Mutant("dE-first-sequence", L2, "embedding", None,
             replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx[0], dout[0])"),)),
      "lesson02", "embedding_backward", _embedding_dE),
+    (Mutant("rel-error-without-floor", L2, "rel-error", None,
+            replace=(("np.maximum(1e-12, np.abs(a) + np.abs(b))", "(np.abs(a) + np.abs(b))"),)),
+     "lesson02", "rel_error_values", lambda ns, c: ns["rel_error"](c["a"].copy(), c["b"].copy())),
+    (Mutant("returns-the-batch-sum", L4, "positional-embedding", None,
+            replace=(("        return dout", "        return dout.sum(axis=0, keepdims=True)"),)),
+     "lesson04", "positional_backward_dx", _positional_dx),
     (Mutant("frequency-over-C-minus-1", L3, "sinusoidal-table", None,
             replace=(("angle = pos / base ** (two_i / C)", "angle = pos / base ** (two_i / (C - 1))"),)),
      "lesson03", "table_odd_values", lambda ns, c: ns["sinusoidal_table"](c["T"], c["C"])),

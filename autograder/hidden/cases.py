@@ -249,6 +249,28 @@ def run_embedding_backward(student, case) -> Outcome:
     return out
 
 
+@st.composite
+def pairs(draw):
+    shape = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    return {"a": draw(numbers(shape)), "b": draw(numbers(shape))}
+
+
+def run_rel_error(student, case) -> Outcome:
+    (rel_error,) = student
+    a, b = case["a"], case["b"]
+    want = float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))))
+    out = Outcome(f"rel_error({show(a)}, {show(b)})", "value", want)
+    with out.judging():
+        out.got = call("rel_error(a, b)", rel_error, a.copy(), b.copy())
+        try:
+            got = float(out.got)
+        except (TypeError, ValueError):
+            raise Diagnosis("wrong-value", "rel_error should return one float.") from None
+        if not np.isclose(got, want, rtol=1e-9, atol=0):
+            raise Diagnosis("wrong-value", "rel_error(a, b) is not the largest entry of |a - b| / max(1e-12, |a| + |b|).")
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ lesson 3
 
 @st.composite
@@ -324,6 +346,25 @@ def run_positional_dP(student, case) -> Outcome:
     return out
 
 
+def run_positional_dx(student, case) -> Outcome:
+    (PositionalEmbedding,) = student
+    block_size, C, G, x = case["block_size"], case["C"], case["dout"], case["x"]
+    T = x.shape[1]
+    out = Outcome(f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), "
+                  f"backward({show(G)})", "gradient for x", G.copy())
+    with out.judging():
+        pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
+        lesson04.call_forward("PositionalEmbedding.forward", pe.forward, x.copy(), T, block_size)
+        out.got = call("PositionalEmbedding.backward", pe.backward, G.copy())
+        if out.got is None:
+            raise Diagnosis("wrong-value", "backward returned None; it should return the gradient for x.")
+        dx = expect_array("the gradient for x that backward returns", out.got, x.shape)
+        if not lesson04.compare("dx", dx, G).ok:
+            found = relationship(dx, G, sizes={"B": x.shape[0], "T": T})  # as positional_backward_dx tells it
+            raise Diagnosis(*(found or ("wrong-gradient", "The returned gradient for x is not dout.")))
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ lesson 5
 
 def _layer(V, block_size, C) -> str:
@@ -385,6 +426,7 @@ SPACES = {
     ("lesson01", "attention_values"): Space(attention_cases(), run_attention),
     ("lesson02", "embedding_forward"): Space(batches(dout=False, tables=("E",)), run_embedding_forward),
     ("lesson02", "embedding_backward"): Space(batches(), run_embedding_backward),
+    ("lesson02", "rel_error_values"): Space(pairs(), run_rel_error),
     ("lesson03", "table_even_values"): Space(table_cases(widths=(2, 4)), run_table),
     ("lesson03", "table_odd_values"): Space(table_cases(widths=(1, 3)), run_table),
     ("lesson03", "table_base_and_length"): Space(table_cases(bases=OTHER_BASES + (None,)), run_table),
@@ -392,6 +434,7 @@ SPACES = {
     ("lesson03", "shift_matrix_base"): Space(shift_cases(OTHER_BASES), run_shift),
     ("lesson04", "positional_forward"): Space(batches(False, False, ("P",), inputs=True), run_positional_forward),
     ("lesson04", "positional_backward_dP"): Space(batches(ids=False, inputs=True), run_positional_dP),
+    ("lesson04", "positional_backward_dx"): Space(batches(ids=False, inputs=True), run_positional_dx),
     ("lesson05", "layer_forward"): Space(batches(dout=False, tables=("E", "P")), run_layer_forward),
     ("lesson05", "layer_backward_dE"): Space(batches(), lambda student, case: _layer_backward(*student, case, "dE")),
     ("lesson05", "layer_backward_dP"): Space(batches(), lambda student, case: _layer_backward(*student, case, "dP")),
