@@ -130,3 +130,21 @@ def test_devtools_are_out_of_sight_in_the_sandbox(tmp_path):
     assert result.returncode == 0, result.stderr
     devtools, package = json.loads(result.stdout)
     assert devtools == [] and "hidden" in package and "grading" in package
+
+
+def test_what_a_kernel_imports_needs_no_hypothesis():
+    """The smallest-failing-case search (hidden.cases, grading.shrink) uses Hypothesis in the grading process; the
+    modules a kernel loads in plain nbgrader (a lesson's hidden checks and all they import) must not need it."""
+    reached, todo = set(), [m for m in MODULES if m.startswith("autograder.hidden.lesson")]
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo += GRAPH[module]
+    assert "autograder.hidden.lesson05" in reached and "autograder.hidden.cases" not in reached
+    needs = sorted(m for m in reached if "hypothesis" in {
+        (n.module or "").split(".")[0] if isinstance(n, ast.ImportFrom) else alias.name.split(".")[0]
+        for n in ast.walk(ast.parse(MODULES[m].read_text(encoding="utf-8"))) if isinstance(n, (ast.Import, ast.ImportFrom))
+        for alias in n.names})
+    assert not needs, needs
+    assert "hypothesis" in MODULES["autograder.hidden.cases"].read_text(encoding="utf-8")  # the test can see it
