@@ -19,8 +19,8 @@ hidden checks themselves never do.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from hypothesis import strategies as st
@@ -33,15 +33,20 @@ from .diagnostics import Diagnosis, relationship
 NO_RESULT = object()  # the student's code gave nothing to show (it raised first)
 
 
+WHOLE = 64  # entries an array may have to be written out whole (every right answer here has at most 48)
+
+
 def show(value) -> str:
-    """An array or number written out whole, on one line: ids as integers, floats as 1.0 or 0.8415."""
-    return " ".join(_written(value).split())
+    """An array or number written out whole, on one line: ids as integers, floats as 1.0 or 0.8415.  A result of
+    more than WHOLE entries (a wrong one) is summarised, and no rendering exceeds 600 characters."""
+    text = " ".join(_written(value).split())
+    return text if len(text) <= 600 else text[:600] + " ..."
 
 
 def _written(value) -> str:
     a = np.asarray(value)
     if a.dtype.kind in "iub":
-        return np.array2string(a, separator=", ", max_line_width=10**6, threshold=10**6) if a.ndim else str(a.item())
+        return np.array2string(a, separator=", ", max_line_width=10**6, threshold=WHOLE) if a.ndim else str(a.item())
 
     def number(v) -> str:
         v = float(v) + 0.0  # no "-0.0"
@@ -55,7 +60,7 @@ def _written(value) -> str:
             return number(a) if a.ndim == 0 and a.dtype.kind in "f" else repr(value)[:200]
         except (TypeError, ValueError):
             return repr(value)[:200]
-    return np.array2string(a.real, separator=", ", max_line_width=10**6, threshold=10**6,
+    return np.array2string(a.real, separator=", ", max_line_width=10**6, threshold=WHOLE,
                            formatter={"float_kind": number})
 
 
@@ -88,7 +93,7 @@ class Outcome:
             raise  # the kernel stopped answering: the search ends here
         except NotImplementedError:
             self.diagnosis = Diagnosis("not-implemented", "A stub still raises NotImplementedError.")
-        except Exception as e:  # noqa: BLE001 - student code misbehaved in a way no check foresaw
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - student code misbehaved in a way no check foresaw
             self.diagnosis = Diagnosis("crashed", f"Your code raised {type(e).__name__}: {e}")
 
 
@@ -145,7 +150,8 @@ def _set_tables(obj, **tables) -> bool:
     """Give the student's object these tables; False if it does not keep them as given."""
     for name, value in tables.items():
         setattr(obj, name, value.copy())
-    return all(np.array_equal(np.asarray(getattr(obj, name), dtype=np.float64), value) for name, value in tables.items())
+    return all(np.array_equal(np.asarray(getattr(obj, name), dtype=np.float64), value)
+               for name, value in tables.items())
 
 
 def _positions(dout, block_size):
@@ -198,7 +204,8 @@ def run_attention(student, case) -> Outcome:
         got = lesson01._run_attention(self_attention, softmax, rng, X.copy(), Wq.copy(), Wk.copy(), Wv.copy())
         out.got = got
         C, hs = Wq.shape
-        if not any(lesson01._same(got, lesson01._attention(X, Wq, Wk, Wv, s)) for s in lesson01._scales(C, hs).values()):
+        scales = lesson01._scales(C, hs).values()
+        if not any(lesson01._same(got, lesson01._attention(X, Wq, Wk, Wv, s)) for s in scales):
             lesson01._classify_attention(got, X, Wq, Wk, Wv, softmax, rng, f"For X of shape {X.shape} and hs = {hs}:")
     return out
 
