@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .config import KitConfig
+from .config import KitConfig, SimilarityConfig
 from .course import ASSIGNMENT
 
 
@@ -70,6 +70,25 @@ def cmd_grade(args) -> int:
     except GradingError as e:
         print(f"grade: {e}", file=sys.stderr)
         return 2
+    return 0
+
+
+def cmd_similarity(args) -> int:
+    from .classroom.similarity_command import run_similarity, similarity_options, summary
+
+    course_dir = Path(args.course_dir).resolve()
+    report_dir = course_dir / "reports" / args.assignment
+    options = similarity_options(course_dir, threshold=args.threshold, past=args.past)
+    try:
+        outcome = run_similarity(course_dir, args.assignment, report_dir, options)
+    except ValueError as e:
+        print(f"similarity: {e}", file=sys.stderr)
+        return 2
+    if not any(r.documents for r in outcome.results):
+        print(f"similarity: no submitted notebooks of {args.assignment!r} under {course_dir}", file=sys.stderr)
+        return 2
+    print(summary(outcome))
+    print(f"pairs: {outcome.csv}\npage:  {outcome.page}")
     return 0
 
 
@@ -171,6 +190,16 @@ def main(argv=None) -> int:
                    help="grade on this Dask cluster, one task per student (default: Dask's own "
                         "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("similarity", help="rank the pairs of students whose solution cells are most alike, per notebook "
+                                          "(reports/ASSIGNMENT/similarity.csv and .html; `grade` runs it too)")
+    p.add_argument("assignment")
+    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
+    p.add_argument("--past", default=None, help="a folder of earlier terms' submissions to compare with too "
+                                                "(default: the course's c.SimilarityConfig.past)")
+    p.add_argument("--threshold", type=float, default=None, help="list pairs scoring at least this in the "
+                   "report (default: the course's c.SimilarityConfig.threshold, else %g)" % SimilarityConfig().threshold)
+    p.set_defaults(func=cmd_similarity)
 
     p = sub.add_parser("collect", help="import submissions from a folder or an LMS (Canvas-style) zip")
     p.add_argument("assignment")
