@@ -106,15 +106,15 @@ def _canonical_order(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
-def _tidy(tree: ast.Module) -> ast.Module:
-    """Docstrings dropped (they are prose: two students who describe a function alike have not shared
-    code), and the definitions of every body put in canonical order."""
-    for node in ast.walk(tree):
+def _tidy(body: list[ast.stmt], sort: bool = True) -> list[ast.stmt]:
+    """A body without its docstring (prose: two students who describe a function alike have not shared
+    code), its definitions tidied in turn and, in a module or a class, put in canonical order.  Only
+    definitions are entered: the rest of the tree holds no docstring and no methods to sort."""
+    body = body[1:] if body and _is_docstring(body[0]) else body
+    for node in body:
         if isinstance(node, DEFINITIONS):
-            body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
-            body = body or [ast.Pass()]
-            node.body = _canonical_order(body) if isinstance(node, (ast.Module, ast.ClassDef)) else body
-    return tree
+            node.body = _tidy(node.body, sort=isinstance(node, ast.ClassDef))
+    return _canonical_order(body or [ast.Pass()]) if sort else (body or [ast.Pass()])
 
 
 MAGIC = re.compile(r"^\s*[%!].*$", re.M)  # IPython magics and shell escapes: not Python, not the solution
@@ -127,12 +127,15 @@ def normalise(source: str) -> str:
         tree = ast.parse(MAGIC.sub("", source))
     except (SyntaxError, ValueError):
         return source
-    return ast.unparse(_tidy(tree))
+    tree.body = _tidy(tree.body)
+    return ast.unparse(tree)
 
 
 def solution_code(nb) -> dict[str, str]:
-    """grade id -> the normalised source of each solution cell of a notebook."""
-    return {grade_id(cell): normalise(cell.source) for cell in nb.cells if is_solution_cell(cell)}
+    """grade id -> the normalised source of each code solution cell of a notebook (written answers in
+    markdown are prose, not compared)."""
+    return {grade_id(cell): normalise(cell.source) for cell in nb.cells
+            if is_solution_cell(cell) and cell.cell_type == "code"}
 
 
 def joined(cells: dict[str, str], starter: dict[str, str]) -> str:
@@ -150,13 +153,14 @@ DROPPED = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tok
 
 
 def tokens(code: str) -> tuple[str, list[int]]:
-    """The code as the fingerprint sees it, and where each of its characters starts in ``code``: every name
+    """The code as the fingerprint sees it, and where in ``code`` the token of each of its characters starts
+    (one more entry: where the last token ends), so marked regions begin and end on whole tokens: every name
     but a keyword, a builtin or ``self`` becomes ``V``, every string ``S``; comments and layout go.  The
     same filtering as copydetect's own (pygments-based) one, on Python's tokenizer: six times faster."""
     starts = [0]
     for line in code.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    text, where = [], []
+    text, where, end = [], [], 0
     try:
         for tok in tokenize.generate_tokens(io.StringIO(code).readline):
             if tok.type in DROPPED or tok.type in STRING_PARTS:
@@ -169,11 +173,12 @@ def tokens(code: str) -> tuple[str, list[int]]:
             else:
                 piece = tok.string
             text.append(piece)
-            where += range(at, at + len(piece))
+            where += [at] * len(piece)
+            end = starts[tok.end[0] - 1] + tok.end[1]
     except (tokenize.TokenError, SyntaxError):  # not Python after all: compared as written, less its layout
         where = [i for i, ch in enumerate(code) if not ch.isspace()]
-        return "".join(code[i] for i in where), where
-    return "".join(text), where
+        return "".join(code[i] for i in where), where + [where[-1] + 1 if where else 0]
+    return "".join(text), where + [end]
 
 
 STRINGS = {tokenize.STRING} | ({tokenize.FSTRING_START} if hasattr(tokenize, "FSTRING_START") else set())
@@ -215,7 +220,7 @@ def fingerprint(code: str, boilerplate: set) -> Fingerprint:
     from copydetect.utils import get_token_coverage, winnow
 
     filtered, where = tokens(code)
-    at = np.array(where or [0], dtype=np.int64)
+    at = np.array(where, dtype=np.int64)
     offsets = np.column_stack([np.arange(len(at)), at - np.arange(len(at))])
     hashes, idx = winnow(kgram_hashes(filtered), window_size=GUARANTEE - NOISE + 1, remove_duplicates=False)
     hash_idx: dict[int, list[int]] = {}
@@ -276,7 +281,8 @@ def read_notebook(path: Path):
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
     if isinstance(data, dict) and data.get("nbformat") == 4 and isinstance(data.get("cells"), list):
-        data["cells"] = [c for c in data["cells"] if isinstance(c, dict) and is_solution_cell(nbformat.from_dict(c))]
+        data["cells"] = [dict(c, outputs=[]) for c in data["cells"]  # what a solution cell can be, outputs aside
+                         if isinstance(c, dict) and isinstance(c.get("metadata"), dict) and "nbgrader" in c["metadata"]]
         return JSONReader().to_notebook(data)
     return nbformat.read(str(path), as_version=4)
 
@@ -340,7 +346,9 @@ def past_submissions(folder: Path, notebook: str) -> dict[str, Path]:
 
 def compare_class(course_dir: Path, assignment: str, past: Path | None = None,
                   common_share: float = 0.1) -> list[NotebookResult]:
-    """Every notebook of the assignment, the submitted copies of every student compared."""
+    """Every notebook of the assignment, the submitted copies of every student compared.  One process:
+    256 students take about ten seconds of CPU (benchmarks/bench_similarity.py), less than spawning
+    workers that import NumPy, nbformat and copydetect would save."""
     course = Course(course_dir)
     students = course.student_folders("submitted", assignment)
     results = []
