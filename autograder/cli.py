@@ -88,7 +88,9 @@ def cmd_similarity(args) -> int:
         print(f"similarity: no submitted notebooks of {args.assignment!r} under {course_dir}", file=sys.stderr)
         return 2
     print(summary(outcome))
-    print(f"pairs: {outcome.csv}\npage:  {outcome.page}")
+    here = Path.cwd()
+    shown = [p.relative_to(here) if p.is_relative_to(here) else p for p in (outcome.csv, outcome.page)]
+    print(f"pairs: {shown[0]}\npage:  {shown[1]}")
     return 0
 
 
