@@ -84,7 +84,8 @@ def cmd_similarity(args) -> int:
 
     course_dir = Path(args.course_dir).resolve()
     report_dir = course_dir / "reports" / args.assignment
-    options = similarity_options(course_dir, threshold=args.threshold, past=args.past)
+    past = str(Path(args.past).resolve()) if args.past else None  # from here; the config's from the course
+    options = similarity_options(course_dir, threshold=args.threshold, past=past)
     try:
         outcome = run_similarity(course_dir, args.assignment, report_dir, options)
     except ValueError as e:
@@ -238,14 +239,14 @@ def main(argv=None) -> int:
                         "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url")
     p.set_defaults(func=cmd_grade)
 
-    p = sub.add_parser("similarity", help="rank the pairs of students whose solution cells are most alike, per notebook "
-                                          "(reports/ASSIGNMENT/similarity.csv and .html; `grade` runs it too)")
+    p = sub.add_parser("similarity", help="rank the pairs of students whose solution cells are most alike, per "
+                       "notebook (reports/ASSIGNMENT/similarity.csv and .html; `grade` runs it too)")
     p.add_argument("assignment")
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.add_argument("--past", default=None, help="a folder of earlier terms' submissions to compare with too "
                                                 "(default: the course's c.SimilarityConfig.past)")
-    p.add_argument("--threshold", type=float, default=None, help="list pairs scoring at least this in the "
-                   "report (default: the course's c.SimilarityConfig.threshold, else %g)" % SimilarityConfig().threshold)
+    p.add_argument("--threshold", type=float, default=None, help="list pairs scoring at least this in the report "
+                   "(default: the course's c.SimilarityConfig.threshold, else %g)" % SimilarityConfig().threshold)
     p.set_defaults(func=cmd_similarity)
 
     p = sub.add_parser("collect", help="import submissions from a folder or an LMS (Canvas-style) zip")

@@ -160,7 +160,8 @@ def make_class(course: Path) -> Path:
             notebooks[LAYER] = filled_notebook(REPO, LAYER, {"embedding-layer": layer[student]}, solve=False)
         write_submission(course, student, notebooks)
     release = Course(REPO).folder("release")
-    write_submission(course, "stub", {n: nbformat.read(str(release / f"{n}.ipynb"), as_version=4) for n in (EMBED, LAYER)})
+    write_submission(course, "stub", {n: nbformat.read(str(release / f"{n}.ipynb"), as_version=4)
+                                      for n in (EMBED, LAYER)})
     return course
 
 

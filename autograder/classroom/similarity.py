@@ -125,10 +125,13 @@ def normalise(source: str) -> str:
     parse is compared as written."""
     try:
         tree = ast.parse(MAGIC.sub("", source))
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):  # RecursionError: nesting deeper than the parser goes
         return source
     tree.body = _tidy(tree.body)
-    return ast.unparse(tree)
+    try:
+        return ast.unparse(tree)
+    except RecursionError:
+        return source
 
 
 def solution_code(nb) -> dict[str, str]:

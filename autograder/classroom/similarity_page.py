@@ -52,7 +52,8 @@ def _notebook_section(result: NotebookResult, shown: int, threshold: float) -> s
         f"<td>{p.score:.2f}</td><td>{p.share_a:.0%} / {p.share_b:.0%}</td>"
         f"<td>{'at or above the threshold' if p.score >= threshold else ''}</td></tr>"
         for rank, p in enumerate(result.pairs[:shown], 1))
-    unpaired = "".join(f"<li>{html.escape(s)}: {html.escape(why_not)}</li>" for s, why_not in sorted(result.unpaired.items()))
+    unpaired = "".join(f"<li>{html.escape(s)}: {html.escape(why_not)}</li>"
+                       for s, why_not in sorted(result.unpaired.items()))
     pairs = "".join(f'<h3 id="{html.escape(result.notebook)}-{rank}">{rank}. {html.escape(p.student_a)} and '
                     f"{html.escape(p.student_b)}: {p.score:.2f}</h3>{_side_by_side(result, p)}"
                     for rank, p in enumerate(result.pairs[:shown], 1))
@@ -68,9 +69,11 @@ def write_page(results: list[NotebookResult], folder: Path, assignment: str, *, 
                threshold: float = 0.5) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     title = f"{html.escape(assignment)}: similar solutions, for review"
-    contents = " &middot; ".join(f'<a href="#{html.escape(r.notebook)}">{html.escape(r.notebook)}</a>' for r in results)
+    contents = " &middot; ".join(f'<a href="#{html.escape(r.notebook)}">{html.escape(r.notebook)}</a>'
+                                 for r in results)
     body = "".join(_notebook_section(r, shown, threshold) for r in results)
-    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>{title}</title><style>{STYLE}</style></head><body>
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>{title}</title>
+<style>{STYLE}</style></head><body>
 <h1>{title}</h1>
 <p class="notice">{html.escape(NOTICE)}</p>
 <p>{html.escape(METHOD)} The class report lists the pairs scoring at least {threshold:g}; this page shows the top
