@@ -58,7 +58,7 @@ def _notebook_section(result: NotebookResult, shown: int, threshold: float) -> s
                     f"{html.escape(p.student_b)}: {p.score:.2f}</h3>{_side_by_side(result, p)}"
                     for rank, p in enumerate(result.pairs[:shown], 1))
     return (f'<h2 id="{html.escape(result.notebook)}">{html.escape(result.notebook)}</h2>'
-            f"<p>{len(result.documents)} submissions compared, {len(result.pairs)} pairs with anything in common.</p>"
+            f"<p>{len(result.documents)} submission(s) compared, {len(result.pairs)} pair(s) with code in common.</p>"
             + (f"<table><tr><th>#</th><th>student</th><th>student</th><th>score</th><th>shares</th><th></th></tr>"
                f"{rows}</table>" if rows else "<p>No pair has code in common.</p>")
             + (f"<details><summary>not compared ({len(result.unpaired)})</summary><ul>{unpaired}</ul></details>"
