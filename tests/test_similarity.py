@@ -272,3 +272,12 @@ def test_the_command_prints_the_top_pairs_and_where_it_wrote(course, capsys):
     assert "similarity.csv" in out and "similarity.html" in out
     assert cli(["similarity", ASSIGNMENT, "--course-dir", str(course), "--past", str(course / "nowhere")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_the_threshold_comes_from_nbgrader_config(course, tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.SimilarityConfig.threshold = 0.1\n")
+    options = similarity_options(tmp_path)
+    assert options.threshold == 0.1 and similarity_options(tmp_path, threshold=0.7).threshold == 0.7
+    out = run_similarity(course, ASSIGNMENT, tmp_path / "reports", options)
+    assert len(out.flagged) > 2 and min(p.score for p in out.flagged) >= 0.1
+    assert "Pairs scoring at least 0.1" in out.report_section()
