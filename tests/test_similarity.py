@@ -159,6 +159,7 @@ def make_class(course: Path) -> Path:
         if student in layer:  # the practice exercises left as released: not the student's code
             notebooks[LAYER] = filled_notebook(REPO, LAYER, {"embedding-layer": layer[student]}, solve=False)
         write_submission(course, student, notebooks)
+    write_submission(course, "garbled", {LAYER: b"{not json"})
     release = Course(REPO).folder("release")
     write_submission(course, "stub", {n: nbformat.read(str(release / f"{n}.ipynb"), as_version=4)
                                       for n in (EMBED, LAYER)})
@@ -209,6 +210,12 @@ def test_students_who_handed_in_nothing_are_not_paired(outcome):
     assert all("stub" not in (p.student_a, p.student_b) for r in outcome.results for p in r.pairs)
     untouched = [r for r in outcome.results if r.notebook not in (LAYER, EMBED)]
     assert untouched and all(not r.pairs and not r.documents for r in untouched)
+
+
+def test_an_unreadable_notebook_is_named_and_the_class_goes_on(outcome):
+    layer = by_notebook(outcome, LAYER)
+    assert layer.unpaired["garbled"].startswith(f"unreadable: {LAYER}.ipynb: not a notebook: invalid JSON")
+    assert len(layer.documents) == 7 and layer.pairs
 
 
 def test_the_csv_ranks_pairs_per_notebook(outcome):
