@@ -116,6 +116,10 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
     if not Path(source).exists():
         raise ValueError(f"{source}: no such file or folder")
     roster = read_roster(roster_csv)
+    if roster_csv is not None:  # names and emails for grades.csv
+        from .lms import read_roster as read_entries, remember_roster
+
+        remember_roster(course_dir, read_entries(roster_csv))
     report = CollectReport()
     with tempfile.TemporaryDirectory(prefix="kit-collect-") as scratch:
         root = _unpack(Path(source), Path(scratch))

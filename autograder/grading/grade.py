@@ -23,7 +23,7 @@ from ..course import Course, ensure_tools_on_path, sqlite_url
 from .execute import TIMING_KEY, notebook_seconds
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .execute import LAST_VERDICTS
-from .results import Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
+from .results import NOT_GRADED, Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
 from ..sandbox.limits import ResourceLimits
 
 
@@ -186,7 +186,7 @@ def read_result(course: Course, assignment: str, student: str, db_url: str,
                 if verdict and not verdict.passed and diagnosis is None:
                     diagnosis, message = verdict.diagnosis, verdict.message
                 if not path.exists():
-                    diagnosis, message = "missing", "the notebook was not submitted or could not be graded"
+                    diagnosis, message = NOT_GRADED, "the notebook was not submitted or could not be graded"
                 tests.append(TestResult(nb.name, grade.name, float(grade.score or 0.0), float(grade.max_score),
                                         diagnosis, message))
         score, max_score = float(submission.score or 0.0), float(submission.max_score or 0.0)
