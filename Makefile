@@ -45,7 +45,7 @@ $(STAMP): requirements.lock pyproject.toml $(STALE)
 	  || echo "note: bubblewrap (bwrap) is missing, and installing it needs root. Ask an administrator for the package" \
 	          "'bubblewrap' (Debian/Ubuntu: apt-get install bubblewrap; Fedora/RHEL: dnf install bubblewrap)." \
 	          "Until then, grading refuses to run student code; AUTOGRADER_SANDBOX=off grades without a sandbox," \
-	          "and student code then runs with your permissions (see README, Install)." >&2
+	          "and student code then runs with your permissions (see docs/install.md)." >&2
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24"
 	$(PY) -m pip install --quiet -r requirements.lock
@@ -58,8 +58,8 @@ FORCE:
 test: setup
 	$(PY) -m pytest -n 2 -q
 
-# The pictures of the README and docs/, taken by the browser tests (they save every step under .screens/):
-# the self-check's diagnosis in a cell, the class report, and a feedback page (its summary, a failed cell).
+# The pictures of docs/browser.md and docs/students.md, taken by the browser tests (they save every step
+# under .screens/): the self-check's diagnosis in a cell, the class report, a feedback page (its summary, a failed cell).
 SHOTS := self-check-diagnosis-cell class-report feedback-summary feedback-diagnosis
 screenshots: setup
 	rm -f $(SHOTS:%=.screens/%.png)
