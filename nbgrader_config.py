@@ -18,6 +18,7 @@ c.Execute.timeout = 60
 # too, e.g. `c.KitConfig.notebook_budget = 90` or `c.KitConfig.jobs = 8`; `grade`'s flags override them.
 
 # Feedback must show a hidden check's diagnosis, never the hidden test code (upstream #917, #1363).
+# The kit's `grade` adds its summary step and its page template (autograder/grading/feedback.py) to these.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",

@@ -431,7 +431,7 @@ def test_feedback_page_summary_and_the_fix_in_sight_at_1200px(browser, course, g
     assert widths[0] <= widths[1], f"the page scrolls sideways: {widths}"
     assert diagnosis.evaluate("el => el.scrollWidth <= el.clientWidth"), "the diagnosis box scrolls sideways"
     assert right_edge_of(page, diagnosis, FIX) <= FEEDBACK_WIDTH, "the fix is cut off at the right"
-    shot(page, "feedback-diagnosis")
+    shot(page, "feedback-diagnosis", cell)  # the failed cell whole: its label, code and diagnosis
     page.close()
     html = feedback.read_text()
     for secret in SECRETS:
