@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import kit_options
-from ..course import Course, register_assignment
+from ..course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
 from ..grading.grade import course_config
 from ..grading.notes import grouped_reason
 from ..grading.results import Status
@@ -29,11 +29,10 @@ def _registered_notebooks(db_url: str, assignment: str) -> set[str] | None:
 
 def ensure_assignment(course_dir: Path, assignment: str, db_url: str) -> None:
     """The assignment and its source notebooks must be in the gradebook; put them there if not."""
-    course = Course(course_dir)
-    source = course.folder("source", assignment)
-    names = {p.stem for p in course.source_notebooks(assignment)}
-    if not names:
-        raise GradingError(f"unknown assignment {assignment!r}: no source notebooks in {source}")
+    try:
+        names = {p.stem for p in assignment_notebooks(Course(course_dir), assignment)}
+    except CourseError as e:
+        raise GradingError(str(e)) from None
     try:
         known = _registered_notebooks(db_url, assignment)
     except Exception as e:  # noqa: BLE001 - any gradebook failure is reported the same way
@@ -51,6 +50,8 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     course_dir = Path(course_dir).resolve()
     if not course_dir.is_dir():
         raise GradingError(f"course directory {course_dir} does not exist")
+    if not_a_course_root(course_dir):
+        raise GradingError(not_a_course_root(course_dir))
     try:
         config = course_config(course_dir, db_url)
     except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error

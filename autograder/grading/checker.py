@@ -19,10 +19,10 @@ import threading
 import time
 from pathlib import Path
 
-
 from ..channel import ENV, wire
 from ..channel.proxy import ChannelBroken, Session
 from .shrink import smallest_failing_case
+
 
 def run_check(module: str, function: str, args: list, session: Session | None = None) -> tuple[str, str] | None:
     """Run one real hidden check; (diagnosis id, message) if it failed, None if it passed.  A failure outside
@@ -33,7 +33,7 @@ def run_check(module: str, function: str, args: list, session: Session | None = 
     try:
         check(*args)
     except Diagnosis as d:
-        smallest = smallest_failing_case(module, function, args, d.misconception, session=session)
+        smallest = smallest_failing_case(module, function, args, d.misconception, d.message, session=session)
         return d.misconception, d.message + (f"\n{smallest}" if smallest else "")
     return None
 
