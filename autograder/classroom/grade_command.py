@@ -15,6 +15,7 @@ from .lms import load_roster
 from ..sandbox.limits import LimitUnavailable, ResourceLimits, describe
 from .progress import Progress
 from .report import figures, text_report, write_report
+from .similarity_command import after_grading
 
 
 def _registered_notebooks(db_url: str, assignment: str) -> set[str] | None:
@@ -88,15 +89,19 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     report_dir.mkdir(parents=True, exist_ok=True)
     grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv", roster=load_roster(course_dir))
     tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
-    index = write_report(outcome.results, report_dir, assignment)
+    similar = after_grading(course_dir, assignment, report_dir, config)
+    index = write_report(outcome.results, report_dir, assignment, sections=similar.sections)
     out("")
     out(class_table(outcome))
     out("")
     out(text_report(figures(outcome.results)))
     out("")
+    out(similar.text)
+    out("")
     out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed} "
         f"in {outcome.seconds:.1f}s")
-    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\nfeedback: {course.step_root('feedback')}")
+    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\n"
+        f"{similar.where}feedback: {course.step_root('feedback')}")
     return outcome
 
 
