@@ -10,10 +10,47 @@ from ..grading.results import StudentResult
 TEST_COLUMNS = ["student", "notebook", "test", "points", "max", "diagnostic", "message"]
 
 
-def export_grades(db_url: str, assignment: str, target: Path, leave_out: set[str] = frozenset()) -> Path:
-    """grades.csv with nbgrader's columns, written by nbgrader's CsvExportPlugin, without the rows of the
-    students in ``leave_out`` (not graded in this run: nbgrader would list them with 0).  Written aside
-    and then moved over the old file: a full disk leaves the previous grades.csv whole."""
+def split_name(name: str) -> tuple[str, str]:
+    """(first name, last name) of a roster's name: "Last, First" as LMS exports write it, else "First Last"."""
+    name = " ".join(name.split())
+    if "," in name:
+        last, first = (part.strip() for part in name.split(",", 1))
+        return first, last
+    first, _, last = name.rpartition(" ")
+    return first, last
+
+
+def name_students(gb, roster: dict[str, dict[str, str]]) -> None:
+    """Fill the gradebook's empty names and emails from the roster ``collect`` recorded (never overwrite)."""
+    for student in gb.students:
+        entry = roster.get(student.id)
+        if not entry:
+            continue
+        first, last = split_name(entry.get("name") or "")
+        if not (student.first_name or student.last_name) and (first or last):
+            student.first_name, student.last_name = first or None, last or None
+        if not student.email and entry.get("email"):
+            student.email = entry["email"]
+    gb.db.commit()
+
+
+def sort_rows(target: Path, key: str, leave_out: set[str] = frozenset()) -> None:
+    """Rewrite the CSV at ``target`` with its rows sorted by column ``key`` (its header kept first), without the
+    rows whose ``key`` is in ``leave_out``."""
+    with open(target, newline="", encoding="utf-8") as f:
+        header, *rows = list(csv.reader(f))
+    column = header.index(key)
+    rows = [row for row in rows if row[column] not in leave_out]
+    with open(target, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows([header, *sorted(rows, key=lambda row: row[column])])
+
+
+def export_grades(db_url: str, assignment: str, target: Path, roster: dict[str, dict[str, str]] | None = None,
+                  leave_out: set[str] = frozenset()) -> Path:
+    """grades.csv with nbgrader's columns, written by nbgrader's CsvExportPlugin, one row per student sorted
+    by student id; names and emails the gradebook lacks come from ``roster`` (:func:`~.lms.load_roster`).
+    The students in ``leave_out`` (not graded in this run: nbgrader would list them at 0) get no row.  Written
+    aside and then moved over the old file: a full disk leaves the previous grades.csv whole."""
     from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
 
@@ -22,14 +59,10 @@ def export_grades(db_url: str, assignment: str, target: Path, leave_out: set[str
     plugin = CsvExportPlugin(to=str(aside), assignment=[assignment])
     try:
         with Gradebook(db_url) as gb:
+            if roster:
+                name_students(gb, roster)
             plugin.export(gb)
-        if leave_out:
-            with open(aside, newline="", encoding="utf-8") as f:
-                rows = list(csv.DictReader(f))
-            with open(aside, "w", newline="", encoding="utf-8") as f:
-                writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["student_id"])
-                writer.writeheader()
-                writer.writerows(r for r in rows if r.get("student_id") not in leave_out)
+        sort_rows(aside, "student_id", leave_out)
         os.replace(aside, target)
     finally:
         aside.unlink(missing_ok=True)

@@ -8,13 +8,16 @@ from ..course import Course, CourseError, assignment_notebooks, not_a_course_roo
 from ..grading.canary import CanaryFailed, run_canary
 from ..grading.faults import exception_fault
 from ..grading.grade import course_config
+from ..grading.notes import grouped_reason
 from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
 from .export import export_grades, export_tests
+from .lms import load_roster
 from ..sandbox.limits import LimitUnavailable, ResourceLimits, describe
 from .progress import Progress
 from .report import figures, text_report, write_report
+from .similarity_command import after_grading
 
 
 def _registered_notebooks(db_url: str, assignment: str) -> set[str] | None:
@@ -90,23 +93,30 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         raise GradingError(f"no student was graded: the canary failed: {e}") from None
     outcome = grade_all(course_dir, assignment, db_url, found, options, progress)
     ungraded = {r.student for r in outcome.results if r.status is Status.ERROR}
+    report_dir = course_dir / "reports" / assignment
     try:
-        report_dir = course_dir / "reports" / assignment
         report_dir.mkdir(parents=True, exist_ok=True)
-        grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv", leave_out=ungraded)
+        grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv", roster=load_roster(course_dir),
+                                   leave_out=ungraded)
         tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
-        index = write_report(outcome.results, report_dir, assignment)
+        similar = after_grading(course_dir, assignment, report_dir, config)
+        index = write_report(outcome.results, report_dir, assignment, sections=similar.sections)
     except OSError as e:  # a full disk: the grades are in the gradebook; the exports are written again next run
         grades_csv = tests_csv = index = f"not written ({exception_fault(e)})"
+        similar = None
     out("")
     out(class_table(outcome))
     out("")
     out(text_report(figures(outcome.results)))
     out("")
+    if similar is not None:
+        out(similar.text)
+        out("")
     errors = f", not graded {outcome.errors} (the kit's own side failed: see `error` above)" if outcome.errors else ""
     out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed}{errors} "
         f"in {outcome.seconds:.1f}s")
-    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\nfeedback: {course.step_root('feedback')}")
+    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\n"
+        f"{similar.where if similar is not None else ''}feedback: {course.step_root('feedback')}")
     if outcome.stopped:
         out(f"STOPPED: {outcome.stopped}. The students graded before are recorded whole; the one in flight and those "
             "after it were not graded. Free space on that disk and run `grade` again: it goes on with them.")
@@ -121,5 +131,5 @@ def class_table(outcome: BatchOutcome) -> str:
     lines = [f"{'student':{width}}  {'score':>9}  status   notes", "-" * (width + 40)]
     for r in outcome.results:
         score = f"{r.score:g}/{r.max_score:g}" if r.status not in (Status.FAILED, Status.ERROR) else "-"
-        lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {r.reason}")
+        lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {grouped_reason(r.reason)}")
     return "\n".join(lines)
