@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .config import KitConfig
+from .config import CELL_TIMEOUT, KitConfig
 from .course import ASSIGNMENT
 
 
@@ -166,7 +166,7 @@ def main(argv=None) -> int:
     p.add_argument("--notebook-budget", type=float, default=None, help="seconds one notebook may run (default: the "
                    f"course's c.KitConfig.notebook_budget, else {defaults.notebook_budget:g})")
     p.add_argument("--cell-timeout", type=int, default=None, help="seconds one cell may run (default: the course's "
-                   f"c.KitConfig.cell_timeout, else {defaults.cell_timeout})")
+                   f"c.Execute.timeout, else {CELL_TIMEOUT})")
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
                    help="grade on this Dask cluster, one task per student (default: Dask's own "
                         "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url")
@@ -214,7 +214,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("check", help="run a notebook's visible self-checks and practice exercises and print a table "
                                      "(exit 0: every graded self-check passes); --thorough: grade it with the hidden checks")
     p.add_argument("notebooks", nargs="+", help="student notebooks (.ipynb)")
-    p.add_argument("--timeout", type=int, default=defaults.cell_timeout, help="seconds per cell (default: %(default)s)")
+    p.add_argument("--timeout", type=int, default=None, help=f"seconds per cell (default: {CELL_TIMEOUT}; with "
+                   "--thorough, the kit's c.Execute.timeout)")
     p.add_argument("--thorough", action="store_true",
                    help="for self-learners with the kit and no instructor: grade the notebook on this machine as the "
                         "instructor's `grade` would (real nbgrader, the randomized hidden checks, the sandbox when "

@@ -22,6 +22,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..course import Course
+
 COLUMNS = ("student_id", "name", "login", "lms_id", "canvas_id", "sis_user_id", "sis_login_id", "section",
            "email", "idnumber")
 ALIASES = {"student": "name", "id": "canvas_id", "id_number": "idnumber", "email_address": "email",
@@ -178,15 +180,11 @@ def outside_roster(entries: list[RosterEntry], scores: dict[str, float]) -> dict
 
 # --- LMS file names and feedback for re-upload ------------------------------------------------------
 
-def lms_names_file(course_dir: Path, assignment: str) -> Path:
-    return Path(course_dir) / ".kit" / "lms" / f"{assignment}.json"
-
-
 def remember_lms_names(course_dir: Path, assignment: str, placed: list[tuple[str, str, str]]) -> None:
     """Record ``(student, notebook, LMS file name)`` of placed notebooks; a later collect updates them."""
     if not placed:
         return
-    path = lms_names_file(course_dir, assignment)
+    path = Course(course_dir).lms_names(assignment)
     names = load_lms_names(course_dir, assignment)
     for student, notebook, origin in placed:
         names.setdefault(student, {})[notebook] = Path(origin).name
@@ -195,7 +193,7 @@ def remember_lms_names(course_dir: Path, assignment: str, placed: list[tuple[str
 
 
 def load_lms_names(course_dir: Path, assignment: str) -> dict[str, dict[str, str]]:
-    path = lms_names_file(course_dir, assignment)
+    path = Course(course_dir).lms_names(assignment)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -212,12 +210,10 @@ class FeedbackZip:
 def feedback_zip(course_dir: Path, assignment: str, target: Path) -> FeedbackZip:
     """Every student's feedback HTML, each named after the LMS file of the same notebook
     (``login_userid_submissionid_notebook.html``), for the LMS's bulk re-upload."""
-    course_dir = Path(course_dir)
     names = load_lms_names(course_dir, assignment)
     files, unnamed = {}, []
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
-        for folder in sorted(p for p in (course_dir / "feedback").glob(f"*/{assignment}") if p.is_dir()):
-            student = folder.parent.name
+        for student, folder in Course(course_dir).student_folders("feedback", assignment).items():
             known = names.get(student, {})
             for html in sorted(folder.glob("*.html")):
                 lms_name = known.get(html.stem)
@@ -250,7 +246,7 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
         raise ValueError(f"no gradebook at {db_file}: grade the assignment first")
     scores = graded_scores(db_url, assignment)
     if to == "csv":
-        target = export_grades(db_url, assignment, Path(out or course_dir / "grades.csv"))
+        target = export_grades(db_url, assignment, Path(out or Course(course_dir).grades_csv))
         echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     else:
         target = Path(out or course_dir / f"{assignment}-{to}.csv")

@@ -14,10 +14,9 @@ from pathlib import Path
 import nbformat
 
 from ..cells import grade_id, is_graded_cell, is_protected_cell, is_solution_cell, nbgrader_metadata, strip_hidden
-from ..course import Course
+from ..course import STAGING, Course
 from ..sandbox.limits import ResourceLimits
 
-STAGING = ".kit/staging"
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
 
 

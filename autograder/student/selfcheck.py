@@ -14,7 +14,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from ..cells import first_failure, grade_id, is_practice_check_cell, is_test_cell, points, strip_hidden
-from ..config import KitConfig
+from ..config import CELL_TIMEOUT
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # what the notebooks' self_check() says when the code it runs is still a stub (assignments/_shared/self_check.py)
@@ -103,7 +103,7 @@ def run_self_checks(path: Path, timeout: int | None = None) -> list[CheckRow]:
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.source = strip_hidden(cell.source)
-    client = NotebookClient(nb, timeout=timeout or KitConfig().cell_timeout, kernel_name="python3", allow_errors=True,
+    client = NotebookClient(nb, timeout=timeout or CELL_TIMEOUT, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(path.parent.resolve())}})
     client.execute()
     graded = [row_of(cell) for cell in nb.cells if cell.cell_type == "code" and is_test_cell(cell)]
