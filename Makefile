@@ -45,7 +45,7 @@ $(STAMP): requirements.lock pyproject.toml $(STALE)
 	  || echo "note: bubblewrap (bwrap) is missing, and installing it needs root. Ask an administrator for the package" \
 	          "'bubblewrap' (Debian/Ubuntu: apt-get install bubblewrap; Fedora/RHEL: dnf install bubblewrap)." \
 	          "Until then, grading refuses to run student code; AUTOGRADER_SANDBOX=off grades without a sandbox," \
-	          "and student code then runs with your permissions (see README, Install)." >&2
+	          "and student code then runs with your permissions (see docs/install.md)." >&2
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24"
 	$(PY) -m pip install --quiet -r requirements.lock
@@ -58,7 +58,7 @@ FORCE:
 test: setup
 	$(PY) -m pytest -n 2 -q
 
-# The README's two pictures, taken by the browser tests (they save every step under .screens/):
+# The two pictures of docs/browser.md, taken by the browser tests (they save every step under .screens/):
 # the self-check's diagnosis in a cell, and the class report.
 SHOTS := self-check-diagnosis-cell class-report
 screenshots: setup

@@ -119,9 +119,9 @@ def run_demo(workdir: Path | None = None, jobs: int = 2) -> Path:
     print(f"demo course (scratch, never your own): {course}")
     db_url = make_scratch_course(course)
     zip_path, roster = build_class_zip(base / "class-download.zip")
-    print(f"\n$ python -m autograder collect {ASSIGNMENT} {zip_path.name} --roster {roster.name}")
+    print(f"\n$ autograder collect {ASSIGNMENT} {zip_path.name} --roster {roster.name}")
     print(collect(course, ASSIGNMENT, zip_path, roster).text())
-    print(f"\n$ python -m autograder grade {ASSIGNMENT} --jobs {jobs}")
+    print(f"\n$ autograder grade {ASSIGNMENT} --jobs {jobs}")
     grade_assignment(course, ASSIGNMENT, db_url=db_url,
                      options=BatchOptions(jobs=jobs, notebook_budget=20.0, cell_timeout=10),
                      progress=Progress(quiet=None))

@@ -1,0 +1,80 @@
+"""The documents say what the code is: links stay inside the repository, named files exist, and the
+architecture's floor table is the one ``tests/test_layers.py`` enforces.
+
+In-process and quick: nothing here runs nbgrader or a kernel.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .test_layers import LAYERS
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = sorted((REPO / "docs").glob("*.md"))
+PAGES = [REPO / "README.md", *DOCS]
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+# a file of the repository named in backticks: `autograder/grading/grade.py`, `tests/test_layers.py`
+NAMED_FILE = re.compile(r"`((?:autograder|tests|benchmarks|assignments|docs)/[\w./-]+\.(?:py|md|png))`")
+
+
+def anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a Markdown page's headings: lower case, punctuation dropped, spaces -> '-'."""
+    found = set()
+    for heading in re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.M):
+        found.add(re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-"))
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_link_stays_in_the_repository_and_resolves(page):
+    text = page.read_text(encoding="utf-8")
+    assert "../shared" not in text
+    for target in LINK.findall(text):
+        if re.match(r"https?://", target):
+            continue
+        path, _, anchor = target.partition("#")
+        resolved = (page.parent / path).resolve() if path else page
+        assert resolved.is_relative_to(REPO), f"{page.name}: link {target} leaves the repository"
+        assert resolved.exists(), f"{page.name}: link {target} names no file"
+        if anchor and resolved.suffix == ".md":
+            assert anchor in anchors(resolved), f"{page.name}: link {target}: no heading #{anchor} in {resolved.name}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_file_a_page_names_exists(page):
+    missing = sorted({name for name in NAMED_FILE.findall(page.read_text(encoding="utf-8"))
+                      if "NN" not in name and not (REPO / name).exists()})
+    assert not missing, f"{page.name} names files that do not exist: {missing}"
+
+
+def test_every_document_is_listed_in_the_readme():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    unlisted = [doc.name for doc in DOCS if f"(docs/{doc.name})" not in readme]
+    assert not unlisted, f"docs/ pages the README does not link: {unlisted}"
+
+
+def documented_floors() -> list[list[str]]:
+    """The floor table of docs/architecture.md, lowest floor first, as LAYERS writes it."""
+    rows = re.findall(r"^\| (\d+) \| ([^|]+) \|", (REPO / "docs" / "architecture.md").read_text(encoding="utf-8"), re.M)
+    assert rows, "docs/architecture.md has no floor table"
+    floors = sorted((int(number), re.findall(r"`([\w]+)`", parts)) for number, parts in rows)
+    assert [n for n, _ in floors] == list(range(len(floors))), "the floors are not numbered 0, 1, 2, ..."
+    return [parts for _, parts in floors]
+
+
+def test_the_architecture_floors_are_the_layer_table():
+    assert documented_floors() == LAYERS
+
+
+def test_the_architecture_import_chain_follows_the_floors():
+    """The one-line import chain, read top down, names the floors from `cli` down to `channel` in order."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    chain = re.search(r"^`cli` →.*?`channel`\.$", text, re.M | re.S)
+    assert chain, "docs/architecture.md has no import chain from `cli` to `channel`"
+    named = [re.findall(r"`(\w+)`", step) for step in chain.group(0).split("→")]
+    expected = [floor for floor in reversed(LAYERS) if floor not in (["__main__"], ["devtools"])]
+    expected = [[p for p in floor if p != "autograder"] for floor in expected]
+    assert named == expected
