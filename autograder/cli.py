@@ -79,6 +79,30 @@ def cmd_grade(args) -> int:
     return 0
 
 
+def cmd_similarity(args) -> int:
+    from .classroom.similarity_command import run_similarity, similarity_options, summary
+
+    from .course import Course
+
+    course_dir = Path(args.course_dir).resolve()
+    report_dir = Course(course_dir).reports(args.assignment)
+    past = str(Path(args.past).resolve()) if args.past else None  # from here; the config's from the course
+    options = similarity_options(course_dir, threshold=args.threshold, past=past)
+    try:
+        outcome = run_similarity(course_dir, args.assignment, report_dir, options)
+    except ValueError as e:
+        print(f"similarity: {e}", file=sys.stderr)
+        return 2
+    if not any(r.documents for r in outcome.results):
+        print(f"similarity: no submitted notebooks of {args.assignment!r} under {course_dir}", file=sys.stderr)
+        return 2
+    print(summary(outcome))
+    here = Path.cwd()
+    shown = [p.relative_to(here) if p.is_relative_to(here) else p for p in (outcome.csv, outcome.page)]
+    print(f"pairs: {shown[0]}\npage:  {shown[1]}")
+    return 0
+
+
 def cmd_collect(args) -> int:
     from .classroom.collect import collect
 
@@ -181,7 +205,7 @@ def check_only(argv, missing: ModuleNotFoundError) -> int:
 
 def main(argv=None) -> int:
     try:
-        from .config import CELL_TIMEOUT, KitConfig
+        from .config import CELL_TIMEOUT, KitConfig, SimilarityConfig
         from .course import ASSIGNMENT, ensure_tools_on_path, repo_root
     except ModuleNotFoundError as missing:  # no traitlets, nbgrader...: a student's NumPy-only Python
         return check_only(argv, missing)
@@ -216,6 +240,16 @@ def main(argv=None) -> int:
                    help="grade on this Dask cluster, one task per student (default: Dask's own "
                         "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("similarity", help="rank the pairs of students whose solution cells are most alike, per "
+                       "notebook (reports/ASSIGNMENT/similarity.csv and .html; `grade` runs it too)")
+    p.add_argument("assignment")
+    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
+    p.add_argument("--past", default=None, help="a folder of earlier terms' submissions to compare with too "
+                                                "(default: the course's c.SimilarityConfig.past)")
+    p.add_argument("--threshold", type=float, default=None, help="list pairs scoring at least this in the report "
+                   "(default: the course's c.SimilarityConfig.threshold, else %g)" % SimilarityConfig().threshold)
+    p.set_defaults(func=cmd_similarity)
 
     p = sub.add_parser("collect", help="import submissions from a folder or an LMS (Canvas-style) zip")
     p.add_argument("assignment")

@@ -144,7 +144,7 @@ def test_what_a_kernel_imports_needs_no_hypothesis():
     assert "autograder.hidden.lesson05" in reached and "autograder.hidden.cases" not in reached
     needs = sorted(m for m in reached if "hypothesis" in {
         (n.module or "").split(".")[0] if isinstance(n, ast.ImportFrom) else alias.name.split(".")[0]
-        for n in ast.walk(ast.parse(MODULES[m].read_text(encoding="utf-8"))) if isinstance(n, (ast.Import, ast.ImportFrom))
-        for alias in n.names})
+        for n in ast.walk(ast.parse(MODULES[m].read_text(encoding="utf-8")))
+        if isinstance(n, (ast.Import, ast.ImportFrom)) for alias in n.names})
     assert not needs, needs
     assert "hypothesis" in MODULES["autograder.hidden.cases"].read_text(encoding="utf-8")  # the test can see it

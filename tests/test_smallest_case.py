@@ -25,6 +25,9 @@ from autograder.hidden.cases import SPACES, Space, show
 
 from .conftest import REPO, kit
 
+# the notebooks' demo cells run as load() executes them, on the buggy code (a rel_error without its floor divides 0/0)
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
+
 L1, L2, L3, L4, L5 = ("01_why_position", "02_token_embeddings", "03_sinusoidal", "04_learned_positions",
                       "05_embedding_layer")
 
@@ -46,6 +49,12 @@ def _positional_dP(ns, c):
     pe.forward(c["x"].copy())
     pe.backward(c["dout"].copy())
     return pe.dP
+
+
+def _positional_dx(ns, c):
+    pe = ns["PositionalEmbedding"](c["block_size"], c["C"])
+    pe.forward(c["x"].copy())
+    return pe.backward(c["dout"].copy())
 
 
 def _positional_forward(ns, c):
@@ -75,11 +84,22 @@ BUGS = [
             replace=(("shifted = x - np.max(x, axis=axis, keepdims=True)",
                       "shifted = x - np.max(x, axis=-1, keepdims=True)"),)),
      "lesson01", "softmax_values", _softmax),
-    (Mutant("attention-adds-V", L1, "self-attention", None, replace=(("return weights @ V", "return weights @ V + V"),)),
+    (Mutant("softmax-sum-unshifted", L1, "softmax", None,  # "scaled" by a factor with no name: searched too
+            replace=(("return e / np.sum(e, axis=axis, keepdims=True)",
+                      "return e / np.sum(np.exp(x), axis=axis, keepdims=True)"),)),
+     "lesson01", "softmax_values", _softmax),
+    (Mutant("attention-adds-V", L1, "self-attention", None,
+            replace=(("return weights @ V", "return weights @ V + V"),)),
      "lesson01", "attention_values", lambda ns, c: ns["self_attention"](c["X"], c["Wq"], c["Wk"], c["Wv"])),
     (Mutant("dE-first-sequence", L2, "embedding", None,
             replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx[0], dout[0])"),)),
      "lesson02", "embedding_backward", _embedding_dE),
+    (Mutant("rel-error-without-floor", L2, "rel-error", None,
+            replace=(("np.maximum(1e-12, np.abs(a) + np.abs(b))", "(np.abs(a) + np.abs(b))"),)),
+     "lesson02", "rel_error_values", lambda ns, c: ns["rel_error"](c["a"].copy(), c["b"].copy())),
+    (Mutant("returns-the-batch-sum", L4, "positional-embedding", None,
+            replace=(("        return dout", "        return dout.sum(axis=0, keepdims=True)"),)),
+     "lesson04", "positional_backward_dx", _positional_dx),
     (Mutant("frequency-over-C-minus-1", L3, "sinusoidal-table", None,
             replace=(("angle = pos / base ** (two_i / C)", "angle = pos / base ** (two_i / (C - 1))"),)),
      "lesson03", "table_odd_values", lambda ns, c: ns["sinusoidal_table"](c["T"], c["C"])),
@@ -126,10 +146,10 @@ def test_a_bug_outside_the_catalogue_is_shown_on_a_small_case(bug, module, check
 
     diagnosis, message = run_check(module, check, student)
 
-    assert diagnosis in shrink.SEARCHED, (diagnosis, message)
+    assert shrink.searched(diagnosis, message), (diagnosis, message)
     *drawn, line = message.splitlines()
     assert drawn and line.startswith("Smallest failing case: "), message
-    case, outcome = shrink.search(module, check, student, diagnosis)
+    case, outcome = shrink.search(module, check, student, diagnosis, message.splitlines()[0])
     assert outcome.line() == line                       # the same search, the same case: deterministic
     assert shrink.largest_size(case) <= 3, line         # every size small enough to work by hand
     assert outcome.diagnosis.misconception == diagnosis  # it fails the same way
@@ -147,7 +167,8 @@ def test_the_line_is_one_line_written_out_whole():
     line = run_check(module, check, _names(module, check, ns, tests))[1].splitlines()[-1]
     # e.g. EmbeddingLayer(vocab_size=1, block_size=1, C=2), forward([[0]]), backward([[[0.0, 1.0]]]): your dP is
     # [[1.0, 1.0]]; the right dP is [[0.0, 1.0]].
-    assert re.fullmatch(r"Smallest failing case: EmbeddingLayer\(vocab_size=\d, block_size=\d, C=\d\), forward\(\[\[.*\]\]\), "
+    assert re.fullmatch(r"Smallest failing case: EmbeddingLayer\(vocab_size=\d, block_size=\d, C=\d\), "
+                        r"forward\(\[\[.*\]\]\), "
                         r"backward\(\[\[\[.*\]\]\]\): your dP is \[\[.*\]\]; the right dP is \[\[.*\]\]\.", line), line
     assert "..." not in line and "\n" not in line
 
@@ -180,11 +201,13 @@ def test_grading_a_correct_notebook_does_not_even_load_hypothesis():
             "from autograder.grading.checker import run_check; ns, tests = load('05_embedding_layer'); "
             "verdicts = [run_check(m, f, [ns[n] for n in names]) for _, calls in tests for m, f, names in calls]; "
             "print(set(verdicts), 'hypothesis' in sys.modules, 'autograder.hidden.cases' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO,
+                            check=False)
     assert result.stdout.split() == ["{None}", "False", "False"], result.stdout + result.stderr
 
 
-CATALOGUED = ["l5-dP-not-summed", "l5-scatter-overwrite", "l4-dP-tail-resized", "l5-dP-mean", "sin-cos-swap", "freq-sign"]
+CATALOGUED = ["l5-dP-not-summed", "l5-scatter-overwrite", "l4-dP-tail-resized", "l5-dP-mean", "sin-cos-swap",
+              "freq-sign"]
 
 
 @pytest.mark.parametrize("name", CATALOGUED)
@@ -213,7 +236,7 @@ def test_only_checks_with_a_case_space_and_generic_ids_search():
 def _counting(delay=0.0):
     """The lesson-5 dP bug, counting its backward calls (and taking ``delay`` seconds for each)."""
     bug, module, check, _ = LAYER_DP
-    ns, tests = load(bug.notebook, bug)
+    ns, _ = load(bug.notebook, bug)
     base, calls = ns["EmbeddingLayer"], []
 
     class Counting(base):
@@ -260,7 +283,7 @@ def test_check_thorough_shows_the_smallest_failing_case_from_a_real_kernel(tmp_p
 
     assert result.returncode == 1, result.stdout + result.stderr
     row = re.search(r"test-layer-backward-dP\s+0/\d+\s+FAIL\s+Diagnosis \[wrong-gradient\]: (.*?)\n(?=\S)",
-                    result.stdout, re.S)
+                    result.stdout, re.DOTALL)
     assert row, result.stdout
     assert re.search(r"Smallest failing case: EmbeddingLayer\(vocab_size=1, block_size=1, C=2\), forward\(\[\[0\]\]\), "
                      r"backward\(\[\[\[[-0-9.]+, [-0-9.]+\]\]\]\): your dP is \[\[.*\]\]; the right dP is \[\[.*\]\]\.",
@@ -276,3 +299,42 @@ def test_the_examples_in_the_readme_and_the_student_guide_are_what_these_bugs_ge
         ns, tests = load(bug.notebook, bug)
         produced.add(run_check(module, check, _names(module, check, ns, tests))[1].splitlines()[-1])
     assert len(shown) >= 5 and shown <= produced, shown - produced
+
+
+def test_the_search_writes_nothing_where_it_runs(tmp_path, monkeypatch):
+    """Grading runs in a student's folder: Hypothesis's cache (.hypothesis/) must not land there."""
+    monkeypatch.chdir(tmp_path)
+    module, check, layer, _ = _counting()
+    assert shrink.smallest_failing_case(module, check, [layer], "wrong-gradient")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_search_that_meets_hostile_code_adds_nothing_and_changes_no_verdict():
+    """Student code that exits, misbehaves or raises on small inputs gets the drawn case's diagnosis as it is, and
+    the line only for a case that fails the same way."""
+    bug, module, check, _ = LAYER_DP
+    ns, _ = load(bug.notebook, bug)
+    base = ns["EmbeddingLayer"]
+
+    class Exits(base):
+        def forward(self, idx):
+            if np.asarray(idx).size < 4:
+                raise SystemExit("small inputs are beneath me")
+            return base.forward(self, idx)
+
+    class Weird(base):
+        def backward(self, dout):
+            base.backward(self, dout)
+            if dout.size < 4:
+                self.dP = object()
+
+    class Hostile(base):
+        def backward(self, dout):
+            base.backward(self, dout)
+            if np.all(dout == np.round(dout)):  # every case of the search (its numbers are whole), none drawn
+                raise KeyError(object())  # not even the kind of error the check expects
+
+    for student in (Exits, Weird, Hostile):
+        diagnosis, message = run_check(module, check, [student])
+        assert diagnosis == "wrong-gradient" and message.startswith("dP fails the gradient check"), message
+    assert "Smallest failing case" not in message  # Hostile: no small case fails the same way

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import read_course_config
-from ..course import Course, register_assignment
+from ..course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
 from ..grading.grade import course_config
 from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox
@@ -13,6 +13,7 @@ from .export import export_grades, export_tests
 from ..sandbox.limits import LimitUnavailable, ResourceLimits, describe
 from .progress import Progress
 from .report import figures, text_report, write_report
+from .similarity_command import after_grading
 
 
 def _registered_notebooks(db_url: str, assignment: str) -> set[str] | None:
@@ -27,11 +28,10 @@ def _registered_notebooks(db_url: str, assignment: str) -> set[str] | None:
 
 def ensure_assignment(course_dir: Path, assignment: str, db_url: str) -> None:
     """The assignment and its source notebooks must be in the gradebook; put them there if not."""
-    course = Course(course_dir)
-    source = course.folder("source", assignment)
-    names = {p.stem for p in course.source_notebooks(assignment)}
-    if not names:
-        raise GradingError(f"unknown assignment {assignment!r}: no source notebooks in {source}")
+    try:
+        names = {p.stem for p in assignment_notebooks(Course(course_dir), assignment)}
+    except CourseError as e:
+        raise GradingError(str(e)) from None
     try:
         known = _registered_notebooks(db_url, assignment)
     except Exception as e:  # noqa: BLE001 - any gradebook failure is reported the same way
@@ -49,6 +49,8 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     course_dir = Path(course_dir).resolve()
     if not course_dir.is_dir():
         raise GradingError(f"course directory {course_dir} does not exist")
+    if not_a_course_root(course_dir):
+        raise GradingError(not_a_course_root(course_dir))
     try:
         grading = options.grading(read_course_config(course_dir))
         config = course_config(course_dir, db_url, grading)
@@ -85,15 +87,19 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     report_dir.mkdir(parents=True, exist_ok=True)
     grades_csv = export_grades(db_url, assignment, course.grades_csv)
     tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
-    index = write_report(outcome.results, report_dir, assignment)
+    similar = after_grading(course_dir, assignment, report_dir, config)
+    index = write_report(outcome.results, report_dir, assignment, sections=similar.sections)
     out("")
     out(class_table(outcome))
     out("")
     out(text_report(figures(outcome.results)))
     out("")
+    out(similar.text)
+    out("")
     out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed} "
         f"in {outcome.seconds:.1f}s")
-    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\nfeedback: {course.step_root('feedback')}")
+    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\n"
+        f"{similar.where}feedback: {course.step_root('feedback')}")
     return outcome
 
 

@@ -119,7 +119,8 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
     return charts
 
 
-def write_report(results: list[StudentResult], folder: Path, assignment: str) -> Path:
+def write_report(results: list[StudentResult], folder: Path, assignment: str, sections: tuple[str, ...] = ()) -> Path:
+    """``sections``: further HTML parts of other steps (the similarity listing), placed before the students."""
     folder.mkdir(parents=True, exist_ok=True)
     f = figures(results)
     charts = _charts(f, folder)
@@ -138,6 +139,7 @@ tr:nth-child(even){{background:#f3f3f3}}</style></head><body>
 <h2>What the class got wrong</h2>
 <table><tr><th>class</th><th>students</th><th>misconception</th><th>the mistake</th></tr>{rows}</table>
 {images}
+{"".join(sections)}
 <h2>Students</h2><table><tr><th>student</th><th>status</th><th>score</th><th>notes</th></tr>{table}</table>
 </body></html>"""
     target = folder / "index.html"

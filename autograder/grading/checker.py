@@ -53,7 +53,7 @@ def run_check(module: str, function: str, args: list, session: Session | None = 
     try:
         check(*args)
     except Diagnosis as d:
-        smallest = smallest_failing_case(module, function, args, d.misconception, session=session)
+        smallest = smallest_failing_case(module, function, args, d.misconception, d.message, session=session)
         return d.misconception, d.message + (f"\n{smallest}" if smallest else "")
     return None
 

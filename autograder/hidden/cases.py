@@ -19,8 +19,8 @@ hidden checks themselves never do.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from hypothesis import strategies as st
@@ -33,15 +33,20 @@ from .diagnostics import Diagnosis, relationship
 NO_RESULT = object()  # the student's code gave nothing to show (it raised first)
 
 
+WHOLE = 64  # entries an array may have to be written out whole (every right answer here has at most 48)
+
+
 def show(value) -> str:
-    """An array or number written out whole, on one line: ids as integers, floats as 1.0 or 0.8415."""
-    return " ".join(_written(value).split())
+    """An array or number written out whole, on one line: ids as integers, floats as 1.0 or 0.8415.  A result of
+    more than WHOLE entries (a wrong one) is summarised, and no rendering exceeds 600 characters."""
+    text = " ".join(_written(value).split())
+    return text if len(text) <= 600 else text[:600] + " ..."
 
 
 def _written(value) -> str:
     a = np.asarray(value)
     if a.dtype.kind in "iub":
-        return np.array2string(a, separator=", ", max_line_width=10**6, threshold=10**6) if a.ndim else str(a.item())
+        return np.array2string(a, separator=", ", max_line_width=10**6, threshold=WHOLE) if a.ndim else str(a.item())
 
     def number(v) -> str:
         v = float(v) + 0.0  # no "-0.0"
@@ -55,7 +60,7 @@ def _written(value) -> str:
             return number(a) if a.ndim == 0 and a.dtype.kind in "f" else repr(value)[:200]
         except (TypeError, ValueError):
             return repr(value)[:200]
-    return np.array2string(a.real, separator=", ", max_line_width=10**6, threshold=10**6,
+    return np.array2string(a.real, separator=", ", max_line_width=10**6, threshold=WHOLE,
                            formatter={"float_kind": number})
 
 
@@ -88,7 +93,7 @@ class Outcome:
             raise  # the kernel stopped answering: the search ends here
         except NotImplementedError:
             self.diagnosis = Diagnosis("not-implemented", "A stub still raises NotImplementedError.")
-        except Exception as e:  # noqa: BLE001 - student code misbehaved in a way no check foresaw
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - student code misbehaved in a way no check foresaw
             self.diagnosis = Diagnosis("crashed", f"Your code raised {type(e).__name__}: {e}")
 
 
@@ -145,7 +150,8 @@ def _set_tables(obj, **tables) -> bool:
     """Give the student's object these tables; False if it does not keep them as given."""
     for name, value in tables.items():
         setattr(obj, name, value.copy())
-    return all(np.array_equal(np.asarray(getattr(obj, name), dtype=np.float64), value) for name, value in tables.items())
+    return all(np.array_equal(np.asarray(getattr(obj, name), dtype=np.float64), value)
+               for name, value in tables.items())
 
 
 def _positions(dout, block_size):
@@ -198,7 +204,8 @@ def run_attention(student, case) -> Outcome:
         got = lesson01._run_attention(self_attention, softmax, rng, X.copy(), Wq.copy(), Wk.copy(), Wv.copy())
         out.got = got
         C, hs = Wq.shape
-        if not any(lesson01._same(got, lesson01._attention(X, Wq, Wk, Wv, s)) for s in lesson01._scales(C, hs).values()):
+        scales = lesson01._scales(C, hs).values()
+        if not any(lesson01._same(got, lesson01._attention(X, Wq, Wk, Wv, s)) for s in scales):
             lesson01._classify_attention(got, X, Wq, Wk, Wv, softmax, rng, f"For X of shape {X.shape} and hs = {hs}:")
     return out
 
@@ -239,6 +246,28 @@ def run_embedding_backward(student, case) -> Outcome:
         if ret is not None:
             raise Diagnosis("wrong-value", "backward should return None.")
         lesson02.dE_diagnosis(dE, want, idx, G, lambda: lesson02._scatter_overwrite_probe(Embedding))
+    return out
+
+
+@st.composite
+def pairs(draw):
+    shape = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    return {"a": draw(numbers(shape)), "b": draw(numbers(shape))}
+
+
+def run_rel_error(student, case) -> Outcome:
+    (rel_error,) = student
+    a, b = case["a"], case["b"]
+    want = float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))))
+    out = Outcome(f"rel_error({show(a)}, {show(b)})", "value", want)
+    with out.judging():
+        out.got = call("rel_error(a, b)", rel_error, a.copy(), b.copy())
+        try:
+            got = float(out.got)
+        except (TypeError, ValueError):
+            raise Diagnosis("wrong-value", "rel_error should return one float.") from None
+        if not np.isclose(got, want, rtol=1e-9, atol=0):
+            raise Diagnosis("wrong-value", "rel_error(a, b) is not the largest entry of |a - b| / max(1e-12, |a| + |b|).")
     return out
 
 
@@ -317,6 +346,25 @@ def run_positional_dP(student, case) -> Outcome:
     return out
 
 
+def run_positional_dx(student, case) -> Outcome:
+    (PositionalEmbedding,) = student
+    block_size, C, G, x = case["block_size"], case["C"], case["dout"], case["x"]
+    T = x.shape[1]
+    out = Outcome(f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), "
+                  f"backward({show(G)})", "gradient for x", G.copy())
+    with out.judging():
+        pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
+        lesson04.call_forward("PositionalEmbedding.forward", pe.forward, x.copy(), T, block_size)
+        out.got = call("PositionalEmbedding.backward", pe.backward, G.copy())
+        if out.got is None:
+            raise Diagnosis("wrong-value", "backward returned None; it should return the gradient for x.")
+        dx = expect_array("the gradient for x that backward returns", out.got, x.shape)
+        if not lesson04.compare("dx", dx, G).ok:
+            found = relationship(dx, G, sizes={"B": x.shape[0], "T": T})  # as positional_backward_dx tells it
+            raise Diagnosis(*(found or ("wrong-gradient", "The returned gradient for x is not dout.")))
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ lesson 5
 
 def _layer(V, block_size, C) -> str:
@@ -378,6 +426,7 @@ SPACES = {
     ("lesson01", "attention_values"): Space(attention_cases(), run_attention),
     ("lesson02", "embedding_forward"): Space(batches(dout=False, tables=("E",)), run_embedding_forward),
     ("lesson02", "embedding_backward"): Space(batches(), run_embedding_backward),
+    ("lesson02", "rel_error_values"): Space(pairs(), run_rel_error),
     ("lesson03", "table_even_values"): Space(table_cases(widths=(2, 4)), run_table),
     ("lesson03", "table_odd_values"): Space(table_cases(widths=(1, 3)), run_table),
     ("lesson03", "table_base_and_length"): Space(table_cases(bases=OTHER_BASES + (None,)), run_table),
@@ -385,6 +434,7 @@ SPACES = {
     ("lesson03", "shift_matrix_base"): Space(shift_cases(OTHER_BASES), run_shift),
     ("lesson04", "positional_forward"): Space(batches(False, False, ("P",), inputs=True), run_positional_forward),
     ("lesson04", "positional_backward_dP"): Space(batches(ids=False, inputs=True), run_positional_dP),
+    ("lesson04", "positional_backward_dx"): Space(batches(ids=False, inputs=True), run_positional_dx),
     ("lesson05", "layer_forward"): Space(batches(dout=False, tables=("E", "P")), run_layer_forward),
     ("lesson05", "layer_backward_dE"): Space(batches(), lambda student, case: _layer_backward(*student, case, "dE")),
     ("lesson05", "layer_backward_dP"): Space(batches(), lambda student, case: _layer_backward(*student, case, "dP")),
