@@ -21,6 +21,7 @@ c.Execute.timeout = 60
 # (default 0.5) in the class report; `c.SimilarityConfig.past` names a folder of earlier terms' submissions.
 
 # Feedback must show a hidden check's diagnosis, never the hidden test code (upstream #917, #1363).
+# The kit's `grade` adds its summary step and its page template (autograder/grading/feedback.py) to these.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",

@@ -148,6 +148,11 @@ class Course:
         return self.kit / "lms" / f"{assignment}.json"
 
     @property
+    def roster_record(self) -> Path:
+        """Each student's name and email from the roster ``collect`` was given, for grades.csv."""
+        return self.kit / "lms" / "roster.json"
+
+    @property
     def pristine_gradebook(self) -> Path:
         """Gradescope: the gradebook as ``--setup`` left it, copied anew for every run."""
         return self.kit / "gradescope" / "gradebook.db"

@@ -6,10 +6,12 @@ from pathlib import Path
 from ..config import read_course_config
 from ..course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
 from ..grading.grade import course_config
+from ..grading.notes import grouped_reason
 from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
 from .export import export_grades, export_tests
+from .lms import load_roster
 from ..sandbox.limits import LimitUnavailable, ResourceLimits, describe
 from .progress import Progress
 from .report import figures, text_report, write_report
@@ -85,7 +87,7 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     outcome = grade_all(course_dir, assignment, db_url, found, options, progress, grading)
     report_dir = course.reports(assignment)
     report_dir.mkdir(parents=True, exist_ok=True)
-    grades_csv = export_grades(db_url, assignment, course.grades_csv)
+    grades_csv = export_grades(db_url, assignment, course.grades_csv, roster=load_roster(course_dir))
     tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
     similar = after_grading(course_dir, assignment, report_dir, config)
     index = write_report(outcome.results, report_dir, assignment, sections=similar.sections)
@@ -108,5 +110,5 @@ def class_table(outcome: BatchOutcome) -> str:
     lines = [f"{'student':{width}}  {'score':>9}  status   notes", "-" * (width + 40)]
     for r in outcome.results:
         score = f"{r.score:g}/{r.max_score:g}" if r.status is not Status.FAILED else "-"
-        lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {r.reason}")
+        lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {grouped_reason(r.reason)}")
     return "\n".join(lines)

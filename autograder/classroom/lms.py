@@ -100,6 +100,24 @@ def remember_lms_names(course_dir: Path, assignment: str, placed: list[tuple[str
     path.write_text(json.dumps(names, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8")
 
 
+def remember_roster(course_dir: Path, entries: list[RosterEntry]) -> None:
+    """Record each student's name and email from the roster ``collect`` was given, for grades.csv; a later
+    roster updates the students it names."""
+    path = Course(course_dir).roster_record
+    known = load_roster(course_dir)
+    known.update({e.student_id: {"name": e.name, "email": e.email} for e in entries})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(known, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8")
+
+
+def load_roster(course_dir: Path) -> dict[str, dict[str, str]]:
+    """student id -> {name, email} recorded by :func:`remember_roster` (empty when collect had no roster)."""
+    try:
+        return json.loads(Course(course_dir).roster_record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
 def load_lms_names(course_dir: Path, assignment: str) -> dict[str, dict[str, str]]:
     path = Course(course_dir).lms_names(assignment)
     try:
@@ -159,7 +177,8 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
         raise ValueError(not_a_course_root(course_dir) or f"no gradebook at {db_file}: grade the assignment first")
     scores = graded_scores(db_url, assignment)
     if to == "csv":
-        target = export_grades(db_url, assignment, Path(out or Course(course_dir).grades_csv))
+        target = export_grades(db_url, assignment, Path(out or Course(course_dir).grades_csv),
+                               roster=load_roster(course_dir))
         echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     else:
         target = Path(out or course_dir / f"{assignment}-{to}.csv")
