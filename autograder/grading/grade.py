@@ -216,7 +216,7 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
             fb = _run(GenerateFeedback, config, assignment, student)
             if not fb["success"]:
                 notes.append("feedback: " + _log_reason(fb))
-        if feedback:  # a notebook intake left out gets a page saying why, and what to do
+        if options.feedback:  # a notebook intake left out gets a page saying why, and what to do
             write_ungraded_pages(course.folder("feedback", assignment, student),
                                  course.folder("submitted", assignment, student), assignment,
                                  ungraded_reasons(sorted(expected), staged, notes), notebook_points(expected))
