@@ -15,7 +15,6 @@ import threading
 import time
 from pathlib import Path
 
-from autograder.classroom.batch import in_flight_note
 from autograder.course import ASSIGNMENT, Course
 from autograder.devtools.personas import write_submission
 
@@ -42,7 +41,7 @@ class WorkerKiller(threading.Thread):
 
     def __init__(self, course: Path, victim: str, times: int):
         super().__init__(daemon=True)
-        self.note = in_flight_note(course, ASSIGNMENT, victim)
+        self.note = Course(course).in_flight_note(ASSIGNMENT, victim)
         self.autograded = Course(course).folder("autograded", ASSIGNMENT, victim)
         self.times, self.killed, self.stop = times, [], False
 

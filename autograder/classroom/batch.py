@@ -17,11 +17,11 @@ import shutil
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import kit_options, read_course_config
-from ..course import Course
+from ..config import GradingOptions, grading_options
+from ..course import STAGING, Course
 from ..grading.faults import disk_full, exception_fault
 from ..grading.grade import grade_student
 from ..grading.results import Status, StudentResult
@@ -41,25 +41,19 @@ def fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def state_dir(course_dir: Path, assignment: str) -> Path:
-    """The kit's own record of graded students (not an nbgrader folder)."""
-    return Path(course_dir) / ".kit" / assignment
-
-
-def load_state(course_dir: Path, assignment: str, student: str) -> dict | None:
-    path = state_dir(course_dir, assignment) / f"{student}.json"
+def load_state(course: Course, assignment: str, student: str) -> dict | None:
     try:
-        return json.loads(path.read_text())
+        return json.loads(course.state_file(assignment, student).read_text())
     except (OSError, ValueError):
         return None
 
 
-def save_state(course_dir: Path, assignment: str, result: StudentResult, digest: str) -> None:
-    folder = state_dir(course_dir, assignment)
+def save_state(course: Course, assignment: str, result: StudentResult, digest: str) -> None:
+    folder = course.state_folder(assignment)
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{result.student}.json.tmp"
     tmp.write_text(json.dumps({"fingerprint": digest, "result": result.to_dict()}, indent=1))
-    os.replace(tmp, folder / f"{result.student}.json")  # atomic: a killed run leaves no half state
+    os.replace(tmp, course.state_file(assignment, result.student))  # atomic: a killed run leaves no half state
 
 
 def submissions(course_dir: Path, assignment: str, only: list[str] | None = None) -> dict[str, Path]:
@@ -76,7 +70,7 @@ def submissions(course_dir: Path, assignment: str, only: list[str] | None = None
 
 @dataclass
 class BatchOptions:
-    """One grading run's choices; None is the course's own (``KitConfig`` in its nbgrader_config.py)."""
+    """One grading run's command-line choices; None is the course's own (its nbgrader_config.py)."""
 
     jobs: int | None = None
     force: bool = False
@@ -85,10 +79,11 @@ class BatchOptions:
     feedback: bool = True
     scheduler: str | None = None  # a Dask scheduler's address: grade there instead of in local processes
 
-    def resolved(self, config) -> "BatchOptions":
-        """These options with every None replaced by the course's value (``config``: its nbgrader config)."""
-        kit = kit_options(config, jobs=self.jobs, notebook_budget=self.notebook_budget, cell_timeout=self.cell_timeout)
-        return replace(self, jobs=kit.jobs, notebook_budget=kit.notebook_budget, cell_timeout=kit.cell_timeout)
+    def grading(self, config) -> GradingOptions:
+        """What every grader of the run is handed: the course's options (``config``: its nbgrader config)
+        with these flags written over them."""
+        return grading_options(config, jobs=self.jobs, notebook_budget=self.notebook_budget,
+                               cell_timeout=self.cell_timeout, feedback=self.feedback)
 
 
 @dataclass
@@ -102,23 +97,22 @@ class BatchOutcome:
     seconds: float = 0.0
 
 
-def _grade_on_dask(course_dir: Path, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
-                   progress: Progress, done: dict[str, StudentResult]) -> None:
+def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
+                   grading: GradingOptions, progress: Progress, done: dict[str, StudentResult]) -> None:
     """The same batch on a Dask cluster (see :mod:`.dask_pool`); state files are written here, as results arrive."""
     from .dask_pool import ClusterError, grade_on_cluster
 
     def on_result(student: str, result: StudentResult, final: bool) -> None:
-        if final:
-            save_state(course_dir, assignment, result, todo[student])
+        if result.status is Status.ERROR:  # the kit's side failed: no grade, no state, graded again next run
+            forget_grading(course, assignment, student, db_url)
+        elif final:
+            save_state(course, assignment, result, todo[student])
         done[student] = result
         progress.advance(result)
 
-    sandbox = kit_options(Course(course_dir).config).sandbox
     try:
-        grade_on_cluster(options.scheduler, course_dir, assignment, db_url, list(todo),
-                         notebook_budget=options.notebook_budget, cell_timeout=options.cell_timeout,
-                         feedback=options.feedback, sandbox=sandbox, on_result=on_result,
-                         out=lambda line: print(line, flush=True))
+        grade_on_cluster(options.scheduler, course.root, assignment, db_url, list(todo), grading,
+                         on_result=on_result, out=lambda line: print(line, flush=True))
     except ClusterError as e:
         raise GradingError(str(e)) from None
 
@@ -128,20 +122,17 @@ KILLED_TWICE = ("its grading killed the grading worker process twice (out of mem
                 "it was retried alone once and not graded")
 
 
-def forget_grading(course_dir: Path, assignment: str, student: str, db_url: str) -> None:
+def forget_grading(course: Course, assignment: str, student: str, db_url: str) -> None:
     """Remove whatever a grading of ``student`` that did not finish wrote (its autograded and feedback
     folders, its staged copy, the kit's records of it, its submission in the gradebook), so that a
     grade is there whole or not at all.  Files first: on a full disk they free the space the gradebook
     needs to change."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from ..grading.intake import STAGING
-
-    course = Course(course_dir)
     for step in ("autograded", "feedback", STAGING):
         shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
-    for record in (state_dir(course_dir, assignment) / f"{student}.json",
-                   Path(course_dir) / ".kit" / "overrides" / assignment / f"{student}.json"):
+    for record in (course.state_file(assignment, student), course.verdict_record(assignment, student),
+                   course.in_flight_note(assignment, student)):
         record.unlink(missing_ok=True)
     try:
         with Gradebook(db_url) as gb:
@@ -150,22 +141,17 @@ def forget_grading(course_dir: Path, assignment: str, student: str, db_url: str)
         pass
 
 
-def in_flight_note(course_dir: Path, assignment: str, student: str) -> Path:
-    """While a worker grades ``student``, this file holds the worker's process id (for an operator looking
-    at a stuck or dying run, and for the tests that kill that worker)."""
-    return state_dir(course_dir, assignment) / f".{student}.grading"
-
-
-def grade_in_worker(course_dir: Path, assignment: str, student: str, db_url: str, **options) -> StudentResult:
-    """``grade_student`` in a pool worker, leaving its in-flight note while it runs."""
-    note = in_flight_note(course_dir, assignment, student)
+def grade_in_worker(course_dir: Path, assignment: str, student: str, db_url: str,
+                    grading: GradingOptions) -> StudentResult:
+    """``grade_student`` in a pool worker, leaving the in-flight note (the worker's process id) while it runs."""
+    note = Course(course_dir).in_flight_note(assignment, student)
     try:
         note.parent.mkdir(parents=True, exist_ok=True)
         note.write_text(str(os.getpid()))
     except OSError:
         pass  # only a note: grading goes on without it
     try:
-        return grade_student(course_dir, assignment, student, db_url, **options)
+        return grade_student(course_dir, assignment, student, db_url, grading)
     finally:
         note.unlink(missing_ok=True)
 
@@ -180,10 +166,10 @@ class LocalPool:
     no grade; a full disk stops the run, since every later student would meet it too.
     """
 
-    def __init__(self, course_dir: Path, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
+    def __init__(self, course: Course, assignment: str, db_url: str, todo: dict[str, str], grading: GradingOptions,
                  progress: Progress, done: dict[str, StudentResult]):
-        self.course_dir, self.assignment, self.db_url, self.todo = course_dir, assignment, db_url, todo
-        self.options, self.progress, self.done = options, progress, done
+        self.course, self.assignment, self.db_url, self.todo = course, assignment, db_url, todo
+        self.grading, self.progress, self.done = grading, progress, done
         self.pending = list(todo)
         self.deaths: dict[str, int] = {}
         self.stop = ""
@@ -193,17 +179,15 @@ class LocalPool:
         while self.pending and not self.stop:
             suspects = [s for s in self.pending if self.deaths.get(s)]
             queue = suspects[:1] or list(self.pending)  # after a death: those it may be charged to, one by one
-            workers = 1 if suspects else max(1, min(self.options.jobs, len(queue)))
+            workers = 1 if suspects else max(1, min(self.grading.jobs, len(queue)))
             futures: dict = {}
             try:
                 with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
                     while futures or (queue and not self.stop):  # once stopped, the students in flight finish
                         while queue and len(futures) < workers and not self.stop:
                             student = queue.pop(0)
-                            futures[pool.submit(grade_in_worker, self.course_dir, self.assignment, student, self.db_url,
-                                                notebook_budget=self.options.notebook_budget,
-                                                cell_timeout=self.options.cell_timeout,
-                                                feedback=self.options.feedback)] = student
+                            futures[pool.submit(grade_in_worker, self.course.root, self.assignment, student, self.db_url,
+                                                self.grading)] = student
                         finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                         for future in finished:
                             student = futures.pop(future)
@@ -222,8 +206,7 @@ class LocalPool:
             self.record(student, StudentResult(student, Status.ERROR, f"the run stopped before it: {self.stop}"))
 
     def worker_died(self, student: str) -> None:
-        forget_grading(self.course_dir, self.assignment, student, self.db_url)
-        in_flight_note(self.course_dir, self.assignment, student).unlink(missing_ok=True)
+        forget_grading(self.course, self.assignment, student, self.db_url)
         self.deaths[student] = self.deaths.get(student, 0) + 1
         if self.deaths[student] >= WORKER_DEATHS:
             self.finish(student, StudentResult(student, Status.FAILED, KILLED_TWICE))
@@ -231,11 +214,11 @@ class LocalPool:
     def finish(self, student: str, result: StudentResult) -> None:
         if result.status is not Status.ERROR:
             try:
-                save_state(self.course_dir, self.assignment, result, self.todo[student])
+                save_state(self.course, self.assignment, result, self.todo[student])
             except OSError as e:  # the grade is not whole without its state: take it back
                 result = StudentResult(student, Status.ERROR, exception_fault(e))
         if result.status is Status.ERROR:
-            forget_grading(self.course_dir, self.assignment, student, self.db_url)
+            forget_grading(self.course, self.assignment, student, self.db_url)
             if disk_full(result.reason):
                 self.stop = result.reason
         self.record(student, result)
@@ -247,17 +230,18 @@ class LocalPool:
 
 
 def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str, Path], options: BatchOptions,
-              progress: Progress | None = None) -> BatchOutcome:
-    """Grade ``students`` (id -> submission folder); results come back in student order."""
+              progress: Progress | None = None, grading: GradingOptions | None = None) -> BatchOutcome:
+    """Grade ``students`` (id -> submission folder); results come back in student order.  ``grading``:
+    the run's options, by default ``options.grading`` of the course's config."""
     start = time.monotonic()
-    if None in (options.jobs, options.notebook_budget, options.cell_timeout):
-        options = options.resolved(read_course_config(course_dir))
+    course = Course(course_dir)
+    grading = grading or options.grading(course.config)
     outcome = BatchOutcome()
     done: dict[str, StudentResult] = {}
     todo: dict[str, str] = {}
     for student, folder in students.items():
         digest = fingerprint(folder)
-        state = load_state(course_dir, assignment, student)
+        state = load_state(course, assignment, student)
         if not options.force and state and state.get("fingerprint") == digest:
             result = StudentResult.from_dict(state["result"])
             result.status = Status.SKIPPED if result.status is Status.GRADED else result.status
@@ -269,9 +253,9 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
     progress.start(len(todo), skipped=outcome.skipped)
 
     if options.scheduler:
-        _grade_on_dask(course_dir, assignment, db_url, todo, options, progress, done)
+        _grade_on_dask(course, assignment, db_url, todo, options, grading, progress, done)
     else:
-        LocalPool(course_dir, assignment, db_url, todo, options, progress, done).run()
+        LocalPool(course, assignment, db_url, todo, grading, progress, done).run()
     progress.finish()
     outcome.results = [done[s] for s in students]
     outcome.graded = sum(r.status is Status.GRADED for r in outcome.results)

@@ -26,12 +26,13 @@ import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import nbformat
 
 from ..cells import grade_id, solution_sources
-from ..config import CONFIG_FILE, SANDBOX_SWITCH
+from ..config import CONFIG_FILE, GradingOptions
 from ..course import Course, register_assignment, sqlite_url
 from ..sandbox import PACKAGE_DIR
 from .faults import KitFault
@@ -48,7 +49,7 @@ CACHE_ENV = "AUTOGRADER_CANARY_CACHE"
 
 
 def cache_folder(root: Path) -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path(root) / ".kit" / "canary")
+    return Path(os.environ.get(CACHE_ENV) or Course(root).canary_records)
 
 
 def fingerprint(course_dir: Path, assignment: str, notebooks: list[str] | None, options: dict) -> str:
@@ -80,7 +81,8 @@ def reference_submission(scratch: Path, assignment: str, notebooks: list[Path]) 
         nbformat.write(release, str(target / source.name))
 
 
-def grade_reference(course_dir: Path, assignment: str, notebooks: list[str] | None, options: dict) -> StudentResult:
+def grade_reference(course_dir: Path, assignment: str, notebooks: list[str] | None,
+                    options: GradingOptions) -> StudentResult:
     """Grade the reference in a scratch copy of the course (config and source notebooks only)."""
     from .grade import grade_student
 
@@ -97,7 +99,8 @@ def grade_reference(course_dir: Path, assignment: str, notebooks: list[str] | No
         reference_submission(scratch, assignment, sources)
         # a process of its own, as a worker grades a student: whatever the grading leaves behind goes with it
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(grade_student, scratch, assignment, CANARY, db_url, feedback=False, **options).result()
+            return pool.submit(grade_student, scratch, assignment, CANARY, db_url,
+                               replace(options, feedback=False)).result()
 
 
 def cause(result: StudentResult) -> str:
@@ -123,23 +126,20 @@ def cause(result: StudentResult) -> str:
             f"lost points{detail}); {where}. Fix the kit or the course before grading students")
 
 
-def run_canary(course_dir: Path, assignment: str, *, notebooks: list[str] | None = None,
-               notebook_budget: float | None = None, cell_timeout: int | None = None,
+def run_canary(course_dir: Path, assignment: str, options: GradingOptions, *, notebooks: list[str] | None = None,
                cache_root: Path | None = None, out=print) -> None:
     """Grade the course's reference solution; raise CanaryFailed (one line: the cause and what to do) unless it
     scores full marks.  Skipped when nothing it depends on changed since it last passed here (under
     ``cache_root``'s ``.kit/canary``, by default the course's)."""
     course_dir = Path(course_dir).resolve()
-    options = {"notebook_budget": notebook_budget, "cell_timeout": cell_timeout,
-               "sandbox": os.environ.get(SANDBOX_SWITCH)}
-    key = fingerprint(course_dir, assignment, notebooks, options)
+    # the run's options, but for how many students at once and whether feedback is written
+    key = fingerprint(course_dir, assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
     record = cache_folder(cache_root or course_dir) / f"{assignment}-{key}"
     if record.exists():
         out("canary: the reference solution passed with this kit and course before; not graded again")
         return
     try:
-        result = grade_reference(course_dir, assignment, notebooks,
-                                 {"notebook_budget": notebook_budget, "cell_timeout": cell_timeout})
+        result = grade_reference(course_dir, assignment, notebooks, options)
     except BrokenProcessPool:
         raise CanaryFailed("the process grading the reference solution died (killed, or out of memory); "
                            "no student was graded. Look at the machine's memory and the kernel's log") from None
