@@ -95,7 +95,7 @@ def test_a_killed_worker_costs_a_retry_and_never_another_students_grade(tmp_path
     assert "killed the grading worker process twice" in line, line
     after = grades(course)
     assert after["alice"][0] == 100 and after["bob"][0] == 0
-    assert after.get("victim", (0, ""))[0] == 0 and not after.get("victim", (0, ""))[1], after  # no score, no submission
+    assert after.get("victim", (0, ""))[0] == 0 and not after.get("victim", (0, ""))[1], after  # no score or submission
     assert "victim" not in submitted(course)
     assert not Course(course).folder("autograded", ASSIGNMENT, "victim").exists()
 

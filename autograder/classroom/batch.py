@@ -186,8 +186,9 @@ class LocalPool:
                     while futures or (queue and not self.stop):  # once stopped, the students in flight finish
                         while queue and len(futures) < workers and not self.stop:
                             student = queue.pop(0)
-                            futures[pool.submit(grade_in_worker, self.course.root, self.assignment, student, self.db_url,
-                                                self.grading)] = student
+                            future = pool.submit(grade_in_worker, self.course.root, self.assignment, student,
+                                                 self.db_url, self.grading)
+                            futures[future] = student
                         finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                         for future in finished:
                             student = futures.pop(future)

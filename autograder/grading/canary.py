@@ -10,9 +10,10 @@ that is not full marks, :class:`CanaryFailed` says why in one line, and nobody's
 
 A passing canary is remembered under the course's ``.kit/canary/``, keyed by a hash of what could
 change its outcome (the kit's package files and where they were imported from, the Python that runs
-them and the packages installed for it, the source notebooks, the course's configuration and the grading options), so a repeated run
-of an unchanged course skips it.  ``AUTOGRADER_CANARY_CACHE`` names another folder to remember them
-in, shared by courses (the kit's test suite grades many identical scratch courses).
+them and the packages installed for it, the source notebooks, the course's configuration and the
+grading options), so a repeated run of an unchanged course skips it.  ``AUTOGRADER_CANARY_CACHE``
+names another folder to remember them in, shared by courses (the kit's test suite grades many
+identical scratch courses).
 """
 from __future__ import annotations
 
