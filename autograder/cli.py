@@ -170,7 +170,8 @@ def cmd_build(args) -> int:
 
 def add_check_command(sub, kit_root: Path | None) -> None:
     p = sub.add_parser("check", help="run a notebook's visible self-checks and practice exercises and print a table "
-                                     "(exit 0: every graded self-check passes); --thorough: grade it with the hidden checks")
+                                     "(exit 0: every graded self-check passes); --thorough: grade it with the hidden "
+                                     "checks")
     p.add_argument("notebooks", nargs="+", help="student notebooks (.ipynb)")
     p.add_argument("--timeout", type=int, default=None, help=f"seconds per cell (default: {DEFAULT_TIMEOUT}; with "
                                                              "--thorough, the kit's own)")

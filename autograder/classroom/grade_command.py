@@ -67,7 +67,7 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     if options.scheduler and db_url.startswith("sqlite"):
         raise GradingError(f"--scheduler {options.scheduler}: a Dask run needs a gradebook every worker reaches, and "
                            f"{db_url} is a file on this machine. Give a PostgreSQL gradebook with "
-                           "--db-url postgresql://USER@HOST/DB (see README, Grading on a Dask cluster)")
+                           "--db-url postgresql://USER@HOST/DB (see docs/dask.md)")
     if grading.sandbox and not options.scheduler:  # on a cluster, every worker checks its own
         try:
             check_sandbox()

@@ -20,9 +20,10 @@ from traitlets.config import Config
 
 from ..config import GradingOptions, grading_options, read_course_config
 from ..course import STAGING, Course, ensure_tools_on_path, sqlite_url
+from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
 from .execute import TIMING_KEY, notebook_seconds
-from .intake import locked_cells, read_notebook, stage_submission
+from .intake import locked_cells, stage_submission
 from .results import NOT_GRADED, Status, StudentResult, TestResult, notebook_failures, run_problems
 from .verdicts import NO_VERDICT, recorded_verdicts
 
