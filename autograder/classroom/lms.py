@@ -187,7 +187,8 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
         raise ValueError(not_a_course_root(course_dir) or f"no gradebook at {db_file}: grade the assignment first")
     scores = graded_scores(db_url, assignment)
     if to == "csv":
-        target = export_grades(db_url, assignment, Path(out or course_dir / "grades.csv"), roster=load_roster(course_dir))
+        target = export_grades(db_url, assignment, Path(out or course_dir / "grades.csv"),
+                               roster=load_roster(course_dir))
         echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     else:
         target = Path(out or course_dir / f"{assignment}-{to}.csv")
