@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.classroom.similarity import PAST_PREFIX, normalise, tokens
+from autograder.classroom.similarity import PAST_PREFIX, normalise, solution_code, starter_notebook, tokens
 from autograder.classroom.similarity_command import run_similarity, similarity_options
 from autograder.cli import main as cli
 from autograder.config import SimilarityConfig
@@ -173,7 +173,7 @@ def course(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def outcome(course):
-    return run_similarity(course, ASSIGNMENT, course / "reports" / ASSIGNMENT, similarity_options(course))
+    return run_similarity(course, ASSIGNMENT, None, similarity_options(course))
 
 
 def by_notebook(outcome, notebook):
@@ -288,3 +288,12 @@ def test_the_threshold_comes_from_nbgrader_config(course, tmp_path):
     out = run_similarity(course, ASSIGNMENT, tmp_path / "reports", options)
     assert len(out.flagged) > 2 and min(p.score for p in out.flagged) >= 0.1
     assert "Pairs scoring at least 0.1" in out.report_section()
+
+
+def test_without_a_release_folder_the_starter_is_cleared_from_the_source(tmp_path):
+    """A course graded from a scratch copy has source/ only: nbgrader's ClearSolutions gives the same starter."""
+    shutil.copytree(Course(REPO).folder("source"), Course(tmp_path).folder("source"))
+    for notebook in (EMBED, LAYER):
+        cleared = solution_code(starter_notebook(Course(tmp_path), ASSIGNMENT, notebook))
+        released = solution_code(starter_notebook(Course(REPO), ASSIGNMENT, notebook))
+        assert cleared == released and "raise NotImplementedError()" in "".join(cleared.values())
