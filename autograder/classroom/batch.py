@@ -99,12 +99,14 @@ class BatchOutcome:
 
 
 def _grade_on_dask(course_dir: Path, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
-                   progress: Progress, done: dict[str, StudentResult]) -> None:
+                   progress: Progress, done: dict[str, StudentResult], on_graded=None) -> None:
     """The same batch on a Dask cluster (see :mod:`.dask_pool`); state files are written here, as results arrive."""
     from .dask_pool import ClusterError, grade_on_cluster
 
     def on_result(student: str, result: StudentResult, final: bool) -> None:
         if final:
+            if on_graded:
+                on_graded(result)
             save_state(course_dir, assignment, result, todo[student])
         done[student] = result
         progress.advance(result)
@@ -120,8 +122,11 @@ def _grade_on_dask(course_dir: Path, assignment: str, db_url: str, todo: dict[st
 
 
 def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str, Path], options: BatchOptions,
-              progress: Progress | None = None) -> BatchOutcome:
-    """Grade ``students`` (id -> submission folder); results come back in student order."""
+              progress: Progress | None = None, on_graded=None) -> BatchOutcome:
+    """Grade ``students`` (id -> submission folder); results come back in student order.
+
+    ``on_graded(result)`` sees each student's final result before their state file is written (the run
+    history records it there), so a student the state calls graded was always recorded."""
     start = time.monotonic()
     if None in (options.jobs, options.notebook_budget, options.cell_timeout):
         options = options.resolved(read_course_config(course_dir))
@@ -143,7 +148,7 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
 
     pending = list(todo)
     if options.scheduler:
-        _grade_on_dask(course_dir, assignment, db_url, todo, options, progress, done)
+        _grade_on_dask(course_dir, assignment, db_url, todo, options, progress, done, on_graded)
         pending = []
     ctx = multiprocessing.get_context("spawn")
     while pending:
@@ -162,6 +167,8 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
                             raise
                         except Exception as e:  # noqa: BLE001 - the batch goes on; the reason is recorded
                             result = StudentResult(student, Status.FAILED, f"grading crashed: {type(e).__name__}: {e}")
+                        if on_graded:
+                            on_graded(result)
                         save_state(course_dir, assignment, result, todo[student])
                         done[student] = result
                         pending.remove(student)

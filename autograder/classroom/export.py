@@ -20,6 +20,20 @@ def export_grades(db_url: str, assignment: str, target: Path) -> Path:
     return target
 
 
+def keep_students(target: Path, students: set[str]) -> Path:
+    """Drop from an exported grades.csv every row of a student not in ``students``."""
+    with open(target, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+        header = rows[0].keys() if rows else None
+    if header is None:
+        return target
+    with open(target, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, list(header))
+        writer.writeheader()
+        writer.writerows(r for r in rows if r["student_id"] in students)
+    return target
+
+
 def export_tests(results: list[StudentResult], target: Path) -> Path:
     """One row per student and test cell: points, max and the diagnosis id of a failure."""
     with open(target, "w", newline="", encoding="utf-8") as f:

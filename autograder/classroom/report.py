@@ -119,7 +119,22 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
     return charts
 
 
-def write_report(results: list[StudentResult], folder: Path, assignment: str) -> Path:
+def changes_section(changes) -> str:
+    """The report's "Changed since the last run": who went up or down and the tests behind it
+    (``changes``: a :class:`~autograder.classroom.changes.Comparison`, or None after a first run)."""
+    if changes is None:
+        return ""
+    from .changes import format_summary, points_text
+
+    rows = "".join(
+        f"<tr><td>{html.escape(c.student)}</td><td>{html.escape(t.name)}</td><td>{points_text(t.before) or '-'}</td>"
+        f"<td>{points_text(t.after) or '-'}</td><td>{html.escape(t.diagnosis or '')}</td></tr>"
+        for c in changes.students for t in c.tests)
+    return (f"<h2>Changed since the last run</h2>\n<pre>{html.escape(format_summary(changes))}</pre>\n"
+            f"<table><tr><th>student</th><th>test</th><th>before</th><th>after</th><th>diagnosis</th></tr>{rows}</table>")
+
+
+def write_report(results: list[StudentResult], folder: Path, assignment: str, changes=None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     f = figures(results)
     charts = _charts(f, folder)
@@ -135,6 +150,7 @@ def write_report(results: list[StudentResult], folder: Path, assignment: str) ->
 tr:nth-child(even){{background:#f3f3f3}}</style></head><body>
 <h1>{html.escape(assignment)}: class report</h1>
 <pre>{html.escape(text_report(f))}</pre>
+{changes_section(changes)}
 <h2>What the class got wrong</h2>
 <table><tr><th>class</th><th>students</th><th>misconception</th><th>the mistake</th></tr>{rows}</table>
 {images}
