@@ -14,7 +14,7 @@ from ..grading.results import Status
 from .history import Grade
 
 DIFF_COLUMNS = ["student", "notebook", "test", "before", "after"]
-LARGEST = 5  # changes shown at the end of a run
+LARGEST = 5  # students shown at the end of a run, and tests shown for each
 
 
 @dataclass
@@ -109,13 +109,19 @@ def _mean_text(grades: dict[str, Grade]) -> str:
     return "-" if mean is None else f"{mean:.1f}"
 
 
-def _test_lines(change: StudentChange, indent: str = "    ") -> list[str]:
+def _test_lines(change: StudentChange, width: int, most: int | None = None, indent: str = "    ") -> list[str]:
     lines = []
-    for t in change.tests:
+    for t in change.tests[:most]:
         why = f"  [{t.diagnosis}]" if t.diagnosis and (t.after or 0) < (t.before or 0) else ""
-        line = f"{indent}{t.name:48} {points_text(t.before) or '-':>6} -> {points_text(t.after) or '-':<6}{why}"
+        line = f"{indent}{t.name:{width}} {points_text(t.before) or '-':>6} -> {points_text(t.after) or '-':<6}{why}"
         lines.append(line.rstrip())
+    if most is not None and len(change.tests) > most:
+        lines.append(f"{indent}... and {len(change.tests) - most} more test(s)")
     return lines
+
+
+def _name_width(changes: list[StudentChange]) -> int:
+    return max([len(t.name) for c in changes for t in c.tests] + [10])
 
 
 def format_summary(comparison: Comparison, largest: int = LARGEST) -> str:
@@ -127,11 +133,12 @@ def format_summary(comparison: Comparison, largest: int = LARGEST) -> str:
              f"{comparison.regraded} student(s) regraded: {up} score(s) up, {down} down, "
              f"{comparison.regraded - up - down} the same; "
              f"class mean {_mean_text(comparison.before)} -> {_mean_text(comparison.after)}"]
-    for change in sorted(regraded, key=lambda c: (-abs(c.delta), c.student))[:largest]:
+    shown = sorted(regraded, key=lambda c: (-abs(c.delta), c.student))[:largest]
+    for change in shown:
         lines.append(f"  {change.student}: {_shown(change.before)} -> {_shown(change.after)} ({change.delta:+g})")
-        lines += _test_lines(change)
+        lines += _test_lines(change, _name_width(shown), largest)
     if len(regraded) > largest:
-        lines.append(f"  ... and {len(regraded) - largest} more (python -m autograder diff ASSIGNMENT)")
+        lines.append(f"  ... and {len(regraded) - largest} more (`autograder diff` lists every change)")
     return "\n".join(lines)
 
 
@@ -142,7 +149,7 @@ def format_diff(comparison: Comparison) -> str:
              f"{_mean_text(comparison.before)} -> {_mean_text(comparison.after)}"]
     for change in comparison.students:
         lines.append(f"{change.student}: {_shown(change.before)} -> {_shown(change.after)} ({change.delta:+g})")
-        lines += _test_lines(change)
+        lines += _test_lines(change, _name_width(comparison.students))
     return "\n".join(lines)
 
 
