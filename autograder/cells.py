@@ -2,7 +2,8 @@
 
 A *solution cell* is where the student writes code (nbgrader's ``is_solution``); a *test cell* is a
 graded cell that is not a solution (nbgrader's autograder-tests cell); a *protected cell* is one the
-student may not change (locked or graded).  Every cell nbgrader knows has a *grade id*.  Test cells
+student may not change (locked or graded).  Every cell nbgrader knows has a *grade id*.  The three
+basic questions are nbgrader's own (``nbgrader.utils``) wherever nbgrader is installed.  Test cells
 may hold a *hidden region* between the hidden-test markers, which the release strips and which calls
 the checks of ``autograder.hidden`` through one import line (``HIDDEN_IMPORT``).  Everything in the
 kit that asks one of these questions asks it here.
@@ -12,7 +13,10 @@ from __future__ import annotations
 import ast
 import re
 
-from nbgrader.utils import is_grade, is_locked, is_solution
+try:
+    from nbgrader import utils as nbgrader_utils
+except ImportError:  # a student's `check` in a Python with only NumPy
+    nbgrader_utils = None
 
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
@@ -20,6 +24,28 @@ MARKERS = (SOLUTION_MARKERS, HIDDEN_MARKERS)
 HIDDEN_IMPORT = re.compile(r"^\s*import autograder\.hidden\.(\w+) as _hidden\s*$", re.M)
 HIDDEN_CALL = re.compile(r"^\s*_hidden\.(\w+)\(", re.M)
 HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+
+
+def plain_is_grade(cell) -> bool:
+    return bool(cell.metadata.get("nbgrader", {}).get("grade", False))
+
+
+def plain_is_solution(cell) -> bool:
+    return bool(cell.metadata.get("nbgrader", {}).get("solution", False))
+
+
+def plain_is_locked(cell) -> bool:
+    meta = cell.metadata.get("nbgrader")
+    if meta is None or plain_is_solution(cell):
+        return False
+    return plain_is_grade(cell) or bool(meta.get("locked", False))
+
+
+# nbgrader's own three rules where nbgrader is installed; the same rules, written as nbgrader.utils writes
+# them, in a NumPy-only Python (tests/test_selfcheck.py holds the two to the same answers on every cell)
+is_grade = nbgrader_utils.is_grade if nbgrader_utils else plain_is_grade
+is_solution = nbgrader_utils.is_solution if nbgrader_utils else plain_is_solution
+is_locked = nbgrader_utils.is_locked if nbgrader_utils else plain_is_locked
 
 
 def nbgrader_metadata(cell) -> dict | None:

@@ -1,12 +1,18 @@
-"""`autograder COMMAND` (or `python -m autograder COMMAND`): the kit's command line."""
+"""`autograder COMMAND` (or `python -m autograder COMMAND`): the kit's command line.
+
+Each command imports what it needs when it runs.  `check` needs only Python and NumPy, like the
+notebooks: in a student's Python without the kit's other packages, only `check` is offered, and any
+other command says what to install.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
-from .config import KitConfig
-from .course import ASSIGNMENT
+from .student.selfcheck import DEFAULT_TIMEOUT
+
+WHOLE_KIT = "run `make setup` in the kit's folder, then `. .venv/bin/activate`"
 
 
 def cmd_mutants(args) -> int:
@@ -69,7 +75,7 @@ def cmd_grade(args) -> int:
     run = dry_run if args.dry_run else grade_assignment  # a dry run is the same run, in scratch space
     try:
         run(Path(args.course_dir), args.assignment, db_url=args.db_url, students=args.student or None,
-                         options=options, progress=Progress(quiet=None))
+            options=options, progress=Progress(quiet=None))
     except GradingError as e:
         print(f"grade: {e}", file=sys.stderr)
         return 2
@@ -102,6 +108,27 @@ def cmd_diff(args) -> int:
         print(f"diff: {e}", file=sys.stderr)
         return 2
     print(diff_csv(comparison) if args.csv else format_diff(comparison), end="" if args.csv else "\n")
+
+
+def cmd_similarity(args) -> int:
+    from .classroom.similarity_command import run_similarity, similarity_options, summary
+
+    course_dir = Path(args.course_dir).resolve()
+    report_dir = course_dir / "reports" / args.assignment
+    past = str(Path(args.past).resolve()) if args.past else None  # from here; the config's from the course
+    options = similarity_options(course_dir, threshold=args.threshold, past=past)
+    try:
+        outcome = run_similarity(course_dir, args.assignment, report_dir, options)
+    except ValueError as e:
+        print(f"similarity: {e}", file=sys.stderr)
+        return 2
+    if not any(r.documents for r in outcome.results):
+        print(f"similarity: no submitted notebooks of {args.assignment!r} under {course_dir}", file=sys.stderr)
+        return 2
+    print(summary(outcome))
+    here = Path.cwd()
+    shown = [p.relative_to(here) if p.is_relative_to(here) else p for p in (outcome.csv, outcome.page)]
+    print(f"pairs: {shown[0]}\npage:  {shown[1]}")
     return 0
 
 
@@ -171,8 +198,47 @@ def cmd_build(args) -> int:
     return 0
 
 
+def add_check_command(sub, kit_root: Path | None) -> None:
+    p = sub.add_parser("check", help="run a notebook's visible self-checks and practice exercises and print a table "
+                                     "(exit 0: every graded self-check passes); --thorough: grade it with the hidden checks")
+    p.add_argument("notebooks", nargs="+", help="student notebooks (.ipynb)")
+    p.add_argument("--timeout", type=int, default=None, help=f"seconds per cell (default: {DEFAULT_TIMEOUT}; with "
+                                                             "--thorough, the kit's own)")
+    p.add_argument("--thorough", action="store_true",
+                   help="for self-learners with the kit and no instructor: grade the notebook on this machine as the "
+                        "instructor's `grade` would (real nbgrader, the randomized hidden checks, the sandbox when "
+                        "bubblewrap works) and print each graded test's points and diagnosis (exit 0: full marks)")
+    p.add_argument("--kit", default=None, help="with --thorough: the kit's clone, holding nbgrader_config.py and "
+                                               f"source/ (default: the installed kit's, {kit_root or 'none here'})")
+    p.set_defaults(func=cmd_check)
+
+
+def check_only(argv, missing: ModuleNotFoundError) -> int:
+    """The command line of a Python that has only what `check` needs (a student's, with NumPy)."""
+    parser = argparse.ArgumentParser(prog="autograder", description=__doc__,
+                                     epilog=f"Only `check` runs in this Python ({missing}); for the other commands, "
+                                            f"{WHOLE_KIT}.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="check")
+    add_check_command(sub, None)
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words and not words[0].startswith("-") and words[0] != "check":
+        print(f"autograder {words[0]}: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}",
+              file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
+    if args.thorough:
+        print(f"autograder check --thorough: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}. "
+              "Without --thorough, check runs the notebook's self-checks with NumPy alone.", file=sys.stderr)
+        return 2
+    return args.func(args)
+
+
 def main(argv=None) -> int:
-    from .course import ensure_tools_on_path, repo_root
+    try:
+        from .config import KitConfig, SimilarityConfig
+        from .course import ASSIGNMENT, ensure_tools_on_path, repo_root
+    except ModuleNotFoundError as missing:  # no traitlets, nbgrader...: a student's NumPy-only Python
+        return check_only(argv, missing)
 
     ensure_tools_on_path()  # nbgrader runs `alembic` when it creates a gradebook
     defaults = KitConfig()  # the kit's own defaults; a course's nbgrader_config.py may change them for `grade`
@@ -229,6 +295,16 @@ def main(argv=None) -> int:
     p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
     p.set_defaults(func=cmd_diff)
 
+    p = sub.add_parser("similarity", help="rank the pairs of students whose solution cells are most alike, per "
+                       "notebook (reports/ASSIGNMENT/similarity.csv and .html; `grade` runs it too)")
+    p.add_argument("assignment")
+    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
+    p.add_argument("--past", default=None, help="a folder of earlier terms' submissions to compare with too "
+                                                "(default: the course's c.SimilarityConfig.past)")
+    p.add_argument("--threshold", type=float, default=None, help="list pairs scoring at least this in the report "
+                   "(default: the course's c.SimilarityConfig.threshold, else %g)" % SimilarityConfig().threshold)
+    p.set_defaults(func=cmd_similarity)
+
     p = sub.add_parser("collect", help="import submissions from a folder or an LMS (Canvas-style) zip")
     p.add_argument("assignment")
     p.add_argument("path", help="a folder or a .zip download")
@@ -270,17 +346,7 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default: %(default)s)")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("check", help="run a notebook's visible self-checks and practice exercises and print a table "
-                                     "(exit 0: every graded self-check passes); --thorough: grade it with the hidden checks")
-    p.add_argument("notebooks", nargs="+", help="student notebooks (.ipynb)")
-    p.add_argument("--timeout", type=int, default=defaults.cell_timeout, help="seconds per cell (default: %(default)s)")
-    p.add_argument("--thorough", action="store_true",
-                   help="for self-learners with the kit and no instructor: grade the notebook on this machine as the "
-                        "instructor's `grade` would (real nbgrader, the randomized hidden checks, the sandbox when "
-                        "bubblewrap works) and print each graded test's points and diagnosis (exit 0: full marks)")
-    p.add_argument("--kit", default=None, help="with --thorough: the kit's clone, holding nbgrader_config.py and "
-                                               "source/ (default: the installed kit's, %s)" % repo_root())
-    p.set_defaults(func=cmd_check)
+    add_check_command(sub, repo_root())
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -14,7 +14,7 @@ import copy
 import os
 from pathlib import Path
 
-from traitlets import Bool, Float, Integer, default
+from traitlets import Bool, Float, Integer, Unicode, default
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -44,6 +44,20 @@ class KitConfig(Configurable):
     @default("sandbox")
     def _default_sandbox(self) -> bool:
         return os.environ.get(SANDBOX_SWITCH, "on").lower() not in ("off", "0", "no", "false")
+
+
+class SimilarityConfig(Configurable):
+    """The similarity report (`similarity`, and the end of `grade`): which pairs the class report lists."""
+
+    threshold = Float(0.5, help="Pairs scoring at least this (0..1) are listed in the class report; the "
+                                "similarity page shows each notebook's top pairs whatever their score. Independent "
+                                "solutions of this module score about 0.1, a renamed and reordered copy about "
+                                "1.").tag(config=True)
+    shown = Integer(5, help="Pairs per notebook the similarity page shows side by side.").tag(config=True)
+    common_share = Float(0.1, help="A fragment found in more than this share of the submissions (and in more "
+                                   "than 3) is common knowledge and never counts (MOSS's -m).").tag(config=True)
+    past = Unicode("", help="A folder of earlier terms' submissions (any NOTEBOOK.ipynb under it) compared "
+                            "with the class too (empty: none).").tag(config=True)
 
 
 def read_course_config(course_dir: Path) -> Config:

@@ -6,6 +6,7 @@ itself would look.  The lesson list is written once, here.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
@@ -32,6 +33,37 @@ STEPS = ("source", "release", "submitted", "autograded", "feedback")
 def lesson_module(notebook: str) -> str:
     """The module name of a lesson's hidden checks (and mutants): ``02_token_embeddings`` -> ``lesson02``."""
     return f"lesson{notebook[:2]}"
+
+
+class CourseError(ValueError):
+    """A folder that is not the course a command was pointed at, or an assignment it does not have."""
+
+
+def not_a_course_root(root: Path) -> str | None:
+    """Why ``root`` is not a course root (neither nbgrader_config.py nor a source/ folder), or None."""
+    root = Path(root).resolve()
+    if (root / CONFIG_FILE).exists() or (root / "source").is_dir():
+        return None
+    return (f"{root} is not a course root: it has no {CONFIG_FILE} and no source/ folder. Run the command in "
+            "the course's folder, or name that folder with --course-dir PATH")
+
+
+def assignment_notebooks(course: Course, assignment: str) -> list[Path]:
+    """The assignment's source notebooks; or CourseError saying what is wrong: not a course root at all
+    (and --course-dir), or an assignment the course does not have (and the closest name it has)."""
+    notebooks = course.source_notebooks(assignment)
+    if notebooks:
+        return notebooks
+    wrong_place = not_a_course_root(course.root)
+    if wrong_place:
+        raise CourseError(wrong_place)
+    source = course.step_root("source")
+    have = sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))) if source.is_dir() else []
+    close = difflib.get_close_matches(assignment, have, n=1)
+    hint = (f"; did you mean {close[0]!r}?" if close else f"; the course has {', '.join(map(repr, have))}" if have
+            else "")
+    raise CourseError(f"unknown assignment {assignment!r}: no source notebooks in {course.folder('source', assignment)}"
+                      + hint)
 
 
 def repo_root() -> Path:

@@ -383,3 +383,26 @@ def test_class_report_renders_with_its_charts(browser, course, graded):
     page.close()
     assert len(images) >= 3, images
     assert all(width > 0 for _, width in images), images
+
+
+def test_class_report_links_the_similarity_page(browser, course, graded):
+    """ada and eli handed in the reference (eli with one line of lesson 2 changed), and so did lin for
+    lesson 2: the report lists the pairs, and its link opens the side-by-side page, the matching regions
+    marked, for a person to review."""
+    page = browser.new_page()
+    page.goto((course["root"] / "reports" / ASSIGNMENT / "index.html").as_uri())
+    section = page.locator("h2", has_text="Similar solutions")
+    section.wait_for()
+    listed = page.locator("table", has=page.locator("th", has_text="notebook")).last.inner_text()
+    assert re.search(rf"{NOTEBOOK}\s+ada\s+eli\s+0\.9", listed), listed
+    page.get_by_role("link", name="the similarity page").click()
+    page.wait_for_url(re.compile(r"similarity\.html$"))
+    notice = page.locator(".notice")
+    assert "for a person to review" in notice.inner_text()
+    pair = page.locator(f"h3[id^='{NOTEBOOK}-']").first
+    assert "ada" in pair.inner_text(), pair.inner_text()
+    marks = page.locator(".pair mark")
+    assert marks.count() > 2 and marks.first.is_visible()
+    assert "ben" not in page.locator(f"h2[id='{NOTEBOOK}'] + p + table").inner_text()  # a stub is not paired
+    shot(page, "14-similarity")
+    page.close()

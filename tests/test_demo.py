@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import re
 
 from autograder.course import ASSIGNMENT
 from autograder.devtools.demo import CLASS
@@ -26,3 +27,11 @@ def test_demo_collects_grades_and_reports_the_built_in_class(tmp_path):
     assert (course / "reports" / ASSIGNMENT / "index.html").exists()
     assert "\r" not in out  # no progress bar when the output is not a terminal
     assert not (tmp_path.parent / "gradebook.db").exists()
+    # the export it announces is written: Canvas's gradebook file and the feedback zip, one row per student
+    with open(course / f"{ASSIGNMENT}-canvas.csv", newline="") as f:
+        canvas = list(csv.DictReader(f))
+    assert [row["Student"] for row in canvas] == list(CLASS)
+    assert float(next(row for row in canvas if row["Student"] == "s01-ada")[ASSIGNMENT]) == 100
+    assert (course / "feedback-upload.zip").stat().st_size > 0 and "feedback file(s) named as in the LMS" in out
+    # and it says where the scratch course stays and how large it is
+    assert re.search(rf"The demo course stays for you to look at: {re.escape(str(tmp_path))} \(\d+ MiB\)", out), out[-500:]

@@ -409,7 +409,8 @@ def test_a_hanging_notebook_costs_at_most_one_budget(hostile_course):
 def test_grade_prints_the_limits_in_force(hostile_course):
     out = hostile_course["result"].stdout
     assert ("limits per notebook: 64 processes and threads, 1024 MiB of memory (all processes together), 64 MiB "
-            "written and 10000 files (working folder and /tmp together), 256 open files per process, 20 s") in out, out[:2000]
+            "written and 10000 files (working folder and /tmp together), 256 open files per process, 20 s of running time in "
+            "all (--notebook-budget)") in out, out[:2000]
     assert "enforced by: " in out and "size-capped tmpfs" in out
 
 

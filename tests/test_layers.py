@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
 LAYERS = [
     ["autograder", "channel"],           # the kernel's public client, the wire format, the checker's proxies
     ["hidden"],                          # the hidden checks: run by the checker, or in the kernel in plain nbgrader
-    ["cells", "config"],                 # the vocabulary and the options
+    ["cells", "config", "notebooks"],    # the vocabulary, the options, reading a notebook file
     ["course"],                          # the course's folders and lessons
     ["sandbox", "authoring"],
     ["grading"],                         # one submission
@@ -130,3 +130,21 @@ def test_devtools_are_out_of_sight_in_the_sandbox(tmp_path):
     assert result.returncode == 0, result.stderr
     devtools, package = json.loads(result.stdout)
     assert devtools == [] and "hidden" in package and "grading" in package
+
+
+def test_what_a_kernel_imports_needs_no_hypothesis():
+    """The smallest-failing-case search (hidden.cases, grading.shrink) uses Hypothesis in the grading process; the
+    modules a kernel loads in plain nbgrader (a lesson's hidden checks and all they import) must not need it."""
+    reached, todo = set(), [m for m in MODULES if m.startswith("autograder.hidden.lesson")]
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo += GRAPH[module]
+    assert "autograder.hidden.lesson05" in reached and "autograder.hidden.cases" not in reached
+    needs = sorted(m for m in reached if "hypothesis" in {
+        (n.module or "").split(".")[0] if isinstance(n, ast.ImportFrom) else alias.name.split(".")[0]
+        for n in ast.walk(ast.parse(MODULES[m].read_text(encoding="utf-8")))
+        if isinstance(n, (ast.Import, ast.ImportFrom)) for alias in n.names})
+    assert not needs, needs
+    assert "hypothesis" in MODULES["autograder.hidden.cases"].read_text(encoding="utf-8")  # the test can see it

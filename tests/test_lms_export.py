@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from autograder.course import ASSIGNMENT, NOTEBOOKS
-from autograder.classroom.lms import RosterError, canvas_table, moodle_table, read_roster
+from autograder.classroom.lms import canvas_table, moodle_table
+from autograder.classroom.roster import RosterError, read_roster
 
 from .conftest import REPO, kit
 
@@ -162,20 +163,42 @@ def test_bad_rosters_are_refused_with_file_and_row(tmp_path):
     latin1.write_bytes(header.encode() + "ada,Núñez,1,ada@x\n".encode("latin-1"))
     with pytest.raises(RosterError, match="latin1.csv: not UTF-8"):
         read_roster(latin1)
-    # the LMS needs an identifier on every row
+    # each LMS needs the column it matches students by, and a value in it on every row
     thin = tmp_path / "thin.csv"
-    thin.write_text("student_id,name\nada,Ada\n", encoding="utf-8")
-    with pytest.raises(RosterError, match=r"thin.csv, row 2: student 'ada' has no canvas_id"):
-        canvas_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT, roster_path=thin)
-    with pytest.raises(RosterError, match=r"thin.csv, row 2: student 'ada' has no email"):
-        moodle_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT, roster_path=thin)
+    thin.write_text("student_id,name,sis_user_id\nada,Ada,S1\n", encoding="utf-8")
+    with pytest.raises(RosterError, match=r"thin.csv: --to canvas needs a column canvas_id .*the roster has name, "
+                                          r"sis_user_id, student_id"):
+        canvas_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT)
+    with pytest.raises(RosterError, match=r"thin.csv: --to moodle needs a column email"):
+        moodle_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT)
+    gap = tmp_path / "gap.csv"
+    gap.write_text("student_id,canvas_id,sis_user_id,email\nada,7,S7,ada@x\nben,,S8,\n", encoding="utf-8")
+    with pytest.raises(RosterError, match=r"gap.csv, row 3: student 'ben' has no canvas_id"):
+        canvas_table(read_roster(gap), {"ada": 100.0}, ASSIGNMENT)
+    with pytest.raises(RosterError, match=r"gap.csv, row 3: student 'ben' has no email"):
+        moodle_table(read_roster(gap), {"ada": 100.0}, ASSIGNMENT)
     # Canvas's own column headers work as roster columns
     canvas_style = tmp_path / "canvas-style.csv"
     canvas_style.write_text("student_id,Student,ID,SIS User ID,SIS Login ID,Section\nada,\"Lovelace, Ada\",7,S7,ada,A\n",
                             encoding="utf-8")
-    (entry,) = read_roster(canvas_style)
+    (entry,) = read_roster(canvas_style).entries
     assert (entry.name, entry.canvas_id, entry.sis_user_id, entry.sis_login_id, entry.section) == \
         ("Lovelace, Ada", "7", "S7", "ada", "A")
+
+
+def test_roster_headers_are_checked_by_name(tmp_path):
+    """A misspelt column is refused with the column it was meant to be; other headers are named, not used."""
+    typo = tmp_path / "typo.csv"
+    typo.write_text("student_id,name,canvasid\nada,Ada,7\n", encoding="utf-8")
+    with pytest.raises(RosterError, match=r"typo.csv: the header 'canvasid' is not a roster column; did you mean "
+                                          r"'canvas_id'\?"):
+        read_roster(typo)
+    extra = tmp_path / "extra.csv"
+    extra.write_text("student_id,canvas_id,Current Score,Integration ID\nada,7,88,x\n", encoding="utf-8")
+    roster = read_roster(extra)
+    assert roster.unknown == ["Current Score", "Integration ID"] and roster.columns == {"student_id", "canvas_id"}
+    assert "column(s) not used: Current Score, Integration ID" in roster.unknown_note()
+    assert roster.lookup() == {"ada": "ada", "7": "ada"}
 
 
 def test_export_and_collect_refuse_a_bad_roster_on_the_command_line(tmp_path):
@@ -188,3 +211,8 @@ def test_export_and_collect_refuse_a_bad_roster_on_the_command_line(tmp_path):
         assert f"{bad}, row 3: student_id 'ada' is already on row 2" in result.stderr
     result = kit("export", ASSIGNMENT, "--to", "moodle", "--course-dir", str(tmp_path), check=False)
     assert result.returncode == 2 and "--to moodle needs --roster" in result.stderr
+    no_canvas_ids = write_csv(tmp_path / "sis-only.csv", [["student_id", "sis_user_id"], ["ada", "S1"]])
+    result = kit("export", ASSIGNMENT, "--to", "canvas", "--roster", str(no_canvas_ids), "--course-dir", str(tmp_path),
+                 check=False)
+    assert result.returncode == 2 and f"{no_canvas_ids}: --to canvas needs a column canvas_id" in result.stderr
+    assert not (tmp_path / f"{ASSIGNMENT}-canvas.csv").exists()

@@ -1,10 +1,13 @@
 """`python -m autograder check`: the student's own self-check table."""
 from __future__ import annotations
 
+import json
+
 import nbformat
 
 from autograder.cells import grade_id, is_practice_check_cell, is_solution_cell
 from autograder.course import ASSIGNMENT, NOTEBOOKS
+from autograder.student.selfcheck import run_self_checks
 
 from .conftest import REPO, kit
 from autograder.devtools.personas import filled_notebook
@@ -50,7 +53,64 @@ def test_unreadable_notebook_is_named(tmp_path):
     path.write_text("{ not json")
     result = kit("check", str(path), check=False)
     assert result.returncode == 2
-    assert "broken.ipynb" in result.stderr and "not a readable notebook" in result.stderr
+    assert "broken.ipynb: not a notebook: invalid JSON at line 1, column 3" in result.stderr  # grading's words
+
+
+def test_check_reads_cells_by_nbgrader_rules_without_nbgrader():
+    """In a NumPy-only Python, cells.py answers nbgrader's three questions itself: the same answers as
+    nbgrader.utils on every cell of every committed notebook, read as plain JSON."""
+    from nbgrader import utils
+
+    from autograder import cells
+    from autograder.notebooks import PlainNode, plain_node
+
+    assert cells.is_grade is utils.is_grade  # here, nbgrader's own
+    compared = 0
+    for step in ("source", "release"):
+        for name in NOTEBOOKS:
+            path = REPO / step / ASSIGNMENT / f"{name}.ipynb"
+            plain = plain_node(json.loads(path.read_text(encoding="utf-8")))
+            real = nbformat.read(str(path), as_version=4)
+            assert isinstance(plain, PlainNode) and len(plain.cells) == len(real.cells)
+            for mine, theirs in zip(plain.cells, real.cells):
+                assert mine.source == theirs.source
+                assert (cells.plain_is_grade(mine), cells.plain_is_solution(mine), cells.plain_is_locked(mine)) == \
+                    (bool(utils.is_grade(theirs)), bool(utils.is_solution(theirs)), bool(utils.is_locked(theirs)))
+                compared += 1
+    assert compared > 100
+
+
+def write_cells(path, *sources):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    for k, cell in enumerate(nb.cells):
+        cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": 1,
+                                     "grade_id": f"t{k}", "schema_version": 3}
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_a_cell_that_runs_too_long_fails_and_the_rest_are_not_run(tmp_path):
+    path = write_cells(tmp_path / "slow.ipynb", "x = 1", "while True:\n    pass", "assert x == 1")
+    rows = run_self_checks(path, timeout=2)
+    assert [r.passed for r in rows] == [True, False, False]
+    assert "ran longer than 2 s" in rows[1].message and "not run" in rows[2].message
+
+
+def test_a_cell_that_ends_the_python_fails_and_a_warning_fails_its_cell(tmp_path):
+    path = write_cells(tmp_path / "exits.ipynb", "import warnings; warnings.warn('careful')", "print('fine')",
+                       "import os; os._exit(3)", "pass")
+    rows = run_self_checks(path)
+    assert [r.passed for r in rows] == [False, True, False, False]
+    assert "careful" in rows[0].message and "stderr" in rows[0].message  # nbgrader's rule: stderr fails a cell
+    assert "exit code 3" in rows[2].message and "not run" in rows[3].message
+
+
+def test_cells_run_in_the_notebook_folder_with_its_modules_importable(tmp_path):
+    (tmp_path / "helper.py").write_text("VALUE = 41\n")
+    (tmp_path / "data.txt").write_text("1")
+    path = write_cells(tmp_path / "here.ipynb", "import helper", "assert helper.VALUE + int(open('data.txt').read()) == 42")
+    assert [r.passed for r in run_self_checks(path)] == [True, True]
 
 
 def test_practice_check_cells_are_the_three_exercises_of_lesson_5():

@@ -4,7 +4,7 @@ Recognised layouts, nested folders included:
 - ``<student>/<assignment>/<notebook>.ipynb`` and ``<student>/<notebook>.ipynb`` (nbgrader's own layout);
 - Canvas-style file names ``<login>_[LATE_]<user id>_<submission id>_<notebook>[-N].ipynb``.
 A roster CSV (columns ``student_id`` plus any of ``login``, ``lms_id``, ``canvas_id``, ``email``, ...;
-see :mod:`autograder.classroom.lms`) maps LMS names and ids to student ids.  A newer submission is never replaced by an older one; every file
+see :mod:`autograder.classroom.roster`) maps LMS names and ids to student ids.  A newer submission is never replaced by an older one; every file
 that cannot be placed is reported with the reason.
 """
 from __future__ import annotations
@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ..course import Course
+from ..course import Course, assignment_notebooks
+from .roster import read_roster
 
 CANVAS = re.compile(r"^(?P<login>[A-Za-z0-9.\-]+?)_(?:LATE_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
 RESUBMIT_SUFFIX = re.compile(r"-\d+$")
@@ -39,10 +40,11 @@ class CollectReport:
     placed: list[Placed] = field(default_factory=list)
     kept_newer: list[str] = field(default_factory=list)
     unmatched: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)    # about the roster
 
     def text(self) -> str:
         students = sorted({p.student for p in self.placed})
-        lines = [f"collected {len(self.placed)} notebook(s) for {len(students)} student(s)"]
+        lines = [*self.notes, f"collected {len(self.placed)} notebook(s) for {len(students)} student(s)"]
         for p in self.placed:
             lines.append(f"  {p.student:20} {p.notebook:26} <- {p.origin}")
         for origin in self.kept_newer:
@@ -52,13 +54,6 @@ class CollectReport:
             for origin, why in self.unmatched:
                 lines.append(f"  {origin}: {why}")
         return "\n".join(lines)
-
-
-def read_roster(path: Path | None) -> dict[str, str]:
-    """LMS login / id / email (lower-case) -> student id; a bad roster raises with its file and row."""
-    from .lms import read_roster as read_entries, roster_lookup
-
-    return roster_lookup(read_entries(path)) if path is not None else {}
 
 
 def _unpack(path: Path, scratch: Path) -> Path:
@@ -110,13 +105,14 @@ def _identify(rel: Path, notebooks: set[str], assignment: str, roster: dict[str,
 
 def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | None = None) -> CollectReport:
     course = Course(course_dir)
-    notebooks = {p.stem for p in course.source_notebooks(assignment)}
-    if not notebooks:
-        raise ValueError(f"unknown assignment {assignment!r}: no notebooks in {course.folder('source', assignment)}")
+    notebooks = {p.stem for p in assignment_notebooks(course, assignment)}  # CourseError is a ValueError
     if not Path(source).exists():
         raise ValueError(f"{source}: no such file or folder")
-    roster = read_roster(roster_csv)
+    listed = read_roster(roster_csv) if roster_csv is not None else None
+    roster = listed.lookup() if listed else {}
     report = CollectReport()
+    if listed and listed.unknown_note():
+        report.notes.append(listed.unknown_note())
     with tempfile.TemporaryDirectory(prefix="kit-collect-") as scratch:
         root = _unpack(Path(source), Path(scratch))
         chosen: dict[tuple[str, str], tuple[Path, float, str]] = {}

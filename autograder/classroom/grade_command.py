@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import kit_options
-from ..course import Course, register_assignment
+from ..course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
 from ..grading.grade import course_config, expected_notebooks
 from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox
@@ -14,8 +14,9 @@ from .history import RunRecorder, grading_inputs
 from .regrade import run_changes
 from ..sandbox.limits import LimitUnavailable, ResourceLimits, describe
 from .progress import Progress
-from .report import figures, text_report, write_report
+from .report import changes_section, figures, text_report, write_report
 from .changes import format_summary
+from .similarity_command import after_grading
 
 
 def _registered_points(db_url: str, assignment: str) -> dict[str, dict[str, float]] | None:
@@ -34,11 +35,12 @@ def ensure_assignment(course_dir: Path, assignment: str, db_url: str) -> None:
     """The assignment and its source notebooks, with their tests' points, must be in the gradebook as the
     source has them now (a test's points changed in the source count from the next run); register if not."""
     course = Course(course_dir)
-    source = course.folder("source", assignment)
+    try:
+        assignment_notebooks(course, assignment)
+    except CourseError as e:
+        raise GradingError(str(e)) from None
     points = {nb: {test: float(cell["points"] or 0) for test, cell in cells.items() if cell["grade"]}
               for nb, cells in expected_notebooks(course, assignment).items()}
-    if not points:
-        raise GradingError(f"unknown assignment {assignment!r}: no source notebooks in {source}")
     try:
         known = _registered_points(db_url, assignment)
     except Exception as e:  # noqa: BLE001 - any gradebook failure is reported the same way
@@ -56,6 +58,8 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     course_dir = Path(course_dir).resolve()
     if not course_dir.is_dir():
         raise GradingError(f"course directory {course_dir} does not exist")
+    if not_a_course_root(course_dir):
+        raise GradingError(not_a_course_root(course_dir))
     try:
         config = course_config(course_dir, db_url)
     except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
@@ -95,7 +99,9 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     report_dir.mkdir(parents=True, exist_ok=True)
     grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv")
     tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
-    index = write_report(outcome.results, report_dir, assignment, changes=changes)
+    similar = after_grading(course_dir, assignment, report_dir, config)
+    index = write_report(outcome.results, report_dir, assignment,
+                         sections=(changes_section(changes),) + similar.sections)
     out("")
     out(class_table(outcome))
     out("")
@@ -104,9 +110,12 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     if changes:
         out(format_summary(changes))
         out("")
+    out(similar.text)
+    out("")
     out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed} "
         f"in {outcome.seconds:.1f}s")
-    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\nfeedback: {course.step_root('feedback')}")
+    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\n"
+        f"{similar.where}feedback: {course.step_root('feedback')}")
     return outcome
 
 

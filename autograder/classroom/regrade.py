@@ -13,6 +13,7 @@ RUN_COLUMNS = ["run", "started", "finished", "students", "mean"]
 
 def gradebook_url(course_dir: Path, db_url: str | None) -> str:
     """The course's gradebook URL; a SQLite gradebook must exist (opening it would create an empty one)."""
+    from ..course import not_a_course_root
     from ..grading.grade import course_config
 
     course_dir = Path(course_dir).resolve()
@@ -21,7 +22,7 @@ def gradebook_url(course_dir: Path, db_url: str | None) -> str:
     db_url = course_config(course_dir, db_url).CourseDirectory.db_url
     db_file = db_url.split("sqlite:///", 1)[1].split("?", 1)[0] if db_url.startswith("sqlite:///") else None
     if db_file and not Path(db_file).exists():
-        raise ValueError(f"no gradebook at {db_file}: grade the assignment first")
+        raise ValueError(not_a_course_root(course_dir) or f"no gradebook at {db_file}: grade the assignment first")
     return db_url
 
 

@@ -134,7 +134,8 @@ def changes_section(changes) -> str:
             f"<table><tr><th>student</th><th>test</th><th>before</th><th>after</th><th>diagnosis</th></tr>{rows}</table>")
 
 
-def write_report(results: list[StudentResult], folder: Path, assignment: str, changes=None) -> Path:
+def write_report(results: list[StudentResult], folder: Path, assignment: str, sections: tuple[str, ...] = ()) -> Path:
+    """``sections``: further HTML parts of other steps (the similarity listing), placed before the students."""
     folder.mkdir(parents=True, exist_ok=True)
     f = figures(results)
     charts = _charts(f, folder)
@@ -150,10 +151,10 @@ def write_report(results: list[StudentResult], folder: Path, assignment: str, ch
 tr:nth-child(even){{background:#f3f3f3}}</style></head><body>
 <h1>{html.escape(assignment)}: class report</h1>
 <pre>{html.escape(text_report(f))}</pre>
-{changes_section(changes)}
 <h2>What the class got wrong</h2>
 <table><tr><th>class</th><th>students</th><th>misconception</th><th>the mistake</th></tr>{rows}</table>
 {images}
+{"".join(sections)}
 <h2>Students</h2><table><tr><th>student</th><th>status</th><th>score</th><th>notes</th></tr>{table}</table>
 </body></html>"""
     target = folder / "index.html"

@@ -3,7 +3,9 @@
 A class of students (the reference, an untouched stub, an independent solution, a half-finished
 notebook, the common misconceptions, one that hangs, one that kills its kernel, one broken file) is
 written as a Canvas-style zip with a roster, collected, graded in parallel on a fresh SQLite
-gradebook, given feedback, exported and reported.  The instructor's own course is never touched.
+gradebook, given feedback, reported, and exported for Canvas (its gradebook CSV and the feedback zip
+for re-upload).  The instructor's own course is never touched; the scratch course is kept, and the
+last line says where and how large it is.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from ..cells import is_solution_cell
 from ..classroom.batch import BatchOptions
 from ..classroom.collect import collect
 from ..classroom.grade_command import grade_assignment
+from ..classroom.lms import export_to_lms
 from ..classroom.progress import Progress
 from ..course import ASSIGNMENT, NOTEBOOKS, Course, make_scratch_course, repo_root
 from .mutants import catalogue
@@ -113,6 +116,10 @@ def build_class_zip(target: Path) -> tuple[Path, Path]:
     return target, roster
 
 
+def folder_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
 def run_demo(workdir: Path | None = None, jobs: int = 2) -> Path:
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="kit-demo-"))
     course = base / "course"
@@ -125,4 +132,10 @@ def run_demo(workdir: Path | None = None, jobs: int = 2) -> Path:
     grade_assignment(course, ASSIGNMENT, db_url=db_url,
                      options=BatchOptions(jobs=jobs, notebook_budget=20.0, cell_timeout=10),
                      progress=Progress(quiet=None))
+    print(f"\n$ autograder export {ASSIGNMENT} --to canvas --roster {roster.name} --feedback-zip")
+    export_to_lms(course, ASSIGNMENT, to="canvas", roster=roster, db_url=db_url,
+                  feedback=course / "feedback-upload.zip")
+    print(f"\nThe demo course stays for you to look at: {base} ({folder_size(base) / 2**20:.0f} MiB), with the class "
+          f"report {course / 'reports' / ASSIGNMENT / 'index.html'}."
+          + ("" if workdir else f" It is in the temporary folder; remove it with: rm -rf {base}"))
     return course

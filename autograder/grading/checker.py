@@ -19,19 +19,22 @@ import threading
 import time
 from pathlib import Path
 
-
 from ..channel import ENV, wire
 from ..channel.proxy import ChannelBroken, Session
+from .shrink import smallest_failing_case
 
-def run_check(module: str, function: str, args: list) -> tuple[str, str] | None:
-    """Run one real hidden check; (diagnosis id, message) if it failed, None if it passed."""
+
+def run_check(module: str, function: str, args: list, session: Session | None = None) -> tuple[str, str] | None:
+    """Run one real hidden check; (diagnosis id, message) if it failed, None if it passed.  A failure outside
+    the catalogue ends with the smallest case that fails the same way, when one is found (``shrink``)."""
     from ..hidden.diagnostics import Diagnosis
 
     check = getattr(importlib.import_module(f"autograder.hidden.{module}"), function)
     try:
         check(*args)
     except Diagnosis as d:
-        return d.misconception, d.message
+        smallest = smallest_failing_case(module, function, args, d.misconception, d.message, session=session)
+        return d.misconception, d.message + (f"\n{smallest}" if smallest else "")
     return None
 
 
@@ -100,7 +103,7 @@ class Checker:
         except (wire.ProtocolError, TimeoutError, EOFError, OSError) as e:
             return [False, "unverified", f"the kernel did not start the hidden check {function} properly ({e})"]
         try:
-            diagnosis = run_check(module, function, args)
+            diagnosis = run_check(module, function, args, session)
         except ChannelBroken:
             diagnosis = None
         except BaseException as e:  # noqa: BLE001 - the check itself must not stop grading

@@ -1,13 +1,12 @@
 """Intake: a checked copy of one submission for nbgrader to grade; the submission itself is never touched.
 
-Every notebook is read strictly. A file that is not UTF-8, not JSON or not a valid notebook stays out of
+Every notebook is read strictly (``notebooks.read_notebook``). A file that is not UTF-8, not JSON or not a valid notebook stays out of
 the copy, with the reason recorded (it then scores 0, like a missing notebook). A notebook under a
 name the assignment does not have is placed under its real name when its graded cells say which one
 it is (a renamed file); otherwise it is left out and reported.
 """
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -15,34 +14,10 @@ import nbformat
 
 from ..cells import grade_id, is_graded_cell, is_protected_cell, is_solution_cell, nbgrader_metadata, strip_hidden
 from ..course import Course
+from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
 
 STAGING = ".kit/staging"
-MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
-
-
-def read_notebook(path: Path):
-    """The notebook at ``path`` as nbformat v4, or raise ValueError with a reason a person can read."""
-    data = path.read_bytes()
-    if len(data) > MAX_NOTEBOOK_BYTES:
-        raise ValueError(f"{path.name}: {len(data) / 2**20:.0f} MiB is larger than the {MAX_NOTEBOOK_BYTES // 2**20} MiB limit")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path.name}: not UTF-8 text (byte {e.start})") from None
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path.name}: not a notebook: invalid JSON at line {e.lineno}, column {e.colno}") from None
-    if not isinstance(raw, dict) or "cells" not in raw and "worksheets" not in raw:
-        raise ValueError(f"{path.name}: not a notebook: the JSON has no cells")
-    try:
-        nb = nbformat.reads(text, as_version=4)
-        nbformat.validate(nb)
-    except Exception as e:  # noqa: BLE001 - nbformat raises several kinds; the reason is what matters
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"{path.name}: not a valid notebook (nbformat {raw.get('nbformat', '?')}): {first[:200]}") from None
-    return nb
 
 
 def renamed_from(nb, expected: dict[str, dict], open_names: set[str]) -> str | None:

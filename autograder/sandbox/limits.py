@@ -301,7 +301,7 @@ def new_cgroup(limits: ResourceLimits) -> Cgroup | None:
 
 def describe(limits: ResourceLimits, sandbox: bool, notebook_budget: float | None = None) -> str:
     """What `grade` prints at start: the limits of each graded notebook and how they are enforced."""
-    budget = f", {notebook_budget:g} s" if notebook_budget else ""
+    budget = f", {notebook_budget:g} s of running time in all (--notebook-budget)" if notebook_budget else ""
     if not sandbox:
         return f"limits per notebook: time only{budget} (the sandbox is off, so no process, memory or disk limits)"
     mechanism, why = choose_mechanism(limits)

@@ -3,18 +3,26 @@
 One row per graded test cell (its points, pass / FAIL / not done, the message), then one 0-point row
 per practice exercise (``cells.is_practice_check_cell``): practice is not graded, so the summary counts
 it apart from the points.  A stub that still raises NotImplementedError is "not done", not a crash.
+
+It needs what the notebooks need, Python and NumPy, and nothing of Jupyter: the notebook is read as
+JSON (``notebooks.read_notebook``) and its code cells run in order in a plain Python child process
+(``cell_runner.py``), which reports each cell's output and error as a kernel would.  A cell that runs
+past the timeout, or a child that dies, fails that cell and leaves the cells after it not run.
 """
 from __future__ import annotations
 
+import json
+import queue
 import re
+import secrets
+import subprocess
+import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
-
 from ..cells import first_failure, grade_id, is_practice_check_cell, is_test_cell, points, strip_hidden
-from ..config import KitConfig
+from ..notebooks import read_notebook
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # what the notebooks' self_check() says when the code it runs is still a stub (assignments/_shared/self_check.py)
@@ -86,27 +94,68 @@ def practice_rows(nb) -> list[CheckRow]:
     return [row_of(cell) for cell in nb.cells if is_practice_check_cell(cell)]
 
 
-def read_notebook(path: Path):
+DEFAULT_TIMEOUT = 60  # seconds per cell; grading's default too (config.CELL_TIMEOUT, which imports traitlets)
+RUNNER = Path(__file__).with_name("cell_runner.py")
+
+
+def error_output(ename: str, evalue: str) -> dict:
+    return {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": []}
+
+
+def run_cells(sources: list[str], folder: Path, timeout: float) -> list[list[dict]]:
+    """Each cell's outputs, in order, from running ``sources`` in one fresh Python whose working folder is
+    ``folder`` (:mod:`cell_runner`).  A cell that is still running after ``timeout`` seconds, or during
+    which the Python stopped, gets an error output saying so, and the cells after it one saying they
+    did not run."""
+    token = secrets.token_hex(8)
+    child = subprocess.Popen([sys.executable, str(RUNNER)], cwd=folder, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, encoding="utf-8")
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in child.stdout:
+            if line.startswith(token + " "):
+                lines.put(json.loads(line[len(token) + 1:]))
+        lines.put(None)  # the child has ended
+
+    threading.Thread(target=read, daemon=True).start()
     try:
-        return nbformat.read(str(path), as_version=4)
-    except FileNotFoundError:
-        raise
-    except Exception as e:  # noqa: BLE001 - any unreadable file gets the same clear message
-        raise ValueError(f"{path}: not a readable notebook ({type(e).__name__}: {e})") from None
+        child.stdin.write(json.dumps({"token": token, "cells": sources}))
+        child.stdin.close()
+    except BrokenPipeError:
+        pass
+    results: list[list[dict]] = []
+    try:
+        while len(results) < len(sources):
+            try:
+                got = lines.get(timeout=timeout)
+            except queue.Empty:
+                results.append([error_output("TimeoutError", f"the cell ran longer than {timeout:g} s (--timeout)")])
+                break
+            if got is None:
+                child.wait()
+                results.append([error_output("DeadKernelError", f"Python stopped while running this cell "
+                                                                  f"(exit code {child.returncode})")])
+                break
+            results.append(got["outputs"])
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+    not_run = error_output("NotRun", "not run: a cell above stopped the notebook")
+    return results + [[not_run] for _ in range(len(sources) - len(results))]
 
 
-def run_self_checks(path: Path, timeout: int | None = None) -> list[CheckRow]:
-    """Execute the notebook with hidden-test regions removed; one row per graded test cell, then one per
-    practice exercise.  ``timeout`` is seconds per cell (default: the kit's cell timeout)."""
+def run_self_checks(path: Path, timeout: float | None = None) -> list[CheckRow]:
+    """Run the notebook's code cells with hidden-test regions removed; one row per graded test cell, then
+    one per practice exercise.  ``timeout`` is seconds per cell (default: DEFAULT_TIMEOUT)."""
     path = Path(path)
     nb = read_notebook(path)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.source = strip_hidden(cell.source)
-    client = NotebookClient(nb, timeout=timeout or KitConfig().cell_timeout, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(path.parent.resolve())}})
-    client.execute()
-    graded = [row_of(cell) for cell in nb.cells if cell.cell_type == "code" and is_test_cell(cell)]
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    for cell, outputs in zip(code, run_cells([strip_hidden(cell.source) for cell in code], path.parent.resolve(),
+                                             timeout or DEFAULT_TIMEOUT)):
+        cell.outputs = outputs
+    graded = [row_of(cell) for cell in code if is_test_cell(cell)]
     return graded + practice_rows(nb)
 
 

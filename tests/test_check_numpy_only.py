@@ -1,0 +1,75 @@
+"""`check` needs what the README says a student needs, Python and NumPy, and nothing more.
+
+A fresh virtual environment (no system site packages) gets NumPy alone, from pip; then a student's
+command, `python -m autograder check NOTEBOOK` run in a copy of the kit's folder, must print the
+table, with no traceback and no word from Jupyter on stderr, and the other commands must say what
+they need instead of failing with an import error.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import venv
+from pathlib import Path
+
+import nbformat
+import numpy
+import pytest
+
+from autograder.course import ASSIGNMENT
+
+from .conftest import REPO
+from autograder.devtools.personas import filled_notebook
+
+
+@pytest.fixture(scope="module")
+def numpy_only(tmp_path_factory) -> Path:
+    """The python of a new venv holding NumPy (the version the kit's tests run) and nothing else."""
+    root = tmp_path_factory.mktemp("numpy-only")
+    venv.EnvBuilder(with_pip=True, system_site_packages=False).create(root / "venv")
+    python = root / "venv" / "bin" / "python"
+    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", f"numpy=={numpy.__version__}"],
+                             capture_output=True, text=True, timeout=600)
+    if install.returncode != 0:
+        pytest.skip(f"pip could not install numpy=={numpy.__version__} into a fresh venv: "
+                    f"{(install.stderr or install.stdout).strip().splitlines()[-1:]}")
+    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True)
+    assert {line.split("==")[0].lower() for line in listed.stdout.split()} <= {"numpy", "pip", "setuptools"}
+    return python
+
+
+def student(python: Path, *args: str) -> subprocess.CompletedProcess:
+    """A student's command in the kit's folder, with nothing of the test's environment on the path."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{python.parent}{os.pathsep}/usr/bin:/bin"
+    return subprocess.run([str(python), "-m", "autograder", *args], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_the_numpy_only_python_cannot_import_the_kits_other_packages(numpy_only):
+    probe = "import importlib.util as u; print([m for m in ('traitlets', 'nbformat', 'nbclient', 'ipykernel', " \
+            "'jupyter_client', 'nbgrader', 'zmq') if u.find_spec(m)])"
+    assert subprocess.run([str(numpy_only), "-c", probe], capture_output=True, text=True).stdout.strip() == "[]"
+
+
+def test_check_runs_with_numpy_alone(numpy_only, tmp_path):
+    stub = student(numpy_only, "check", f"release/{ASSIGNMENT}/02_token_embeddings.ipynb")
+    assert stub.returncode == 1, stub.stderr
+    assert "0/7 self-checks pass" in stub.stdout and "not implemented yet" in stub.stdout
+    done = tmp_path / "02_token_embeddings.ipynb"
+    nbformat.write(filled_notebook(REPO, "02_token_embeddings"), str(done))
+    solved = student(numpy_only, "check", str(done))
+    assert solved.returncode == 0, solved.stdout + solved.stderr
+    assert "7/7 self-checks pass (25/25 points" in solved.stdout
+    for result in (stub, solved):
+        assert result.stderr == ""  # no traceback, no "Kernel is running over TCP without encryption"
+        assert "Traceback" not in result.stdout and "encryption" not in result.stdout
+
+
+def test_the_other_commands_say_what_they_need(numpy_only):
+    for args in (["grade", ASSIGNMENT], ["check", "--thorough", f"release/{ASSIGNMENT}/02_token_embeddings.ipynb"]):
+        result = student(numpy_only, *args)
+        assert result.returncode == 2
+        assert "needs the whole kit" in result.stderr and "make setup" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+
