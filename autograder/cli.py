@@ -233,6 +233,12 @@ def check_only(argv, missing: ModuleNotFoundError) -> int:
     return args.func(args)
 
 
+def course_arguments(p) -> None:
+    """--course-dir and --db-url, as every command that reads the gradebook takes them."""
+    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
+    p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
+
+
 def main(argv=None) -> int:
     try:
         from .config import KitConfig, SimilarityConfig
@@ -278,8 +284,7 @@ def main(argv=None) -> int:
                                     "what changed in the grading inputs")
     p.add_argument("assignment")
     p.add_argument("--csv", action="store_true", help="CSV: run, started, finished, students, mean (oldest first)")
-    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
-    p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
+    course_arguments(p)
     p.set_defaults(func=cmd_runs)
 
     p = sub.add_parser("diff", help="per-student, per-test changes between two recorded grade runs "
@@ -291,8 +296,7 @@ def main(argv=None) -> int:
     p.add_argument("--student", nargs="+", help="only these students")
     p.add_argument("--csv", action="store_true", help="CSV: student, notebook, test, before, after "
                                                       "(one row per changed test)")
-    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
-    p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
+    course_arguments(p)
     p.set_defaults(func=cmd_diff)
 
     p = sub.add_parser("similarity", help="rank the pairs of students whose solution cells are most alike, per "

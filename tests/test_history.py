@@ -125,7 +125,8 @@ def test_regrade_previewed_recorded_compared_and_exported(tmp_path, request, cap
     assert float(runs[1]["mean"]) > float(runs[0]["mean"])
     assert "source: 01_why_position.ipynb" in run_cli(capsys, "runs", ASSIGNMENT, *where)
 
-    assert change_block(run_cli(capsys, "diff", ASSIGNMENT, *where)) == predicted  # the dry run said exactly what the run then did
+    # the dry run said exactly what the run then did
+    assert change_block(run_cli(capsys, "diff", ASSIGNMENT, *where)) == predicted
     rows = csv_rows(run_cli(capsys, "diff", ASSIGNMENT, "--csv", *where))
     assert {r["student"] for r in rows} == {"ada", "ben"}
     assert [r for r in rows if r["student"] == "ada"] == [
@@ -133,7 +134,8 @@ def test_regrade_previewed_recorded_compared_and_exported(tmp_path, request, cap
     ben = [r for r in rows if r["student"] == "ben"]
     assert ben and all(r["notebook"] == "03_sinusoidal" and float(r["before"]) < float(r["after"]) for r in ben)
 
-    run_cli(capsys, "export", ASSIGNMENT, "--to", "csv", "--changed-since", "1", "--out", str(tmp_path / "changed.csv"), *where)
+    run_cli(capsys, "export", ASSIGNMENT, "--to", "csv", "--changed-since", "1", "--out", str(tmp_path / "changed.csv"),
+            *where)
     with open(tmp_path / "changed.csv", newline="") as f:
         assert sorted(r["student_id"] for r in csv.DictReader(f)) == ["ada", "ben"]
     roster = tmp_path / "roster.csv"

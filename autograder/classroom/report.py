@@ -130,8 +130,9 @@ def changes_section(changes) -> str:
         f"<tr><td>{html.escape(c.student)}</td><td>{html.escape(t.name)}</td><td>{points_text(t.before) or '-'}</td>"
         f"<td>{points_text(t.after) or '-'}</td><td>{html.escape(t.diagnosis or '')}</td></tr>"
         for c in changes.students for t in c.tests)
+    header = "<tr><th>student</th><th>test</th><th>before</th><th>after</th><th>diagnosis</th></tr>"
     return (f"<h2>Changed since the last run</h2>\n<pre>{html.escape(format_summary(changes))}</pre>\n"
-            f"<table><tr><th>student</th><th>test</th><th>before</th><th>after</th><th>diagnosis</th></tr>{rows}</table>")
+            f"<table>{header}{rows}</table>")
 
 
 def write_report(results: list[StudentResult], folder: Path, assignment: str, sections: tuple[str, ...] = ()) -> Path:
