@@ -108,6 +108,7 @@ def cmd_diff(args) -> int:
         print(f"diff: {e}", file=sys.stderr)
         return 2
     print(diff_csv(comparison) if args.csv else format_diff(comparison), end="" if args.csv else "\n")
+    return 0
 
 
 def cmd_similarity(args) -> int:

@@ -20,6 +20,7 @@ from .batch import BatchOptions, BatchOutcome, GradingError, state_dir, submissi
 from .changes import Comparison, compare_grades, format_diff
 from .grade_command import class_table, grade_assignment
 from .history import History, grade_of
+from .regrade import gradebook_url
 
 
 def copy_course(course: Course, assignment: str, students: dict[str, Path], target: Path) -> Course:
@@ -36,8 +37,12 @@ def copy_course(course: Course, assignment: str, students: dict[str, Path], targ
     return scratch
 
 
-def recorded_grades(db_url: str, assignment: str) -> tuple[str, dict]:
+def recorded_grades(course_dir: Path, db_url: str, assignment: str) -> tuple[str, dict]:
     """The class as the run history last recorded it (read only), and its label."""
+    try:
+        gradebook_url(course_dir, db_url)
+    except ValueError:  # no SQLite gradebook yet (opening one would create it)
+        return "no recorded run", {}
     with History(db_url) as history:
         runs = history.runs(assignment)
         if not runs:
@@ -57,7 +62,7 @@ def dry_run(course_dir: Path, assignment: str, *, db_url: str | None = None, stu
     db_url = config.CourseDirectory.db_url
     course = Course(course_dir)
     found = submissions(course_dir, assignment, students)
-    label, before = recorded_grades(db_url, assignment)
+    label, before = recorded_grades(course_dir, db_url, assignment)
     with tempfile.TemporaryDirectory(prefix="autograder-dry-run-") as scratch_root:
         scratch = copy_course(course, assignment, found, Path(scratch_root) / "course")
         out(f"dry run: grading {len(found)} submission(s) of {assignment!r} in scratch space; the course and "

@@ -91,7 +91,10 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         out(describe(ResourceLimits(config=config), kit_options(config).sandbox, options.notebook_budget))
     except LimitUnavailable as e:
         raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
-    recorder = RunRecorder(db_url, assignment, grading_inputs(course, assignment, config, options))
+    try:
+        recorder = RunRecorder(db_url, assignment, grading_inputs(course, assignment, config, options))
+    except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
+        raise GradingError(f"cannot record the run in the gradebook {db_url}: {type(e).__name__}: {e}") from None
     outcome = grade_all(course_dir, assignment, db_url, found, options, progress, on_graded=recorder.record)
     recorder.finish(outcome.results)
     changes = run_changes(db_url, assignment, recorder.run_id)
