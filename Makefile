@@ -58,9 +58,9 @@ FORCE:
 test: setup
 	$(PY) -m pytest -n 2 -q
 
-# The two pictures of docs/browser.md, taken by the browser tests (they save every step under .screens/):
-# the self-check's diagnosis in a cell, and the class report.
-SHOTS := self-check-diagnosis-cell class-report
+# The pictures of docs/browser.md and docs/students.md, taken by the browser tests (they save every step
+# under .screens/): the self-check's diagnosis in a cell, the class report, a feedback page (its summary, a failed cell).
+SHOTS := self-check-diagnosis-cell class-report feedback-summary feedback-diagnosis
 screenshots: setup
 	rm -f $(SHOTS:%=.screens/%.png)
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_browser.py

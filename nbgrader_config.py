@@ -16,8 +16,11 @@ c.Execute.timeout = 60
 
 # The kit's own options (autograder/config.py: KitConfig, each with its help and default) are set here
 # too, e.g. `c.KitConfig.notebook_budget = 90` or `c.KitConfig.jobs = 8`; `grade`'s flags override them.
+# The similarity report (docs/similarity.md) lists pairs scoring at least `c.SimilarityConfig.threshold`
+# (default 0.5) in the class report; `c.SimilarityConfig.past` names a folder of earlier terms' submissions.
 
 # Feedback must show a hidden check's diagnosis, never the hidden test code (upstream #917, #1363).
+# The kit's `grade` adds its summary step and its page template (autograder/grading/feedback.py) to these.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",

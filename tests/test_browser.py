@@ -406,3 +406,56 @@ def test_class_report_links_the_similarity_page(browser, course, graded):
     assert "ben" not in page.locator(f"h2[id='{NOTEBOOK}'] + p + table").inner_text()  # a stub is not paired
     shot(page, "14-similarity")
     page.close()
+
+
+# --- a student's feedback page, as a laptop shows it ---------------------------------------------
+
+FEEDBACK_WIDTH = 1200  # a laptop's browser window
+FIX = "np.add.at(dE, idx, dout)"
+
+
+def right_edge_of(page, locator, text: str) -> float:
+    """The right edge (px, in the viewport) of ``text`` inside the element ``locator`` finds."""
+    return locator.evaluate("""(el, text) => {
+        const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const at = node.textContent.indexOf(text);
+            if (at >= 0) {
+                const range = document.createRange();
+                range.setStart(node, at);
+                range.setEnd(node, at + text.length);
+                return Math.max(...[...range.getClientRects()].map(r => r.right));
+            }
+        }
+        return Infinity;
+    }""", text)
+
+
+def test_feedback_page_summary_and_the_fix_in_sight_at_1200px(browser, course, graded):
+    """eli's lesson 2 (the scatter-overwrite bug): the summary on top names the failed test with its
+    headline and links to it; the cell is marked failed; its diagnosis wraps, so the fix is on screen
+    without scrolling sideways."""
+    feedback = course["root"] / "feedback" / "eli" / ASSIGNMENT / f"{NOTEBOOK}.html"
+    page = browser.new_page()
+    page.set_viewport_size({"width": FEEDBACK_WIDTH, "height": 900})
+    page.goto(feedback.as_uri())
+    summary = page.locator("#kit-summary")
+    assert summary.is_visible() and summary.bounding_box()["y"] < 300  # on top, in the first screen
+    text = summary.inner_text()
+    assert "test-embedding-backward" in text and DIAGNOSIS in text, text
+    shot(page, "feedback-summary")
+    summary.locator("a", has_text="test-embedding-backward").click()  # the link leads to the failed cell
+    cell = page.locator(".kit-failed", has=page.locator("a[name='test-embedding-backward']"))
+    assert "Failed: 0.0 / 6.0 points" in cell.locator(".kit-failed-label").inner_text()
+    diagnosis = cell.locator(".output_error pre").first
+    diagnosis.scroll_into_view_if_needed()
+    assert FIX in diagnosis.inner_text()
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], f"the page scrolls sideways: {widths}"
+    assert diagnosis.evaluate("el => el.scrollWidth <= el.clientWidth"), "the diagnosis box scrolls sideways"
+    assert right_edge_of(page, diagnosis, FIX) <= FEEDBACK_WIDTH, "the fix is cut off at the right"
+    shot(page, "feedback-diagnosis", cell)  # the failed cell whole: its label, code and diagnosis
+    page.close()
+    html = feedback.read_text()
+    for secret in SECRETS:
+        assert secret not in html

@@ -106,9 +106,13 @@ def test_moodle_file_matches_roster_and_grades(plain_course, roster, tmp_path, i
 
 
 def test_csv_keeps_nbgrader_format(plain_course, tmp_path):
+    """nbgrader's columns and values (its own `export` wrote the course's grades.csv), rows sorted by student id."""
     out = tmp_path / "grades.csv"
     kit("export", ASSIGNMENT, "--out", str(out), "--course-dir", str(plain_course))
-    assert read_back(out) == read_back(plain_course / "grades.csv")
+    (header, *rows), (nb_header, *nb_rows) = read_back(out), read_back(plain_course / "grades.csv")
+    assert header == nb_header and sorted(rows) == sorted(nb_rows)
+    ids = [row[header.index("student_id")] for row in rows]
+    assert ids == sorted(ids) and len(ids) > 2
 
 
 def test_feedback_zip_names_each_file_after_the_lms_download(plain_course, tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.classroom.similarity import PAST_PREFIX, normalise, tokens
+from autograder.classroom.similarity import PAST_PREFIX, normalise, solution_code, starter_notebook, tokens
 from autograder.classroom.similarity_command import run_similarity, similarity_options
 from autograder.cli import main as cli
 from autograder.config import SimilarityConfig
@@ -159,6 +159,7 @@ def make_class(course: Path) -> Path:
         if student in layer:  # the practice exercises left as released: not the student's code
             notebooks[LAYER] = filled_notebook(REPO, LAYER, {"embedding-layer": layer[student]}, solve=False)
         write_submission(course, student, notebooks)
+    write_submission(course, "garbled", {LAYER: b"{not json"})
     release = Course(REPO).folder("release")
     write_submission(course, "stub", {n: nbformat.read(str(release / f"{n}.ipynb"), as_version=4)
                                       for n in (EMBED, LAYER)})
@@ -209,6 +210,12 @@ def test_students_who_handed_in_nothing_are_not_paired(outcome):
     assert all("stub" not in (p.student_a, p.student_b) for r in outcome.results for p in r.pairs)
     untouched = [r for r in outcome.results if r.notebook not in (LAYER, EMBED)]
     assert untouched and all(not r.pairs and not r.documents for r in untouched)
+
+
+def test_an_unreadable_notebook_is_named_and_the_class_goes_on(outcome):
+    layer = by_notebook(outcome, LAYER)
+    assert layer.unpaired["garbled"].startswith(f"unreadable: {LAYER}.ipynb: not a notebook: invalid JSON")
+    assert len(layer.documents) == 7 and layer.pairs
 
 
 def test_the_csv_ranks_pairs_per_notebook(outcome):
@@ -272,3 +279,21 @@ def test_the_command_prints_the_top_pairs_and_where_it_wrote(course, capsys):
     assert "similarity.csv" in out and "similarity.html" in out
     assert cli(["similarity", ASSIGNMENT, "--course-dir", str(course), "--past", str(course / "nowhere")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_the_threshold_comes_from_nbgrader_config(course, tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.SimilarityConfig.threshold = 0.1\n")
+    options = similarity_options(tmp_path)
+    assert options.threshold == 0.1 and similarity_options(tmp_path, threshold=0.7).threshold == 0.7
+    out = run_similarity(course, ASSIGNMENT, tmp_path / "reports", options)
+    assert len(out.flagged) > 2 and min(p.score for p in out.flagged) >= 0.1
+    assert "Pairs scoring at least 0.1" in out.report_section()
+
+
+def test_without_a_release_folder_the_starter_is_cleared_from_the_source(tmp_path):
+    """A course graded from a scratch copy has source/ only: nbgrader's ClearSolutions gives the same starter."""
+    shutil.copytree(Course(REPO).folder("source"), Course(tmp_path).folder("source"))
+    for notebook in (EMBED, LAYER):
+        cleared = solution_code(starter_notebook(Course(tmp_path), ASSIGNMENT, notebook))
+        released = solution_code(starter_notebook(Course(REPO), ASSIGNMENT, notebook))
+        assert cleared == released and "raise NotImplementedError()" in "".join(cleared.values())

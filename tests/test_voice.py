@@ -260,6 +260,17 @@ def test_say_keeps_the_spec_quotes_verbatim():
     assert say("freq-sign").message.splitlines()[0] == "Lower dims should oscillate faster"
 
 
+def test_say_tells_the_smallest_case_from_the_drawn_one():
+    """A headline measured on the smallest case and a detail from a larger case are told apart, not one story."""
+    message = say("scatter-overwrite", row=0, want="[2, 2]", got=np.array([1.0, 1.0]),
+                  smallest="ids [0, 0] with a dout of ones",
+                  detail="In the batch this check drew, token id 1 occurs 6 times.").message
+    headline, detail = message.splitlines()
+    assert headline == "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
+    assert detail.startswith("That is the smallest case, ids [0, 0] with a dout of ones. In the batch this check drew, "
+                             "token id 1 occurs 6 times. dE[idx] += dout keeps only one write")
+
+
 def test_say_puts_headline_then_detail_then_fix():
     headline, fix = VOICE["dP-not-summed"]
     message = say("dP-not-summed", detail="Row 0 of dP is dout[0, 0] alone.").message

@@ -110,6 +110,10 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
         raise ValueError(f"{source}: no such file or folder")
     listed = read_roster(roster_csv) if roster_csv is not None else None
     roster = listed.lookup() if listed else {}
+    if listed:  # names and emails for grades.csv
+        from .lms import remember_roster
+
+        remember_roster(course_dir, listed.entries)
     report = CollectReport()
     if listed and listed.unknown_note():
         report.notes.append(listed.unknown_note())

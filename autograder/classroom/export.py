@@ -9,28 +9,55 @@ from ..grading.results import StudentResult
 TEST_COLUMNS = ["student", "notebook", "test", "points", "max", "diagnostic", "message"]
 
 
-def export_grades(db_url: str, assignment: str, target: Path) -> Path:
-    """grades.csv with nbgrader's columns, written by nbgrader's CsvExportPlugin."""
+def split_name(name: str) -> tuple[str, str]:
+    """(first name, last name) of a roster's name: "Last, First" as LMS exports write it, else "First Last"."""
+    name = " ".join(name.split())
+    if "," in name:
+        last, first = (part.strip() for part in name.split(",", 1))
+        return first, last
+    first, _, last = name.rpartition(" ")
+    return first, last
+
+
+def name_students(gb, roster: dict[str, dict[str, str]]) -> None:
+    """Fill the gradebook's empty names and emails from the roster ``collect`` recorded (never overwrite)."""
+    for student in gb.students:
+        entry = roster.get(student.id)
+        if not entry:
+            continue
+        first, last = split_name(entry.get("name") or "")
+        if not (student.first_name or student.last_name) and (first or last):
+            student.first_name, student.last_name = first or None, last or None
+        if not student.email and entry.get("email"):
+            student.email = entry["email"]
+    gb.db.commit()
+
+
+def sort_rows(target: Path, key: str, keep: set[str] | None = None) -> None:
+    """Rewrite the CSV at ``target`` with its rows sorted by column ``key`` (its header kept first);
+    with ``keep``, only the rows whose ``key`` is in it."""
+    with open(target, newline="", encoding="utf-8") as f:
+        header, *rows = list(csv.reader(f))
+    column = header.index(key)
+    rows = [row for row in rows if keep is None or row[column] in keep]
+    with open(target, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows([header, *sorted(rows, key=lambda row: row[column])])
+
+
+def export_grades(db_url: str, assignment: str, target: Path, roster: dict[str, dict[str, str]] | None = None,
+                  students: set[str] | None = None) -> Path:
+    """grades.csv with nbgrader's columns, written by nbgrader's CsvExportPlugin, one row per student sorted
+    by student id (``students``: only these); names and emails the gradebook lacks come from ``roster``
+    (:func:`~.lms.load_roster`)."""
     from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
 
     plugin = CsvExportPlugin(to=str(target), assignment=[assignment])
     with Gradebook(db_url) as gb:
+        if roster:
+            name_students(gb, roster)
         plugin.export(gb)
-    return target
-
-
-def keep_students(target: Path, students: set[str]) -> Path:
-    """Drop from an exported grades.csv every row of a student not in ``students``."""
-    with open(target, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-        header = rows[0].keys() if rows else None
-    if header is None:
-        return target
-    with open(target, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, list(header))
-        writer.writeheader()
-        writer.writerows(r for r in rows if r["student_id"] in students)
+    sort_rows(target, "student_id", students)
     return target
 
 

@@ -6,12 +6,14 @@ from pathlib import Path
 from ..config import kit_options
 from ..course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
 from ..grading.grade import course_config, expected_notebooks
+from ..grading.notes import grouped_reason
 from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
 from .export import export_grades, export_tests
 from .history import RunRecorder, grading_inputs
 from .regrade import run_changes
+from .lms import load_roster
 from ..sandbox.limits import LimitUnavailable, ResourceLimits, describe
 from .progress import Progress
 from .report import changes_section, figures, text_report, write_report
@@ -100,7 +102,7 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     changes = run_changes(db_url, assignment, recorder.run_id)
     report_dir = course_dir / "reports" / assignment
     report_dir.mkdir(parents=True, exist_ok=True)
-    grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv")
+    grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv", roster=load_roster(course_dir))
     tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
     similar = after_grading(course_dir, assignment, report_dir, config)
     index = write_report(outcome.results, report_dir, assignment,
@@ -127,5 +129,5 @@ def class_table(outcome: BatchOutcome) -> str:
     lines = [f"{'student':{width}}  {'score':>9}  status   notes", "-" * (width + 40)]
     for r in outcome.results:
         score = f"{r.score:g}/{r.max_score:g}" if r.status is not Status.FAILED else "-"
-        lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {r.reason}")
+        lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {grouped_reason(r.reason)}")
     return "\n".join(lines)

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import nbformat
 
+from ..grading.notes import group_notes, split_notes
+
 RESULTS = "results/results.json"
 STUDENT = "student"
 NOTEBOOK_BUDGET = 60.0
@@ -198,10 +200,12 @@ def graded_cells(course: Path, assignment: str) -> list[tuple[str, str, float]]:
 
 
 def _test_output(test) -> str:
+    from ..grading.results import NOT_GRADED
+
     if test.points >= test.max_points:
         return "Passed."
     lines = [f"Partial credit: {test.points:g} of {test.max_points:g}."] if test.points > 0 else []
-    plain = test.diagnosis == "missing" or (test.message or "").startswith(f"{test.diagnosis}:")  # not a misconception
+    plain = test.diagnosis in ("missing", NOT_GRADED) or (test.message or "").startswith(f"{test.diagnosis}:")  # not a misconception
     if test.diagnosis and test.message and not plain:
         lines.append(f"Diagnosis [{test.diagnosis}]: {test.message}")
     elif test.message:
@@ -226,7 +230,7 @@ def results_json(result, cells: list[tuple[str, str, float]], notes: list[str]) 
         tests.append({"name": f"{notebook}: {grade_id}", "number": str(number), **entry, "visibility": "visible"})
     score = sum(t["score"] for t in tests)
     max_score = sum(t["max_score"] for t in tests)
-    remarks = [r for r in (result.reason or "").split("; ") if r] + notes
+    remarks = group_notes(split_notes(result.reason)) + notes
     output = "\n".join([f"Score: {score:g} / {max_score:g}"] + [f"- {r}" for r in remarks])
     return {"score": score, "output": output, "visibility": "visible", "stdout_visibility": "hidden",
             "tests": tests}

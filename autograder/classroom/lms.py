@@ -103,6 +103,28 @@ def remember_lms_names(course_dir: Path, assignment: str, placed: list[tuple[str
     path.write_text(json.dumps(names, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8")
 
 
+def roster_file(course_dir: Path) -> Path:
+    return Path(course_dir) / ".kit" / "lms" / "roster.json"
+
+
+def remember_roster(course_dir: Path, entries: list[RosterEntry]) -> None:
+    """Record each student's name and email from the roster ``collect`` was given, for grades.csv; a later
+    roster updates the students it names."""
+    path = roster_file(course_dir)
+    known = load_roster(course_dir)
+    known.update({e.student_id: {"name": e.name, "email": e.email} for e in entries})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(known, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8")
+
+
+def load_roster(course_dir: Path) -> dict[str, dict[str, str]]:
+    """student id -> {name, email} recorded by :func:`remember_roster` (empty when collect had no roster)."""
+    try:
+        return json.loads(roster_file(course_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
 def load_lms_names(course_dir: Path, assignment: str) -> dict[str, dict[str, str]]:
     path = lms_names_file(course_dir, assignment)
     try:
@@ -148,7 +170,7 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
     ``changed_since``: only the students whose score changed since that recorded grade run."""
     from dataclasses import replace
 
-    from .export import export_grades, keep_students
+    from .export import export_grades
     from .history import History
     from .regrade import changed_since as changed_since_run, gradebook_url
 
@@ -174,9 +196,8 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
              f"{', '.join(sorted(changed)) or 'none'}")
         since = f"-changed-since-run{changed_since}"
     if to == "csv":
-        target = export_grades(db_url, assignment, Path(out or course_dir / f"grades{since}.csv"))
-        if changed_since is not None:
-            keep_students(target, set(scores))
+        target = export_grades(db_url, assignment, Path(out or course_dir / f"grades{since}.csv"),
+                               roster=load_roster(course_dir), students=set(scores) if since else None)
         echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     else:
         target = Path(out or course_dir / f"{assignment}-{to}{since}.csv")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 import time
 
+from ..grading.notes import grouped_reason
 from ..grading.results import Status
 
 
@@ -28,10 +29,10 @@ class Progress:
         if self.lines:
             self._clear()
             if result.status is Status.FAILED:
-                line = f"  FAILED {result.student}: {result.reason}"
+                line = f"  FAILED {result.student}: {grouped_reason(result.reason)}"
             else:
                 line = f"  graded {result.student}: {result.score:g}/{result.max_score:g}" + (
-                    f"  ({result.reason})" if result.reason else "")
+                    f"  ({grouped_reason(result.reason)})" if result.reason else "")
             print(f"{line}  [{result.seconds:.1f}s]", file=sys.stdout, flush=True)
         self._draw()
 

@@ -1,4 +1,9 @@
-"""The class report: what the class got wrong, as PNG charts in an HTML page and as terminal text."""
+"""The class report: what the class got wrong, as PNG charts in an HTML page and as terminal text.
+
+A test of a notebook that was not graded (missing, or not a notebook) did not run: it counts neither
+as passed nor as failed in the pass rates, and the report lists such notebooks apart.  The charts
+have fixed axes (0-100 %, whole students), so two classes' reports read alike at a glance.
+"""
 from __future__ import annotations
 
 import html
@@ -7,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..hidden.diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
-from ..grading.results import Status, StudentResult
+from ..grading.notes import grouped_reason
+from ..grading.results import NOT_GRADED, Status, StudentResult
 
-SKIP_IDS = {"not-implemented", "missing"}  # an unfinished stub is not a misconception
+SKIP_IDS = {"not-implemented", "missing", NOT_GRADED}  # an unfinished stub is not a misconception
 
 
 @dataclass
@@ -19,7 +25,9 @@ class ClassFigures:
     failed: list[tuple[str, str]]
     scores: list[float]
     max_score: float
-    pass_rate: list[tuple[str, float]]          # "notebook/test" -> fraction passing
+    pass_rate: list[tuple[str, float]]          # "notebook/test" -> fraction passing, of the students it ran for
+    ran: dict[str, int]                         # "notebook/test" -> students whose notebook was graded
+    not_graded: list[tuple[str, str]]           # (student, notebook) of notebooks that were not graded
     misconceptions: list[tuple[str, int]]       # id -> students who hit it
     slowest: list[tuple[str, float]]            # "student/notebook" -> seconds
 
@@ -27,10 +35,14 @@ class ClassFigures:
 def figures(results: list[StudentResult]) -> ClassFigures:
     graded = [r for r in results if r.status in (Status.GRADED, Status.SKIPPED)]
     passes, totals = Counter(), Counter()
-    hit = defaultdict(set)
+    hit, not_graded = defaultdict(set), {}
     for r in graded:
         for t in r.tests:
             key = f"{t.notebook}/{t.test}"
+            totals[key] += 0
+            if t.diagnosis == NOT_GRADED:
+                not_graded[(r.student, t.notebook)] = True
+                continue
             totals[key] += 1
             passes[key] += t.points >= t.max_points
             if t.diagnosis in KNOWN_IDS and t.points < t.max_points and t.diagnosis not in SKIP_IDS:
@@ -41,7 +53,8 @@ def figures(results: list[StudentResult]) -> ClassFigures:
         students=len(results), graded=len(graded),
         failed=[(r.student, r.reason) for r in results if r.status is Status.FAILED],
         scores=[r.score for r in graded], max_score=max((r.max_score for r in graded), default=0.0),
-        pass_rate=[(k, passes[k] / totals[k]) for k in sorted(totals)],
+        pass_rate=[(k, passes[k] / totals[k]) for k in sorted(totals) if totals[k]],
+        ran=dict(totals), not_graded=sorted(not_graded),
         misconceptions=sorted(((k, len(v)) for k, v in hit.items()), key=lambda x: (-x[1], x[0])),
         slowest=slow)
 
@@ -62,12 +75,23 @@ def text_report(f: ClassFigures) -> str:
             lines.append(f"    {100 * n / max(f.graded, 1):3.0f}%  {n:3d}  {code:24} {describe(code)}")
     weakest = sorted(f.pass_rate, key=lambda x: x[1])[:5]
     if weakest:
-        lines.append("  Lowest pass rates: " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in weakest))
+        lines.append("  Lowest pass rates: " + ", ".join(f"{k} {100 * v:.0f}% of {f.ran[k]}" for k, v in weakest))
+    if f.not_graded:
+        lines.append(f"  Notebooks not graded (missing or not a notebook; left out of the pass rates): {len(f.not_graded)}: "
+                     + ", ".join(f"{student}/{nb}" for student, nb in f.not_graded))
     if f.slowest:
         lines.append("  Slowest notebooks: " + ", ".join(f"{k} {s:.1f}s" for k, s in f.slowest[:5]))
     for student, reason in f.failed:
-        lines.append(f"  could not grade {student}: {reason}")
+        lines.append(f"  could not grade {student}: {grouped_reason(reason)}")
     return "\n".join(lines)
+
+
+def _bin_counts(scores: list[float], top: float) -> list[int]:
+    """Students per tenth of ``top`` (the histogram's bars), for a y axis that fits the tallest."""
+    counts = [0] * 10
+    for s in scores:
+        counts[min(9, max(0, int(10 * s / top)))] += 1
+    return counts
 
 
 def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
@@ -75,6 +99,7 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     charts = {}
 
@@ -84,9 +109,15 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
         plt.close(fig)
         charts[name] = name
 
+    whole_students = MaxNLocator(integer=True)
+
     fig, ax = plt.subplots(figsize=(7, 3.2))
-    ax.hist(f.scores, bins=[i * f.max_score / 10 for i in range(11)] if f.max_score else 10, color="#3b75af", edgecolor="white")
-    ax.set_xlabel(f"score (out of {f.max_score:g})")
+    top = f.max_score or 100.0
+    ax.hist(f.scores, bins=[i * top / 10 for i in range(11)], color="#3b75af", edgecolor="white")
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, max(1, *_bin_counts(f.scores, top)) + 0.5)
+    ax.yaxis.set_major_locator(whole_students)
+    ax.set_xlabel(f"score (out of {top:g})")
     ax.set_ylabel("students")
     ax.set_title("Score distribution")
     save(fig, "scores.png")
@@ -94,9 +125,10 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
     if f.pass_rate:
         fig, ax = plt.subplots(figsize=(8, max(3, 0.28 * len(f.pass_rate))))
         labels = [k for k, _ in f.pass_rate][::-1]
-        ax.barh(labels, [100 * v for _, v in f.pass_rate][::-1], color="#4c9a52")
+        bars = ax.barh(labels, [100 * v for _, v in f.pass_rate][::-1], color="#4c9a52")
+        ax.bar_label(bars, [f"{round(v * f.ran[k])} of {f.ran[k]}" for k, v in f.pass_rate][::-1], fontsize=6, padding=2)
         ax.set_xlim(0, 100)
-        ax.set_xlabel("% of students passing")
+        ax.set_xlabel("% of students passing (of those whose notebook was graded)")
         ax.set_title("Pass rate per test")
         ax.tick_params(axis="y", labelsize=7)
         save(fig, "pass_rate.png")
@@ -104,7 +136,9 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
     if f.misconceptions:
         fig, ax = plt.subplots(figsize=(8, max(2.5, 0.4 * len(f.misconceptions))))
         labels = [k for k, _ in f.misconceptions][::-1]
-        ax.barh(labels, [100 * n / max(f.graded, 1) for _, n in f.misconceptions][::-1], color="#c44e52")
+        bars = ax.barh(labels, [100 * n / max(f.graded, 1) for _, n in f.misconceptions][::-1], color="#c44e52")
+        ax.bar_label(bars, [f"{n} of {f.graded}" for _, n in f.misconceptions][::-1], fontsize=7, padding=2)
+        ax.set_xlim(0, 100)
         ax.set_xlabel("% of the class")
         ax.set_title("Misconceptions: students who hit each mistake")
         save(fig, "misconceptions.png")
@@ -145,11 +179,12 @@ def write_report(results: list[StudentResult], folder: Path, assignment: str, se
         f"<td>{html.escape(describe(k))}</td></tr>" for k, n in f.misconceptions)
     table = "".join(
         f"<tr><td>{html.escape(r.student)}</td><td>{r.status}</td><td>{r.score:g}/{r.max_score:g}</td>"
-        f"<td>{html.escape(r.reason)}</td></tr>" for r in results)
+        f"<td>{html.escape(grouped_reason(r.reason))}</td></tr>" for r in sorted(results, key=lambda r: r.student))
     images = "".join(f'<p><img src="{name}" alt="{name}"></p>' for name in charts)
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(assignment)}: class report</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}td,th{{padding:2px 8px;text-align:left}}
-tr:nth-child(even){{background:#f3f3f3}}</style></head><body>
+tr:nth-child(even){{background:#f3f3f3}}pre{{white-space:pre-wrap;overflow-wrap:anywhere}}
+img{{max-width:100%}}</style></head><body>
 <h1>{html.escape(assignment)}: class report</h1>
 <pre>{html.escape(text_report(f))}</pre>
 <h2>What the class got wrong</h2>

@@ -26,7 +26,6 @@ import ast
 import builtins
 import csv
 import io
-import json
 import keyword
 import math
 import re
@@ -36,10 +35,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-import nbformat
-
 from ..cells import grade_id, is_solution_cell
 from ..course import Course
+from ..notebooks import read_notebook
 
 NOISE = 25       # copydetect's noise threshold: matches shorter than this many tokenized characters never count
 GUARANTEE = 30   # ... and matches this long are always found (window = GUARANTEE - NOISE + 1)
@@ -276,20 +274,6 @@ def matching_regions(a: Document, b: Document):
     return compare_files(a.fingerprint, b.fingerprint)[2]
 
 
-def read_notebook(path: Path):
-    """A v4 notebook read as JSON without nbformat's schema validation (a third of the step's time);
-    any other version through nbformat."""
-    from nbformat.v4.nbjson import JSONReader
-
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if isinstance(data, dict) and data.get("nbformat") == 4 and isinstance(data.get("cells"), list):
-        data["cells"] = [dict(c, outputs=[]) for c in data["cells"]  # what a solution cell can be, outputs aside
-                         if isinstance(c, dict) and isinstance(c.get("metadata"), dict) and "nbgrader" in c["metadata"]]
-        return JSONReader().to_notebook(data)
-    return nbformat.read(str(path), as_version=4)
-
-
 def compare_notebook(notebook: str, starter_nb, submissions: dict[str, Path | None],
                      past: dict[str, Path] | None = None, common_share: float = 0.1) -> NotebookResult:
     """Rank every pair of students (and every student against every past submission) on one notebook."""
@@ -301,9 +285,12 @@ def compare_notebook(notebook: str, starter_nb, submissions: dict[str, Path | No
             unpaired[student] = "no notebook submitted"
             continue
         try:
-            cells = solution_code(read_notebook(path))
-        except Exception as e:  # noqa: BLE001 - any unreadable notebook is named with its error, the rest go on
-            unpaired[student] = f"unreadable notebook {path.name}: {type(e).__name__}: {e}"
+            cells = solution_code(read_notebook(path, validate=False))
+        except ValueError as e:  # names the file and what is wrong with it; the rest of the class goes on
+            unpaired[student] = f"unreadable: {e}"
+            continue
+        except Exception as e:  # noqa: BLE001 - valid JSON of another shape (a cell that is not an object...)
+            unpaired[student] = f"unreadable: {path.name}: {type(e).__name__}: {e}"
             continue
         code = joined(cells, starter)
         if not code:
@@ -332,7 +319,7 @@ def starter_notebook(course: Course, assignment: str, notebook: str):
     release/ copy, nbgrader's own ClearSolutions makes it from the source, as the release would."""
     released = course.notebook("release", notebook, assignment)
     if released.exists():
-        return read_notebook(released)
+        return read_notebook(released, validate=False)
     from nbgrader.preprocessors import ClearSolutions
 
     nb = read_notebook(course.notebook("source", notebook, assignment))
@@ -351,7 +338,7 @@ def compare_class(course_dir: Path, assignment: str, past: Path | None = None,
                   common_share: float = 0.1) -> list[NotebookResult]:
     """Every notebook of the assignment, the submitted copies of every student compared.  One process:
     256 students take about ten seconds of CPU (benchmarks/bench_similarity.py), less than spawning
-    workers that import NumPy, nbformat and copydetect would save."""
+    workers that import NumPy and copydetect would save."""
     course = Course(course_dir)
     students = course.student_folders("submitted", assignment)
     results = []

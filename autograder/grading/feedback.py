@@ -1,9 +1,26 @@
-"""The feedback step's own preprocessor: what a student may see of a failed test cell."""
+"""The feedback step: what a student may see of a failed test cell, and the page they read.
+
+nbgrader's GenerateFeedback renders each autograded notebook with the kit's template
+(``templates/kit_feedback/page.html.j2``, built on nbgrader's own): a summary on top (points, the failed tests with
+the first line of their diagnosis, links to them), failed test cells marked, diagnoses that wrap.  A
+notebook the kit could not grade (not submitted, not a notebook) gets a page of its own saying why
+and what to do (:func:`write_ungraded_pages`).
+"""
 from __future__ import annotations
+
+import html
+import shutil
+from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..cells import is_test_cell
+from ..cells import grade_id, is_graded_cell, is_solution_cell, is_test_cell
+from .results import cell_failure
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATE_NAME = "kit_feedback"
+CSS = TEMPLATES / TEMPLATE_NAME / "kit.css"
+PREPROCESSORS = ["autograder.grading.feedback.ScrubTestTracebacks", "autograder.grading.feedback.SummariseFeedback"]
 
 
 class ScrubTestTracebacks(NbGraderPreprocessor):
@@ -21,3 +38,110 @@ class ScrubTestTracebacks(NbGraderPreprocessor):
                 if out.get("output_type") == "error" and out.get("ename") != "Diagnosis":
                     out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]
         return cell, resources
+
+
+def headline(message: str | None) -> str:
+    """The first line of a diagnosis: what the summary shows of it (the cell shows it all)."""
+    first = (message or "").strip().splitlines()[0] if (message or "").strip() else ""
+    return first or "did not pass its hidden check"
+
+
+class SummariseFeedback(NbGraderPreprocessor):
+    """The summary the kit's template shows on top: every test cell that lost points, with its headline.
+
+    Runs after nbgrader's GetGrades (the scores, manual overrides included) and the scrubbing of
+    tracebacks, so a headline is what the cell itself shows; and adds the kit's stylesheet.
+    """
+
+    def preprocess(self, nb, resources):
+        failed = []
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type != "code" or not is_graded_cell(cell) or is_solution_cell(cell):
+                continue
+            score, points = float(meta.get("score") or 0.0), float(meta.get("points") or 0.0)
+            if score < points:
+                diagnosis, message = cell_failure(cell)
+                failed.append({"grade_id": grade_id(cell), "score": score, "points": points,
+                               "diagnosis": diagnosis, "headline": headline(message)})
+        resources["kit_feedback"] = {"failed": failed}
+        resources.setdefault("inlining", {}).setdefault("css", []).append(CSS.read_text(encoding="utf-8"))
+        return nb, resources
+
+
+def use_kit_feedback(config) -> None:
+    """Point ``config``'s GenerateFeedback at the kit's template, with the kit's preprocessors last in its list."""
+    nbgrader_templates = Path(__import__("nbgrader").__file__).parent / "server_extensions" / "formgrader" / "templates"
+    steps = list(config.GenerateFeedback.get("preprocessors", None) or [
+        "nbgrader.preprocessors.GetGrades", "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+        "nbgrader.preprocessors.ClearHiddenTests"])
+    config.GenerateFeedback.preprocessors = [s for s in steps if s not in PREPROCESSORS] + PREPROCESSORS
+    config.HTMLExporter.template_name = TEMPLATE_NAME  # its conf.json names nbgrader's "feedback" as its base
+    config.HTMLExporter.template_file = "page.html.j2"
+    config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(nbgrader_templates)]
+
+
+# --- a notebook that could not be graded ------------------------------------------------------------
+
+WHAT_TO_DO = {
+    "missing": "The grader found no file of this name in your submission. Submit it under its original name "
+               "(<code>{name}.ipynb</code>, as released), then ask your instructor to grade it again.",
+    "unreadable": "The file is damaged: it is not a notebook Jupyter can open (often a copy cut short, or a file "
+                  "saved by another program). Open it in Jupyter: if it does not open, fetch the assignment "
+                  "again, copy your answers into the fresh <code>{name}.ipynb</code>, save it and submit that. "
+                  "Then ask your instructor to grade it again.",
+}
+
+
+def ungraded_page(name: str, assignment: str, reason: str, max_points: float) -> str:
+    """The feedback page of a notebook the kit could not grade: 0 points, why, and what to do."""
+    kind = "missing" if "missing from the submission" in reason else "unreadable"
+    css = CSS.read_text(encoding="utf-8")
+    return f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{html.escape(name)}</title>
+<style>body{{font-family:sans-serif;font-size:14px;max-width:60em;margin:1em auto;padding:0 1em}}
+{css}</style></head>
+<body>
+<h4>{html.escape(name)} (Score: 0.0 / {max_points:.1f})</h4>
+<div class="kit-summary kit-not-graded" id="kit-summary">
+<h2>This notebook could not be graded</h2>
+<p><b>Why:</b> {html.escape(reason)}</p>
+<p><b>What to do:</b> {WHAT_TO_DO[kind].format(name=html.escape(name))}</p>
+<p>None of its tests ran, so none of them scored; your other notebooks of <code>{html.escape(assignment)}</code>
+were graded as usual.</p>
+</div>
+</body></html>
+"""
+
+
+def ungraded_reasons(expected: list[str], staged: Path, notes: list[str]) -> dict[str, str]:
+    """Notebook name -> why it was not graded, for each expected notebook intake left out of ``staged``."""
+    reasons = {}
+    for name in expected:
+        if (staged / f"{name}.ipynb").exists():
+            continue
+        said = [n.split(": ", 1)[1] for n in notes if n.startswith(f"{name}.ipynb: ")]
+        reasons[name] = said[0] if said else "missing from the submission (0 points)"
+    return reasons
+
+
+def write_ungraded_pages(feedback: Path, submitted: Path, assignment: str, reasons: dict[str, str],
+                         max_points: dict[str, float]) -> list[Path]:
+    """Write a page for each notebook of ``reasons`` into ``feedback`` (the student's feedback folder);
+    ``max_points`` is each notebook's points.
+
+    nbgrader's release_feedback reads ``timestamp.txt`` and ``submission_secret.txt`` next to every page;
+    when GenerateFeedback wrote none (no notebook was graded), they are copied from the submission.
+    """
+    if not reasons:
+        return []
+    feedback.mkdir(parents=True, exist_ok=True)
+    for extra in ("timestamp.txt", "submission_secret.txt"):
+        if not (feedback / extra).exists() and (submitted / extra).is_file():
+            shutil.copyfile(submitted / extra, feedback / extra)
+    pages = []
+    for name, reason in sorted(reasons.items()):
+        page = feedback / f"{name}.html"
+        page.write_text(ungraded_page(name, assignment, reason, max_points.get(name, 0.0)), encoding="utf-8")
+        pages.append(page)
+    return pages

@@ -23,7 +23,7 @@ from ..course import Course, ensure_tools_on_path, sqlite_url
 from .execute import TIMING_KEY, notebook_seconds
 from .intake import STAGING, locked_cells, read_notebook, stage_submission
 from .execute import LAST_VERDICTS
-from .results import Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
+from .results import NOT_GRADED, Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
 from ..sandbox.limits import ResourceLimits
 
 
@@ -62,12 +62,20 @@ def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budge
     ]
     # the executor's timing travels in the autograded notebook's metadata, past the metadata cleaner
     config.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), TIMING_KEY}
+    from .feedback import use_kit_feedback  # (imports nbgrader)
+
+    use_kit_feedback(config)
     return config
 
 
 def expected_notebooks(course: Course, assignment: str) -> dict[str, dict[str, dict]]:
     """Notebook name -> its locked and graded cells, from the course's source notebooks."""
     return {path.stem: locked_cells(read_notebook(path)) for path in course.source_notebooks(assignment)}
+
+
+def notebook_points(expected: dict[str, dict[str, dict]]) -> dict[str, float]:
+    """Notebook name -> the points of its graded cells (from :func:`expected_notebooks`)."""
+    return {name: float(sum(c["points"] or 0 for c in cells.values() if c["grade"])) for name, cells in expected.items()}
 
 
 def _run(converter_cls, config: Config, assignment: str, student: str, force: bool = True) -> dict:
@@ -178,7 +186,7 @@ def read_result(course: Course, assignment: str, student: str, db_url: str,
                 if verdict and not verdict.passed and diagnosis is None:
                     diagnosis, message = verdict.diagnosis, verdict.message
                 if not path.exists():
-                    diagnosis, message = "missing", "the notebook was not submitted or could not be graded"
+                    diagnosis, message = NOT_GRADED, "the notebook was not submitted or could not be graded"
                 tests.append(TestResult(nb.name, grade.name, float(grade.score or 0.0), float(grade.max_score),
                                         diagnosis, message))
         score, max_score = float(submission.score or 0.0), float(submission.max_score or 0.0)
@@ -193,6 +201,8 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     A budget or timeout left at None is the course's (``KitConfig`` in its nbgrader_config.py)."""
     from nbgrader.converters import Autograde, GenerateFeedback
 
+    from .feedback import ungraded_reasons, write_ungraded_pages
+
     ensure_tools_on_path()
     warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy noise
     start = time.monotonic()
@@ -201,8 +211,9 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     db_url = config.CourseDirectory.db_url
     course = Course(course_dir)
     limits = ResourceLimits(config=config)
+    expected = expected_notebooks(course, assignment)
     try:
-        notes = stage_submission(course, assignment, student, expected_notebooks(course, assignment),
+        notes = stage_submission(course, assignment, student, expected,
                                  max_other_bytes=limits.max_submitted_mb * 2**20,
                                  max_other_files=limits.max_submitted_files)
     except OSError as e:
@@ -235,6 +246,10 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
             fb = _run(GenerateFeedback, config, assignment, student)
             if not fb["success"]:
                 notes.append("feedback: " + _log_reason(fb))
+        if feedback:  # a notebook intake left out gets a page saying why, and what to do
+            write_ungraded_pages(course.folder("feedback", assignment, student),
+                                 course.folder("submitted", assignment, student), assignment,
+                                 ungraded_reasons(sorted(expected), staged, notes), notebook_points(expected))
         result.reason = "; ".join(notes)
     result.seconds = round(time.monotonic() - start, 3)
     return result

@@ -13,6 +13,9 @@ from ..cells import cell_name, first_failure, grade_id, is_graded_cell, is_solut
 from .execute import BUDGET_ENAME, DEAD_ENAME, LIMIT_ENAME
 
 DIAGNOSIS = re.compile(r"^\[([a-zA-Z0-9-]+)\] (.*)", re.S)
+# the diagnosis of every test of a notebook that was not graded (missing, or not a notebook): no test of it
+# ran, so the class report counts it apart from a test that ran and failed
+NOT_GRADED = "not-graded"
 
 
 class Status(str, Enum):

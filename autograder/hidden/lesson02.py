@@ -95,9 +95,9 @@ def dE_diagnosis(dE, numeric, idx, G, probe) -> None:
     if np.allclose(dE, once):
         values, counts = np.unique(idx, return_counts=True)
         v, n = int(values[np.argmax(counts)]), int(counts.max())
-        raise say("scatter-overwrite", row=0, want="[2, 2]", got=probe(),
-                  detail=f"In this check token id {v} occurs {n} times in the batch, and its row of dE holds only one "
-                         f"of those {n} slices of dout.")
+        raise say("scatter-overwrite", row=0, want="[2, 2]", got=probe(), smallest="ids [0, 0] with a dout of ones",
+                  detail=f"In the batch this check drew, token id {v} occurs {n} times, and its row of dE holds only "
+                         f"one of those {n} slices of dout.")
     B, T = idx.shape[:2]
     found = relationship(dE, scatter_add(idx, G, numeric.shape[0]), sizes={"B": B, "T": T})
     if found is not None:

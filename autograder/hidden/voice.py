@@ -137,10 +137,16 @@ class Diagnosis(AssertionError):
         return [f"\x1b[0;31mDiagnosis [{self.misconception}]\x1b[0m: {first}", *rest]
 
 
-def say(misconception, detail="", **values):
+def say(misconception, detail="", smallest="", **values):
     """The Diagnosis of a catalogued misconception: its headline (filled with ``values``), then
-    ``detail`` (what this check saw), then the fix."""
+    ``detail`` (what this check saw), then the fix.
+
+    ``smallest`` names the case the headline's values come from when it is not the case of ``detail``
+    (the headline measured on the smallest case, the detail on a larger one): the message then says
+    which is which, so that two cases never read as one contradicting itself."""
     headline, fix = VOICE[misconception]
+    if smallest:
+        detail = f"That is the smallest case, {smallest.strip()}. {detail.strip()}"
     return Diagnosis(misconception, headline.format(**values) + "\n" + " ".join(
         part for part in (detail.strip(), fix.format(**values)) if part))
 

@@ -19,7 +19,8 @@ from ..cells import grade_id, is_test_cell
 from ..config import CONFIG_FILE, SANDBOX_SWITCH, KitConfig
 from ..course import ASSIGNMENT, NOTEBOOKS, Course, register_assignment, repo_root, sqlite_url
 from ..grading.intake import locked_cells, read_notebook, renamed_from
-from ..grading.results import Status, TestResult
+from ..grading.notes import group_notes, split_notes
+from ..grading.results import NOT_GRADED, Status, TestResult
 from .selfcheck import NOT_IMPLEMENTED, CheckRow, practice_rows, practice_summary, table
 
 STUDENT = "self"
@@ -116,7 +117,7 @@ def make_course(target: Path, kit: Path, lessons: list[str], sandboxed: bool) ->
 def _message(test: TestResult) -> str:
     if test.points >= test.max_points:
         return ""
-    plain = test.diagnosis in (None, "missing") or (test.message or "").startswith(f"{test.diagnosis}:")
+    plain = test.diagnosis in (None, "missing", NOT_GRADED) or (test.message or "").startswith(f"{test.diagnosis}:")
     if test.message and not plain:
         return f"Diagnosis [{test.diagnosis}]: {test.message}"
     return test.message or "this test did not pass"
@@ -156,7 +157,7 @@ def grade_one(course_dir: Path, db_url: str, kit: Path, path: Path, lesson: str,
     practice = practice_rows(nbformat.read(str(autograded), as_version=4)) if autograded.exists() else []
     # the scratch course may hold other lessons (other notebooks graded in the same run): not this one's news
     others = tuple(f"{name}.ipynb" for name in NOTEBOOKS if name != lesson)
-    notes = [n for n in (result.reason or "").split("; ") if n and not n.startswith(others)]
+    notes = group_notes([n for n in split_notes(result.reason) if not n.startswith(others)])
     return Graded(path, lesson, rows + practice, [t.max_points for t in tests] + [0.0] * len(practice),
                   sum(t.points for t in tests), sum(t.max_points for t in tests), notes)
 
