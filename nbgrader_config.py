@@ -11,7 +11,8 @@ c.CourseDirectory.course_id = "embeddings"
 if os.environ.get("NBGRADER_EXCHANGE"):
     c.Exchange.root = os.environ["NBGRADER_EXCHANGE"]
 
-# Student code gets at most this long per cell; the kit's `grade` command also caps each notebook.
+# Student code gets at most this long per cell, in plain nbgrader and in the kit's `grade` (whose
+# --cell-timeout overrides it); the kit also caps each notebook (c.KitConfig.notebook_budget).
 c.Execute.timeout = 60
 
 # The kit's own options (autograder/config.py: KitConfig, each with its help and default) are set here

@@ -115,11 +115,10 @@ def cmd_similarity(args) -> int:
     from .classroom.similarity_command import run_similarity, similarity_options, summary
 
     course_dir = Path(args.course_dir).resolve()
-    report_dir = course_dir / "reports" / args.assignment
     past = str(Path(args.past).resolve()) if args.past else None  # from here; the config's from the course
     options = similarity_options(course_dir, threshold=args.threshold, past=past)
     try:
-        outcome = run_similarity(course_dir, args.assignment, report_dir, options)
+        outcome = run_similarity(course_dir, args.assignment, None, options)
     except ValueError as e:
         print(f"similarity: {e}", file=sys.stderr)
         return 2
@@ -242,7 +241,7 @@ def course_arguments(p) -> None:
 
 def main(argv=None) -> int:
     try:
-        from .config import KitConfig, SimilarityConfig
+        from .config import CELL_TIMEOUT, KitConfig, SimilarityConfig
         from .course import ASSIGNMENT, ensure_tools_on_path, repo_root
     except ModuleNotFoundError as missing:  # no traitlets, nbgrader...: a student's NumPy-only Python
         return check_only(argv, missing)
@@ -272,7 +271,7 @@ def main(argv=None) -> int:
     p.add_argument("--notebook-budget", type=float, default=None, help="seconds one notebook may run (default: the "
                    f"course's c.KitConfig.notebook_budget, else {defaults.notebook_budget:g})")
     p.add_argument("--cell-timeout", type=int, default=None, help="seconds one cell may run (default: the course's "
-                   f"c.KitConfig.cell_timeout, else {defaults.cell_timeout})")
+                   f"c.Execute.timeout, else {CELL_TIMEOUT})")
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
                    help="grade on this Dask cluster, one task per student (default: Dask's own "
                         "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url")

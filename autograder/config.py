@@ -6,12 +6,17 @@ In ``nbgrader_config.py``::
     c.KitConfig.jobs = 8
 
 The ``grade`` command's flags override the file.  Every option's ``help=`` is its documentation, and
-each default is written once, here.
+each default is written once, here.  The seconds one cell may run are nbgrader's own
+``c.Execute.timeout`` (plain ``nbgrader autograde`` reads it too), not a second option of the kit's.
+
+:func:`grading_options` turns the file and the flags into one frozen :class:`GradingOptions`, the
+value every grader (local pool, Dask task, Gradescope, ``check --thorough``) is handed whole.
 """
 from __future__ import annotations
 
 import copy
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from traitlets import Bool, Float, Integer, Unicode, default
@@ -21,6 +26,7 @@ from traitlets.config.loader import PyFileConfigLoader
 CONFIG_FILE = "nbgrader_config.py"
 JOBS_PER_CPU = 2  # graders per core: each waits on its kernel part of the time (benchmarks/bench_dask.py)
 SANDBOX_SWITCH = "AUTOGRADER_SANDBOX"  # off / 0 / no / false: grade without bubblewrap (student code runs as you)
+CELL_TIMEOUT = 60  # seconds per cell when the course's nbgrader_config.py sets no c.Execute.timeout
 
 
 class KitConfig(Configurable):
@@ -28,8 +34,6 @@ class KitConfig(Configurable):
 
     notebook_budget = Float(120.0, help="Seconds one notebook may run in all; once spent, its remaining cells "
                                         "are not run and score 0.").tag(config=True)
-    cell_timeout = Integer(60, help="Seconds one cell may run (nbgrader's Execute.timeout while the kit "
-                                    "grades).").tag(config=True)
     memory_limit_mb = Integer(4096, help="Address-space limit of each process of a grading kernel, "
                                          "in MiB (0: none).").tag(config=True)
     jobs = Integer(help="Worker processes grading students side by side (default: twice the CPU count: a worker "
@@ -67,6 +71,35 @@ def read_course_config(course_dir: Path) -> Config:
     if (course_dir / CONFIG_FILE).exists():
         config.merge(PyFileConfigLoader(CONFIG_FILE, path=str(course_dir)).load_config())
     return config
+
+
+def course_cell_timeout(config: Config | None = None) -> int:
+    """Seconds one cell may run: the course's ``c.Execute.timeout``, else the kit's default."""
+    timeout = (config or Config()).get("Execute", {}).get("timeout")
+    return int(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else CELL_TIMEOUT
+
+
+@dataclass(frozen=True)
+class GradingOptions:
+    """One grading run's choices, decided once (:func:`grading_options`) and handed whole to every grader."""
+
+    notebook_budget: float
+    cell_timeout: int
+    memory_limit_mb: int
+    sandbox: bool
+    jobs: int
+    feedback: bool = True
+
+
+def grading_options(config: Config | None = None, *, notebook_budget: float | None = None,
+                    cell_timeout: int | None = None, sandbox: bool | None = None, jobs: int | None = None,
+                    feedback: bool = True) -> GradingOptions:
+    """The run's options: the course's ``config`` (its nbgrader_config.py), each flag that is not None
+    written over it (command-line flags win over the file, as in nbgrader)."""
+    kit = kit_options(config, notebook_budget=notebook_budget, sandbox=sandbox, jobs=jobs)
+    return GradingOptions(notebook_budget=kit.notebook_budget,
+                          cell_timeout=cell_timeout if cell_timeout is not None else course_cell_timeout(config),
+                          memory_limit_mb=kit.memory_limit_mb, sandbox=kit.sandbox, jobs=kit.jobs, feedback=feedback)
 
 
 def kit_options(config: Config | None = None, **overrides) -> KitConfig:

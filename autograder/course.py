@@ -2,7 +2,8 @@
 
 Every course path goes through nbgrader's own ``CourseDirectory.format_path``, so a course that renames
 ``autograded_directory`` (or any other step) in its ``nbgrader_config.py`` is graded where nbgrader
-itself would look.  The lesson list is written once, here.
+itself would look.  :class:`Course` is also the one place that lays out the kit's own files, all under
+``.kit/`` (staging copies, state, verdict records, LMS names, ...).  The lesson list is written once, here.
 """
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ LESSONS = {
 }
 NOTEBOOKS = tuple(LESSONS)
 STEPS = ("source", "release", "submitted", "autograded", "feedback")
+KIT = ".kit"  # the kit's own folder in a course (nbgrader never looks there)
+STAGING = f"{KIT}/staging"  # the checked copies nbgrader grades (its submitted_directory while the kit grades)
+KIT_RELEASE = f"{KIT}/release"  # where registering an assignment writes its student copy (release/ is the course's)
 
 
 def lesson_module(notebook: str) -> str:
@@ -110,6 +114,59 @@ class Course:
         """The assignment's source notebooks: what the course grades."""
         return sorted(self.folder("source", assignment).glob("*.ipynb"))
 
+    # --- the course's other files, and the kit's own under .kit/ ---------------------------------------
+
+    @property
+    def gradebook(self) -> Path:
+        """The SQLite gradebook a course has when its config names no other."""
+        return self.root / "gradebook.db"
+
+    @property
+    def grades_csv(self) -> Path:
+        return self.root / "grades.csv"
+
+    def reports(self, assignment: str = ASSIGNMENT) -> Path:
+        return self.root / "reports" / assignment
+
+    @property
+    def kit(self) -> Path:
+        return self.root / KIT
+
+    def state_folder(self, assignment: str = ASSIGNMENT) -> Path:
+        """One state file per graded student (fingerprint and result): what makes a rerun skip them."""
+        return self.kit / assignment
+
+    def state_file(self, assignment: str, student: str) -> Path:
+        return self.state_folder(assignment) / f"{student}.json"
+
+    def verdict_record(self, assignment: str, student: str) -> Path:
+        """The cells whose score the kit set to 0 (its hidden check did not pass them) in the last grading."""
+        return self.kit / "overrides" / assignment / f"{student}.json"
+
+    def lms_names(self, assignment: str = ASSIGNMENT) -> Path:
+        """The LMS file name of every notebook ``collect`` placed, for ``export --feedback-zip``."""
+        return self.kit / "lms" / f"{assignment}.json"
+
+    @property
+    def roster_record(self) -> Path:
+        """Each student's name and email from the roster ``collect`` was given, for grades.csv."""
+        return self.kit / "lms" / "roster.json"
+
+    @property
+    def pristine_gradebook(self) -> Path:
+        """Gradescope: the gradebook as ``--setup`` left it, copied anew for every run."""
+        return self.kit / "gradescope" / "gradebook.db"
+
+    @property
+    def task_file(self) -> Path:
+        """A Dask worker's scratch course: the task it grades."""
+        return self.kit / "task.pickle"
+
+    @property
+    def result_file(self) -> Path:
+        """A Dask worker's scratch course: the result of the task."""
+        return self.kit / "result.json"
+
 
 def sqlite_url(path: Path) -> str:
     # a generous busy timeout: several worker processes may write the same SQLite gradebook
@@ -130,13 +187,13 @@ def make_scratch_course(target: Path, repo: Path | None = None) -> str:
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy(kit.root / CONFIG_FILE, target / CONFIG_FILE)
     shutil.copytree(kit.folder("source"), Course(target).folder("source"), dirs_exist_ok=True)
-    db_url = sqlite_url(target / "gradebook.db")
+    db_url = sqlite_url(Course(target).gradebook)
     register_assignment(target, db_url)
     return db_url
 
 
 def register_assignment(course_dir: Path, db_url: str, assignment: str = ASSIGNMENT,
-                        release_directory: str = ".kit/release") -> None:
+                        release_directory: str = KIT_RELEASE) -> None:
     """Put the assignment and its source notebooks into the gradebook with the real
     ``nbgrader generate_assignment``, writing its student copy to ``release_directory`` (by default a
     folder of the kit's own, so that the course's release/ is never touched)."""

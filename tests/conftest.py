@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import os
 import pwd
 import shutil
@@ -12,9 +13,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import ASSIGNMENT, NOTEBOOKS
+from autograder.cells import is_test_cell, solution_sources
+from autograder.course import ASSIGNMENT, NOTEBOOKS, Course, make_scratch_course
 from autograder.devtools.demo import persona_notebooks
-from autograder.cells import solution_sources
 from autograder.devtools.personas import filled_notebook, write_submission
 
 REPO = Path(__file__).resolve().parent.parent
@@ -38,6 +39,33 @@ def kit(*args: str, cwd: Path = REPO, check: bool = True, timeout: int = 900) ->
     if check and result.returncode != 0:
         raise AssertionError(f"autograder {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result
+
+
+def make_class(course: Path, students: dict) -> str:
+    """A scratch course with one submission per student (student id -> persona, as ``persona_notebooks``
+    takes it); the gradebook URL."""
+    db_url = make_scratch_course(course)
+    for student, persona in students.items():
+        write_submission(course, student, persona_notebooks(persona))
+    return db_url
+
+
+def scores(course: Path) -> dict[str, float]:
+    """student id -> score, from the grades.csv `grade` wrote."""
+    with open(Course(course).grades_csv, newline="") as f:
+        return {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
+
+
+def per_test(course: Path) -> list[dict]:
+    """The rows of the per-test CSV `grade` wrote."""
+    with open(Course(course).reports(ASSIGNMENT) / "tests.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def graded_test_cells() -> int:
+    """How many graded test cells the assignment has."""
+    return sum(is_test_cell(cell) for path in Course(REPO).source_notebooks(ASSIGNMENT)
+               for cell in nbformat.read(str(path), as_version=4).cells)
 
 
 def new_course(root: Path) -> Path:

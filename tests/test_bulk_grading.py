@@ -1,14 +1,12 @@
 """Bulk grading with the kit's `grade` and `collect` commands, as an instructor runs them."""
 from __future__ import annotations
 
-import csv
 import os
 import signal
 import subprocess
 import sys
 import time
 import zipfile
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -19,7 +17,7 @@ from autograder.course import make_scratch_course
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
 
-from .conftest import ENV, kit
+from .conftest import ENV, graded_test_cells, kit, make_class, per_test, scores
 
 CLASS = {
     "ada": "reference",
@@ -31,38 +29,11 @@ CLASS = {
 }
 
 
-def make_class(course: Path) -> str:
-    db_url = make_scratch_course(course)
-    for student, persona in CLASS.items():
-        write_submission(course, student, persona_notebooks(persona))
-    return db_url
-
-
-def test_cell_count() -> int:
-    from .conftest import REPO
-    count = 0
-    for name in NOTEBOOKS:
-        nb = nbformat.read(str(REPO / "source" / ASSIGNMENT / f"{name}.ipynb"), as_version=4)
-        count += sum(1 for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
-                     and not c.metadata["nbgrader"].get("solution"))
-    return count
-
-
-def scores(course: Path) -> dict[str, float]:
-    with open(course / "grades.csv", newline="") as f:
-        return {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
-
-
-def per_test(course: Path) -> list[dict]:
-    with open(course / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
-        return list(csv.DictReader(f))
-
-
 @pytest.fixture(scope="module")
 def graded_two_ways(tmp_path_factory):
     one, two = tmp_path_factory.mktemp("jobs1") / "course", tmp_path_factory.mktemp("jobs2") / "course"
-    make_class(one)
-    make_class(two)
+    make_class(one, CLASS)
+    make_class(two, CLASS)
     r1 = kit("grade", ASSIGNMENT, "--course-dir", str(one), "--jobs", "1")
     r2 = kit("grade", ASSIGNMENT, "--course-dir", str(two), "--jobs", "2")
     return one, two, r1, r2
@@ -86,7 +57,7 @@ def test_per_test_csv_names_the_misconceptions(graded_two_ways):
     assert ("fay", "sin-cos-swap") in hit and ("fay", "freeze-ignored") in hit
     assert ("pia", "positions-by-token") in hit
     assert {r["diagnostic"] for r in rows if r["student"] == "ada"} == {""}
-    assert len([r for r in rows if r["student"] == "ada"]) == test_cell_count()  # every test cell, once
+    assert len([r for r in rows if r["student"] == "ada"]) == graded_test_cells()  # every test cell, once
 
 
 def test_broken_notebook_is_recorded_with_its_reason_and_the_rest_graded(graded_two_ways):
@@ -124,7 +95,7 @@ def test_second_run_skips_unchanged_and_regrades_a_resubmission(graded_two_ways)
 
 def test_killed_run_resumes_and_grades_everyone_once(tmp_path):
     course = tmp_path / "course"
-    make_class(course)
+    make_class(course, CLASS)
     proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course),
                              "--jobs", "1"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             start_new_session=True)
@@ -146,7 +117,7 @@ def test_killed_run_resumes_and_grades_everyone_once(tmp_path):
         assert sorted(s.student.id for s in subs) == sorted(CLASS)
         for s in subs:
             assert len(s.notebooks) == len(NOTEBOOKS)
-            assert sum(len(nb.grades) for nb in s.notebooks) == test_cell_count()
+            assert sum(len(nb.grades) for nb in s.notebooks) == graded_test_cells()
     assert scores(course)["ada"] == 100
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.config import KitConfig, kit_options, read_course_config
+from autograder.config import CELL_TIMEOUT, grading_options, read_course_config
 from autograder.course import ASSIGNMENT, NOTEBOOKS, make_scratch_course
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
@@ -69,10 +69,22 @@ def test_kit_options_come_from_the_course_config_and_flags_win(tmp_path):
     course.mkdir()
     (course / "nbgrader_config.py").write_text("c = get_config()\nc.KitConfig.notebook_budget = 90\n"
                                                "c.KitConfig.memory_limit_mb = 2048\nc.KitConfig.jobs = 3\n")
-    assert kit_options(read_course_config(course)).jobs == 3
+    assert grading_options(read_course_config(course)).jobs == 3
     config = course_config(course)
     assert config.BudgetedExecute.notebook_budget == 90
     assert config.SandboxedKernelManager.memory_limit_mb == "2048"
-    assert config.BudgetedExecute.timeout == KitConfig().cell_timeout  # not set by the course: the kit's default
-    flagged = course_config(course, notebook_budget=30, cell_timeout=5)
+    assert config.BudgetedExecute.timeout == CELL_TIMEOUT  # no c.Execute.timeout in the course: the kit's default
+    flagged = course_config(course, options=grading_options(read_course_config(course), notebook_budget=30,
+                                                            cell_timeout=5))
     assert flagged.BudgetedExecute.notebook_budget == 30 and flagged.Execute.timeout == 5
+
+
+def test_the_cell_timeout_is_the_courses_execute_timeout(tmp_path):
+    """One home: the course's c.Execute.timeout (which plain nbgrader reads too) is what the kit grades with."""
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text("c = get_config()\nc.Execute.timeout = 17\n")
+    options = grading_options(read_course_config(course))
+    assert options.cell_timeout == 17
+    config = course_config(course, options=options)
+    assert config.Execute.timeout == config.BudgetedExecute.timeout == 17

@@ -6,7 +6,6 @@ local pool, and a worker killed mid-student loses nothing.
 """
 from __future__ import annotations
 
-import csv
 import os
 import signal
 import socket
@@ -18,11 +17,9 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course import ASSIGNMENT, make_scratch_course
-from autograder.devtools.demo import persona_notebooks
-from autograder.devtools.personas import write_submission
+from autograder.course import ASSIGNMENT
 
-from .conftest import BIN, ENV, kit, postgres_server
+from .conftest import BIN, ENV, kit, make_class, per_test, postgres_server, scores
 
 CLASS = {
     "ada": "reference",
@@ -104,20 +101,8 @@ def gradebooks():
         yield urls
 
 
-def make_class(course: Path, students: dict) -> None:
-    make_scratch_course(course)
-    for student, persona in students.items():
-        write_submission(course, student, persona_notebooks(persona))
-
-
-def scores(course: Path) -> dict[str, float]:
-    with open(course / "grades.csv", newline="") as f:
-        return {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
-
-
-def per_test(course: Path) -> list[tuple]:
-    with open(course / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
-        return sorted((r["student"], r["notebook"], r["test"], r["points"], r["diagnostic"]) for r in csv.DictReader(f))
+def per_test_rows(course: Path) -> list[tuple]:
+    return sorted((r["student"], r["notebook"], r["test"], r["points"], r["diagnostic"]) for r in per_test(course))
 
 
 def files_under(folder: Path) -> list[str]:
@@ -156,7 +141,7 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     assert sum(f"graded {s}:" in result.stdout or f"FAILED {s}:" in result.stdout for s in CLASS) == len(CLASS) - kept
     assert scores(remote) == scores(local)
     assert scores(remote)["ada"] == 100 and scores(remote)["ben"] == 0
-    assert per_test(remote) == per_test(local)
+    assert per_test_rows(remote) == per_test_rows(local)
     # the instructor keeps the same files, where a local run leaves them
     for step in ("autograded", "feedback"):
         assert files_under(remote / step) == files_under(local / step)

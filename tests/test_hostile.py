@@ -24,7 +24,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.course import make_scratch_course
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook, write_submission
-from autograder.grading.intake import STAGING
+from autograder.course import STAGING
 
 from .conftest import ENV, REPO, kit, nbgrader, new_course
 

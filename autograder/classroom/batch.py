@@ -16,10 +16,10 @@ import os
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import kit_options, read_course_config
+from ..config import GradingOptions, grading_options
 from ..course import Course
 from ..grading.grade import grade_student
 from ..grading.results import Status, StudentResult
@@ -39,25 +39,19 @@ def fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def state_dir(course_dir: Path, assignment: str) -> Path:
-    """The kit's own record of graded students (not an nbgrader folder)."""
-    return Path(course_dir) / ".kit" / assignment
-
-
-def load_state(course_dir: Path, assignment: str, student: str) -> dict | None:
-    path = state_dir(course_dir, assignment) / f"{student}.json"
+def load_state(course: Course, assignment: str, student: str) -> dict | None:
     try:
-        return json.loads(path.read_text())
+        return json.loads(course.state_file(assignment, student).read_text())
     except (OSError, ValueError):
         return None
 
 
-def save_state(course_dir: Path, assignment: str, result: StudentResult, digest: str) -> None:
-    folder = state_dir(course_dir, assignment)
+def save_state(course: Course, assignment: str, result: StudentResult, digest: str) -> None:
+    folder = course.state_folder(assignment)
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{result.student}.json.tmp"
     tmp.write_text(json.dumps({"fingerprint": digest, "result": result.to_dict()}, indent=1))
-    os.replace(tmp, folder / f"{result.student}.json")  # atomic: a killed run leaves no half state
+    os.replace(tmp, course.state_file(assignment, result.student))  # atomic: a killed run leaves no half state
 
 
 def submissions(course_dir: Path, assignment: str, only: list[str] | None = None) -> dict[str, Path]:
@@ -74,7 +68,7 @@ def submissions(course_dir: Path, assignment: str, only: list[str] | None = None
 
 @dataclass
 class BatchOptions:
-    """One grading run's choices; None is the course's own (``KitConfig`` in its nbgrader_config.py)."""
+    """One grading run's command-line choices; None is the course's own (its nbgrader_config.py)."""
 
     jobs: int | None = None
     force: bool = False
@@ -83,10 +77,11 @@ class BatchOptions:
     feedback: bool = True
     scheduler: str | None = None  # a Dask scheduler's address: grade there instead of in local processes
 
-    def resolved(self, config) -> "BatchOptions":
-        """These options with every None replaced by the course's value (``config``: its nbgrader config)."""
-        kit = kit_options(config, jobs=self.jobs, notebook_budget=self.notebook_budget, cell_timeout=self.cell_timeout)
-        return replace(self, jobs=kit.jobs, notebook_budget=kit.notebook_budget, cell_timeout=kit.cell_timeout)
+    def grading(self, config) -> GradingOptions:
+        """What every grader of the run is handed: the course's options (``config``: its nbgrader config)
+        with these flags written over them."""
+        return grading_options(config, jobs=self.jobs, notebook_budget=self.notebook_budget,
+                               cell_timeout=self.cell_timeout, feedback=self.feedback)
 
 
 @dataclass
@@ -98,8 +93,9 @@ class BatchOutcome:
     seconds: float = 0.0
 
 
-def _grade_on_dask(course_dir: Path, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
-                   progress: Progress, done: dict[str, StudentResult], on_graded=None) -> None:
+def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
+                   grading: GradingOptions, progress: Progress, done: dict[str, StudentResult],
+                   on_graded=None) -> None:
     """The same batch on a Dask cluster (see :mod:`.dask_pool`); state files are written here, as results arrive."""
     from .dask_pool import ClusterError, grade_on_cluster
 
@@ -107,35 +103,34 @@ def _grade_on_dask(course_dir: Path, assignment: str, db_url: str, todo: dict[st
         if final:
             if on_graded:
                 on_graded(result)
-            save_state(course_dir, assignment, result, todo[student])
+            save_state(course, assignment, result, todo[student])
         done[student] = result
         progress.advance(result)
 
-    sandbox = kit_options(Course(course_dir).config).sandbox
     try:
-        grade_on_cluster(options.scheduler, course_dir, assignment, db_url, list(todo),
-                         notebook_budget=options.notebook_budget, cell_timeout=options.cell_timeout,
-                         feedback=options.feedback, sandbox=sandbox, on_result=on_result,
-                         out=lambda line: print(line, flush=True))
+        grade_on_cluster(options.scheduler, course.root, assignment, db_url, list(todo), grading,
+                         on_result=on_result, out=lambda line: print(line, flush=True))
     except ClusterError as e:
         raise GradingError(str(e)) from None
 
 
 def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str, Path], options: BatchOptions,
-              progress: Progress | None = None, on_graded=None) -> BatchOutcome:
-    """Grade ``students`` (id -> submission folder); results come back in student order.
+              progress: Progress | None = None, grading: GradingOptions | None = None,
+              on_graded=None) -> BatchOutcome:
+    """Grade ``students`` (id -> submission folder); results come back in student order.  ``grading``:
+    the run's options, by default ``options.grading`` of the course's config.
 
     ``on_graded(result)`` sees each student's final result before their state file is written (the run
     history records it there), so a student the state calls graded was always recorded."""
     start = time.monotonic()
-    if None in (options.jobs, options.notebook_budget, options.cell_timeout):
-        options = options.resolved(read_course_config(course_dir))
+    course = Course(course_dir)
+    grading = grading or options.grading(course.config)
     outcome = BatchOutcome()
     done: dict[str, StudentResult] = {}
     todo: dict[str, str] = {}
     for student, folder in students.items():
         digest = fingerprint(folder)
-        state = load_state(course_dir, assignment, student)
+        state = load_state(course, assignment, student)
         if not options.force and state and state.get("fingerprint") == digest:
             result = StudentResult.from_dict(state["result"])
             result.status = Status.SKIPPED if result.status is Status.GRADED else result.status
@@ -148,15 +143,13 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
 
     pending = list(todo)
     if options.scheduler:
-        _grade_on_dask(course_dir, assignment, db_url, todo, options, progress, done, on_graded)
+        _grade_on_dask(course, assignment, db_url, todo, options, grading, progress, done, on_graded)
         pending = []
     ctx = multiprocessing.get_context("spawn")
     while pending:
         try:
-            with ProcessPoolExecutor(max_workers=max(1, min(options.jobs, len(pending))), mp_context=ctx) as pool:
-                futures = {pool.submit(grade_student, course_dir, assignment, s, db_url,
-                                       notebook_budget=options.notebook_budget, cell_timeout=options.cell_timeout,
-                                       feedback=options.feedback): s for s in pending}
+            with ProcessPoolExecutor(max_workers=max(1, min(grading.jobs, len(pending))), mp_context=ctx) as pool:
+                futures = {pool.submit(grade_student, course_dir, assignment, s, db_url, grading): s for s in pending}
                 while futures:
                     finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                     for future in finished:
@@ -169,7 +162,7 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
                             result = StudentResult(student, Status.FAILED, f"grading crashed: {type(e).__name__}: {e}")
                         if on_graded:
                             on_graded(result)
-                        save_state(course_dir, assignment, result, todo[student])
+                        save_state(course, assignment, result, todo[student])
                         done[student] = result
                         pending.remove(student)
                         progress.advance(result)

@@ -37,9 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..config import CONFIG_FILE
+from ..config import CONFIG_FILE, GradingOptions
 from ..course import Course
-from ..grading.grade import OVERRIDES
 from ..grading.results import Status, StudentResult
 
 SCHEDULER_KEY = "scheduler-address"  # Dask's own config key; DASK_SCHEDULER_ADDRESS sets it
@@ -117,10 +116,7 @@ class Parcel:
     source: dict[str, bytes]           # the assignment's source folder
     submitted: dict[str, bytes]        # the student's submitted folder
     overrides: bytes | None            # the kit's record of cells it zeroed for this student last time
-    notebook_budget: float
-    cell_timeout: int
-    feedback: bool
-    sandbox: bool
+    options: GradingOptions            # the run's options, decided once by the instructor's side
     version: str
 
 
@@ -135,15 +131,14 @@ class Returned:
     worker: str = ""
 
 
-def make_parcel(course_dir: Path, assignment: str, student: str, db_url: str, *, notebook_budget: float,
-                cell_timeout: int, feedback: bool, sandbox: bool, version: str) -> Parcel:
+def make_parcel(course_dir: Path, assignment: str, student: str, db_url: str, options: GradingOptions,
+                version: str) -> Parcel:
     course = Course(course_dir)
-    record = course.root / OVERRIDES / assignment / f"{student}.json"
+    record = course.verdict_record(assignment, student)
     config = course.root / CONFIG_FILE
     return Parcel(assignment, student, db_url, config.read_bytes() if config.exists() else b"",
                   _files(course.folder("source", assignment)), _files(course.folder("submitted", assignment, student)),
-                  record.read_bytes() if record.exists() else None, notebook_budget, cell_timeout, feedback, sandbox,
-                  version)
+                  record.read_bytes() if record.exists() else None, options, version)
 
 
 def grade_parcel(parcel: Parcel) -> Returned:
@@ -151,7 +146,7 @@ def grade_parcel(parcel: Parcel) -> Returned:
     if parcel.version != kit_version():
         raise WorkerRefused(f"worker {socket.gethostname()} runs kit {kit_version()}, the instructor {parcel.version}: "
                             "install the same version of the kit on every worker")
-    status = worker_status(parcel.sandbox)
+    status = worker_status(parcel.options.sandbox)
     if status["refused"]:
         raise WorkerRefused(f"worker {status['host']} {status['refused']}")
     with one_at_a_time(f"kit-grade-{parcel.assignment}-{parcel.student}"):
@@ -180,14 +175,13 @@ def _grade_in_scratch(parcel: Parcel) -> Returned:
         course = Course(scratch)
         _write_files(course.folder("source", parcel.assignment), parcel.source)
         _write_files(course.folder("submitted", parcel.assignment, parcel.student), parcel.submitted)
-        record = scratch / OVERRIDES / parcel.assignment / f"{parcel.student}.json"
+        record = course.verdict_record(parcel.assignment, parcel.student)
         if parcel.overrides is not None:
             record.parent.mkdir(parents=True, exist_ok=True)
             record.write_bytes(parcel.overrides)
-        task = scratch / ".kit" / "task.pickle"
-        task.parent.mkdir(parents=True, exist_ok=True)
-        task.write_bytes(pickle.dumps(parcel))
-        out = scratch / ".kit" / "result.json"
+        course.task_file.parent.mkdir(parents=True, exist_ok=True)
+        course.task_file.write_bytes(pickle.dumps(parcel))
+        out = course.result_file
         grader = _Grader.take()
         finished = grader.grade(scratch)
         if finished and out.exists():
@@ -267,13 +261,11 @@ def _grade_in_child(scratch: Path) -> None:
     """In a grading process: the same grade_student as a local run, in the task's scratch course."""
     from ..grading.grade import grade_student
 
-    parcel: Parcel = pickle.loads((scratch / ".kit" / "task.pickle").read_bytes())
-    os.environ["AUTOGRADER_SANDBOX"] = "on" if parcel.sandbox else "off"
+    course = Course(scratch)
+    parcel: Parcel = pickle.loads(course.task_file.read_bytes())
     os.chdir(scratch)
-    result = grade_student(scratch, parcel.assignment, parcel.student, parcel.db_url,
-                           notebook_budget=parcel.notebook_budget, cell_timeout=parcel.cell_timeout,
-                           feedback=parcel.feedback)
-    (scratch / ".kit" / "result.json").write_text(json.dumps(result.to_dict()))
+    result = grade_student(scratch, parcel.assignment, parcel.student, parcel.db_url, parcel.options)
+    course.result_file.write_text(json.dumps(result.to_dict()))
     os.chdir(tempfile.gettempdir())  # the scratch course is removed after the task
 
 
@@ -287,7 +279,7 @@ def keep(course_dir: Path, assignment: str, student: str, returned: Returned) ->
             folder.mkdir(parents=True, exist_ok=True)
             _write_files(folder, files)
     if returned.overrides is not None:
-        record = course.root / OVERRIDES / assignment / f"{student}.json"
+        record = course.verdict_record(assignment, student)
         record.parent.mkdir(parents=True, exist_ok=True)
         record.write_bytes(returned.overrides)
     return StudentResult.from_dict(returned.result)
@@ -326,9 +318,8 @@ def connect(scheduler: str):
     return Client(scheduler, timeout="20s")
 
 
-def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: str, students: list[str], *,
-                     notebook_budget: float, cell_timeout: int, feedback: bool, sandbox: bool,
-                     on_result: Callable[[str, StudentResult, bool], None], out=print) -> None:
+def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: str, students: list[str],
+                     options: GradingOptions, *, on_result: Callable[[str, StudentResult, bool], None], out=print) -> None:
     """Grade ``students`` on the Dask cluster at ``scheduler``; ``on_result`` gets each as it finishes, and
     whether the result is final (False: a refusal or a lost worker, to be graded again by the next run)."""
     from distributed import as_completed
@@ -342,13 +333,12 @@ def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: 
     except OSError as e:
         raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
     try:
-        workers = check_workers(client, sandbox)
+        workers = check_workers(client, options.sandbox)
         out(f"Dask scheduler {scheduler}: {len(workers)} worker(s); dashboard {client.dashboard_link}")
         version = kit_version()
         futures = {}
         for student in students:
-            parcel = make_parcel(course_dir, assignment, student, db_url, notebook_budget=notebook_budget,
-                                 cell_timeout=cell_timeout, feedback=feedback, sandbox=sandbox, version=version)
+            parcel = make_parcel(course_dir, assignment, student, db_url, options, version)
             futures[client.submit(grade_parcel, parcel, key=f"grade-{assignment}-{student}-{os.urandom(4).hex()}",
                                   pure=False)] = student
         for future in as_completed(futures):

@@ -16,7 +16,7 @@ from ..config import CONFIG_FILE
 from ..course import Course, sqlite_url
 from ..grading.grade import course_config
 from ..grading.results import Status
-from .batch import BatchOptions, BatchOutcome, GradingError, state_dir, submissions
+from .batch import BatchOptions, BatchOutcome, GradingError, submissions
 from .changes import Comparison, compare_grades, format_diff
 from .grade_command import class_table, grade_assignment
 from .history import History, grade_of
@@ -32,8 +32,8 @@ def copy_course(course: Course, assignment: str, students: dict[str, Path], targ
     shutil.copytree(course.folder("source", assignment), scratch.folder("source", assignment))
     for student, folder in students.items():
         shutil.copytree(folder, scratch.folder("submitted", assignment, student), symlinks=True)
-    if state_dir(course.root, assignment).is_dir():
-        shutil.copytree(state_dir(course.root, assignment), state_dir(target, assignment))
+    if course.state_folder(assignment).is_dir():
+        shutil.copytree(course.state_folder(assignment), scratch.state_folder(assignment))
     return scratch
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import kit_options
+from ..config import read_course_config
 from ..course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
 from ..grading.grade import course_config, expected_notebooks
 from ..grading.notes import grouped_reason
@@ -63,12 +63,12 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     if not_a_course_root(course_dir):
         raise GradingError(not_a_course_root(course_dir))
     try:
-        config = course_config(course_dir, db_url)
+        grading = options.grading(read_course_config(course_dir))
+        config = course_config(course_dir, db_url, grading)
     except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
         raise GradingError(f"{course_dir / 'nbgrader_config.py'}: {type(e).__name__}: {e}") from None
     db_url = config.CourseDirectory.db_url
     course = Course(course_dir)  # the course as configured (the grading config stages submissions elsewhere)
-    options = options.resolved(config)
     if options.scheduler is None:
         from .dask_pool import default_scheduler
 
@@ -77,7 +77,7 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         raise GradingError(f"--scheduler {options.scheduler}: a Dask run needs a gradebook every worker reaches, and "
                            f"{db_url} is a file on this machine. Give a PostgreSQL gradebook with "
                            "--db-url postgresql://USER@HOST/DB (see README, Grading on a Dask cluster)")
-    if kit_options(config).sandbox and not options.scheduler:  # on a cluster, every worker checks its own
+    if grading.sandbox and not options.scheduler:  # on a cluster, every worker checks its own
         try:
             check_sandbox()
         except SandboxUnavailable as e:
@@ -87,22 +87,22 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     if not found:
         out(f"no submissions of {assignment!r} under {course.step_root('submitted')}: nothing to grade")
         return BatchOutcome()
-    where = f"on the Dask cluster {options.scheduler}" if options.scheduler else f"with {options.jobs} worker(s)"
+    where = f"on the Dask cluster {options.scheduler}" if options.scheduler else f"with {grading.jobs} worker(s)"
     out(f"grading {len(found)} submission(s) of {assignment!r} {where}; gradebook {db_url}")
     try:
-        out(describe(ResourceLimits(config=config), kit_options(config).sandbox, options.notebook_budget))
+        out(describe(ResourceLimits(config=config), grading.sandbox, grading.notebook_budget))
     except LimitUnavailable as e:
         raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
     try:
-        recorder = RunRecorder(db_url, assignment, grading_inputs(course, assignment, config, options))
+        recorder = RunRecorder(db_url, assignment, grading_inputs(course, assignment, grading))
     except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
         raise GradingError(f"cannot record the run in the gradebook {db_url}: {type(e).__name__}: {e}") from None
-    outcome = grade_all(course_dir, assignment, db_url, found, options, progress, on_graded=recorder.record)
+    outcome = grade_all(course_dir, assignment, db_url, found, options, progress, grading, on_graded=recorder.record)
     recorder.finish(outcome.results)
     changes = run_changes(db_url, assignment, recorder.run_id)
-    report_dir = course_dir / "reports" / assignment
+    report_dir = course.reports(assignment)
     report_dir.mkdir(parents=True, exist_ok=True)
-    grades_csv = export_grades(db_url, assignment, course_dir / "grades.csv", roster=load_roster(course_dir))
+    grades_csv = export_grades(db_url, assignment, course.grades_csv, roster=load_roster(course_dir))
     tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
     similar = after_grading(course_dir, assignment, report_dir, config)
     index = write_report(outcome.results, report_dir, assignment,

@@ -35,8 +35,6 @@ from ..grading.notes import group_notes, split_notes
 
 RESULTS = "results/results.json"
 STUDENT = "student"
-NOTEBOOK_BUDGET = 60.0
-CELL_TIMEOUT = 30
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints"}
 NOT_SHIPPED = {"mutants", "devtools"}  # buggy variants and alternative solutions stay home
 NOT_SHIPPED_STUB = b'"""Not shipped to Gradescope."""\n'
@@ -96,10 +94,13 @@ def _add(z: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -
 
 def build_zip(repo: Path, assignment: str, target: Path) -> Path:
     """autograder.zip: setup.sh and run_autograder at the root, the lock file, the kit and the course."""
+    from ..course import Course
+
     repo = Path(repo)
-    notebooks = sorted((repo / "source" / assignment).glob("*.ipynb"))
+    notebooks = Course(repo).source_notebooks(assignment)
     if not notebooks:
-        raise ValueError(f"unknown assignment {assignment!r}: no source notebooks in {repo / 'source' / assignment}")
+        raise ValueError(f"unknown assignment {assignment!r}: no source notebooks in "
+                         f"{Course(repo).folder('source', assignment)}")
     package = repo / "autograder"
     with zipfile.ZipFile(target, "w") as z:
         _add(z, "setup.sh", SETUP_SH.format(assignment=assignment).encode(), executable=True)
@@ -128,19 +129,15 @@ def build_zip(repo: Path, assignment: str, target: Path) -> Path:
 
 # --- inside Gradescope: setup and run ----------------------------------------------------------------
 
-def _pristine(course: Path) -> Path:
-    return course / ".kit" / "gradescope" / "gradebook.db"
-
-
 def setup(root: Path, assignment: str) -> None:
     """(setup.sh) Put the assignment into a gradebook once, and keep a pristine copy for every run."""
-    from ..course import register_assignment, sqlite_url
+    from ..course import Course, register_assignment, sqlite_url
 
-    course = course_dir(root)
-    db = course / "gradebook.db"
-    register_assignment(course, sqlite_url(db), assignment)
-    _pristine(course).parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(db, _pristine(course))
+    course = Course(course_dir(root))
+    db = course.gradebook
+    register_assignment(course.root, sqlite_url(db), assignment)
+    course.pristine_gradebook.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(db, course.pristine_gradebook)
     print(f"gradescope setup: {assignment!r} is in the gradebook {db}")
 
 
@@ -160,7 +157,6 @@ def choose_sandbox(echo=print) -> bool:
         ok = False
     if chosen and not ok:
         raise SandboxUnavailable(f"AUTOGRADER_SANDBOX={chosen}, but bubblewrap cannot run in this container")
-    os.environ["AUTOGRADER_SANDBOX"] = "on" if ok else "off"
     echo("sandbox: bubblewrap works in this container; student code runs inside it" if ok else
          "sandbox: bubblewrap cannot run in this container; the container is the only sandbox")
     return ok
@@ -188,10 +184,10 @@ def place_submission(upload: Path, target: Path) -> list[str]:
     return notes
 
 
-def graded_cells(course: Path, assignment: str) -> list[tuple[str, str, float]]:
-    """(notebook, grade_id, points) of every graded test cell, in notebook and cell order."""
+def graded_cells(course, assignment: str) -> list[tuple[str, str, float]]:
+    """(notebook, grade_id, points) of every graded test cell of ``course``, in notebook and cell order."""
     cells = []
-    for path in sorted((course / "source" / assignment).glob("*.ipynb")):
+    for path in course.source_notebooks(assignment):
         for cell in nbformat.read(str(path), as_version=4).cells:
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("grade") and not meta.get("solution"):
@@ -236,25 +232,30 @@ def results_json(result, cells: list[tuple[str, str, float]], notes: list[str]) 
             "tests": tests}
 
 
-def _reset(course: Path, assignment: str) -> None:
+def _reset(course, assignment: str) -> None:
     """A clean course for this run (a Gradescope container is fresh anyway; a scratch folder may not be)."""
-    from ..grading.intake import STAGING
+    from ..course import STAGING
 
-    for folder in ("submitted", "autograded", "feedback", STAGING, f".kit/{assignment}", ".kit/overrides"):
-        shutil.rmtree(course / folder, ignore_errors=True)
-    shutil.copy2(_pristine(course), course / "gradebook.db")
+    for folder in [course.step_root(step) for step in ("submitted", "autograded", "feedback")] + [
+            course.root / STAGING, course.state_folder(assignment), course.verdict_record(assignment, STUDENT)]:
+        if folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            folder.unlink(missing_ok=True)
+    shutil.copy2(course.pristine_gradebook, course.gradebook)
 
 
 def grade_upload(root: Path, assignment: str, echo=print) -> dict:
-    from ..course import sqlite_url
+    """Grade the upload with the course's own options (its nbgrader_config.py), the sandbox as it works here."""
+    from ..config import grading_options
+    from ..course import Course, sqlite_url
     from ..grading.grade import grade_student
 
-    course = course_dir(root)
+    course = Course(course_dir(root))
     _reset(course, assignment)
-    notes = place_submission(Path(root) / "submission", course / "submitted" / STUDENT / assignment)
-    choose_sandbox(echo)
-    result = grade_student(course, assignment, STUDENT, sqlite_url(course / "gradebook.db"),
-                           notebook_budget=NOTEBOOK_BUDGET, cell_timeout=CELL_TIMEOUT, feedback=False)
+    notes = place_submission(Path(root) / "submission", course.folder("submitted", assignment, STUDENT))
+    options = grading_options(course.config, sandbox=choose_sandbox(echo), feedback=False)
+    result = grade_student(course.root, assignment, STUDENT, sqlite_url(course.gradebook), options)
     echo(f"graded: {result.status} {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s {result.reason}")
     return results_json(result, graded_cells(course, assignment), notes)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from sqlalchemy import (Column, DateTime, Float, ForeignKey, ForeignKeyConstraint, Integer, MetaData, String, Table,
                         Text, create_engine, func, inspect, select)
 
-from ..config import kit_options
+from ..config import GradingOptions
 from ..course import Course, repo_root
 from ..grading.results import Status, StudentResult
 
@@ -130,19 +130,18 @@ def kit_version() -> str:
     return f"{found}+g{commit}" if commit else found
 
 
-def grading_inputs(course: Course, assignment: str, config, options) -> dict:
+GRADE_DECIDING = ("notebook_budget", "cell_timeout", "memory_limit_mb", "sandbox")  # not jobs, not feedback
+
+
+def grading_inputs(course: Course, assignment: str, grading: GradingOptions) -> dict:
     """What decides a grade besides the submission: the source notebooks (their hidden tests and
-    points), the kit's hidden checks and the grading options (``options``: the run's resolved
-    BatchOptions; ``config``: the course's nbgrader config), each file by its hash."""
+    points), the kit's hidden checks and the run's options that can move a score, each file by its hash."""
     from .. import hidden
 
     hidden_root = Path(hidden.__file__).parent
-    kit = kit_options(config)
-    grading = {"notebook_budget": options.notebook_budget, "cell_timeout": options.cell_timeout,
-               "memory_limit_mb": kit.memory_limit_mb, "sandbox": kit.sandbox}
     return {"source": _file_hashes(course.source_notebooks(assignment), course.folder("source", assignment)),
             "hidden": _file_hashes(list(hidden_root.rglob("*.py")), hidden_root),
-            "options": grading}
+            "options": {name: getattr(grading, name) for name in GRADE_DECIDING}}
 
 
 def inputs_hash(inputs: dict) -> str:

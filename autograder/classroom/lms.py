@@ -15,6 +15,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..course import Course
 from .roster import MOODLE_IDS, Roster, RosterEntry, RosterError, read_roster
 
 CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -87,15 +88,11 @@ def outside_roster(roster: Roster, scores: dict[str, float]) -> dict[str, float]
 
 # --- LMS file names and feedback for re-upload ------------------------------------------------------
 
-def lms_names_file(course_dir: Path, assignment: str) -> Path:
-    return Path(course_dir) / ".kit" / "lms" / f"{assignment}.json"
-
-
 def remember_lms_names(course_dir: Path, assignment: str, placed: list[tuple[str, str, str]]) -> None:
     """Record ``(student, notebook, LMS file name)`` of placed notebooks; a later collect updates them."""
     if not placed:
         return
-    path = lms_names_file(course_dir, assignment)
+    path = Course(course_dir).lms_names(assignment)
     names = load_lms_names(course_dir, assignment)
     for student, notebook, origin in placed:
         names.setdefault(student, {})[notebook] = Path(origin).name
@@ -103,14 +100,10 @@ def remember_lms_names(course_dir: Path, assignment: str, placed: list[tuple[str
     path.write_text(json.dumps(names, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8")
 
 
-def roster_file(course_dir: Path) -> Path:
-    return Path(course_dir) / ".kit" / "lms" / "roster.json"
-
-
 def remember_roster(course_dir: Path, entries: list[RosterEntry]) -> None:
     """Record each student's name and email from the roster ``collect`` was given, for grades.csv; a later
     roster updates the students it names."""
-    path = roster_file(course_dir)
+    path = Course(course_dir).roster_record
     known = load_roster(course_dir)
     known.update({e.student_id: {"name": e.name, "email": e.email} for e in entries})
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -120,13 +113,13 @@ def remember_roster(course_dir: Path, entries: list[RosterEntry]) -> None:
 def load_roster(course_dir: Path) -> dict[str, dict[str, str]]:
     """student id -> {name, email} recorded by :func:`remember_roster` (empty when collect had no roster)."""
     try:
-        return json.loads(roster_file(course_dir).read_text(encoding="utf-8"))
+        return json.loads(Course(course_dir).roster_record.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
 
 
 def load_lms_names(course_dir: Path, assignment: str) -> dict[str, dict[str, str]]:
-    path = lms_names_file(course_dir, assignment)
+    path = Course(course_dir).lms_names(assignment)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -143,12 +136,10 @@ class FeedbackZip:
 def feedback_zip(course_dir: Path, assignment: str, target: Path) -> FeedbackZip:
     """Every student's feedback HTML, each named after the LMS file of the same notebook
     (``login_userid_submissionid_notebook.html``), for the LMS's bulk re-upload."""
-    course_dir = Path(course_dir)
     names = load_lms_names(course_dir, assignment)
     files, unnamed = {}, []
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
-        for folder in sorted(p for p in (course_dir / "feedback").glob(f"*/{assignment}") if p.is_dir()):
-            student = folder.parent.name
+        for student, folder in Course(course_dir).student_folders("feedback", assignment).items():
             known = names.get(student, {})
             for html in sorted(folder.glob("*.html")):
                 lms_name = known.get(html.stem)
@@ -196,7 +187,8 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
              f"{', '.join(sorted(changed)) or 'none'}")
         since = f"-changed-since-run{changed_since}"
     if to == "csv":
-        target = export_grades(db_url, assignment, Path(out or course_dir / f"grades{since}.csv"),
+        grades_csv = Course(course_dir).grades_csv
+        target = export_grades(db_url, assignment, Path(out or grades_csv.with_name(f"{grades_csv.stem}{since}.csv")),
                                roster=load_roster(course_dir), students=set(scores) if since else None)
         echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     else:

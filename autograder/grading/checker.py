@@ -17,11 +17,31 @@ import socket
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..channel import ENV, wire
 from ..channel.proxy import ChannelBroken, Session
 from .shrink import smallest_failing_case
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outside check's word on one hidden test (decided in the grading process, never by the kernel).
+
+    The one form of a verdict from the checker to the gradebook and the results: the executor hands a
+    notebook's verdicts to the next preprocessor in ``resources`` (:data:`VERDICTS`)."""
+
+    passed: bool
+    diagnosis: str | None = None   # misconception id, or "unverified" / "crashed" / ...
+    message: str | None = None
+
+    @classmethod
+    def failed(cls, diagnosis: str, message: str) -> "Verdict":
+        return cls(False, diagnosis, message)
+
+
+VERDICTS = "kit_verdicts"  # resources key: grade_id -> Verdict of one notebook, for the ApplyVerdicts preprocessor
 
 
 def run_check(module: str, function: str, args: list, session: Session | None = None) -> tuple[str, str] | None:
@@ -47,7 +67,7 @@ class Checker:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.path)
         self.listener.listen(4)
-        self.verdicts: dict[str, list] = {}  # grade_id -> [passed, diagnosis id, message]
+        self.verdicts: dict[str, Verdict] = {}  # grade_id -> the verdict of its hidden calls
         self._conn: socket.socket | None = None
         self._stop = threading.Event()
 
@@ -77,11 +97,11 @@ class Checker:
         return None
 
     def _serve(self, grade_id: str, calls: list[list], deadline: float) -> None:
-        verdict = [True, None, None]
+        verdict = Verdict(True)
         for module, function, names in calls:
             conn = self._accept(deadline)
             if conn is None:
-                verdict = [False, "unverified", f"the hidden check {function} never ran: the cell stopped before it"]
+                verdict = Verdict.failed("unverified", f"the hidden check {function} never ran: the cell stopped before it")
                 break
             self._conn = conn
             try:
@@ -89,11 +109,11 @@ class Checker:
             finally:
                 self._conn = None
                 conn.close()
-            if not verdict[0]:
+            if not verdict.passed:
                 break
         self.verdicts[grade_id] = verdict
 
-    def _one(self, conn: socket.socket, module: str, function: str, deadline: float) -> list:
+    def _one(self, conn: socket.socket, module: str, function: str, deadline: float) -> Verdict:
         session = Session(conn, deadline)
         try:
             hello, arrays = wire.receive(conn, deadline)
@@ -101,7 +121,7 @@ class Checker:
                 raise wire.ProtocolError(f"expected the call {module}.{function}")
             args = [wire.decode(a, arrays, session.resolve) for a in hello.get("args", [])]
         except (wire.ProtocolError, TimeoutError, EOFError, OSError) as e:
-            return [False, "unverified", f"the kernel did not start the hidden check {function} properly ({e})"]
+            return Verdict.failed("unverified", f"the kernel did not start the hidden check {function} properly ({e})")
         try:
             diagnosis = run_check(module, function, args, session)
         except ChannelBroken:
@@ -112,7 +132,7 @@ class Checker:
             # whatever the check concluded, it did not get proper answers: no points
             diagnosis = ("unverified", f"{function}: {session.broken}")
         session.done(diagnosis)
-        return [diagnosis is None, *(diagnosis or (None, None))]
+        return Verdict(True) if diagnosis is None else Verdict.failed(*diagnosis)
 
 
 class CellCheck:
@@ -139,5 +159,6 @@ class CellCheck:
                 pass
         self.thread.join(timeout=5.0)
         if self.thread.is_alive() or self.grade_id not in self.checker.verdicts:
-            self.checker.verdicts[self.grade_id] = [False, "unverified", "the hidden check did not finish with the cell"]
+            self.checker.verdicts[self.grade_id] = Verdict.failed("unverified",
+                                                                  "the hidden check did not finish with the cell")
         return False

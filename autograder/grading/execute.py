@@ -13,16 +13,13 @@ from traitlets import Bool, Float, default
 
 from ..cells import cell_name, hidden_calls, is_test_cell
 from ..config import KitConfig
-from .checker import Checker
+from .checker import VERDICTS, Checker
 
 BUDGET_ENAME = "NotebookBudgetExceeded"
 DEAD_ENAME = "KernelDied"
 # notebook metadata key of the executor's record ({"seconds": how long the notebook ran}); results read it back
 TIMING_KEY = "kit_execution"
 LIMIT_ENAME = "ResourceLimitExceeded"
-# notebook name -> {grade_id: [passed, diagnosis, message]} of the hidden checks run outside the kernel, for
-# the grading step running in this same process (never written where the kernel could reach it)
-LAST_VERDICTS: dict[str, dict] = {}
 
 
 class BudgetedExecute(Execute):
@@ -31,6 +28,10 @@ class BudgetedExecute(Execute):
     A notebook that hangs costs at most ``notebook_budget`` seconds: each cell may run for the
     smaller of ``Execute.timeout`` and what is left of the budget, and once the budget is spent the
     remaining code cells are not run but marked with a ``NotebookBudgetExceeded`` error (0 points).
+
+    With ``outside_checks``, the hidden checks' verdicts (grade_id -> :class:`~.checker.Verdict`) are
+    left in ``resources[VERDICTS]`` for :class:`~.verdicts.ApplyVerdicts`, later in the same converter
+    run; they never pass through anything the kernel could reach.
     """
 
     notebook_budget = Float(help="Seconds one notebook may run in all (default: KitConfig.notebook_budget).").tag(config=True)
@@ -59,14 +60,14 @@ class BudgetedExecute(Execute):
         self._deadline = started + self.notebook_budget
         self.timeout_func = self._cell_timeout
         self._checker = Checker() if self.outside_checks else None
-        name = (resources or {}).get("unique_key", "?")
         try:
             return super().preprocess(nb, resources, km)
         finally:
             nb.metadata[TIMING_KEY] = {"seconds": round(time.monotonic() - started, 3)}
             if self._checker is not None:
                 self._checker.close()
-                LAST_VERDICTS[name] = dict(self._checker.verdicts)
+                if resources is not None:
+                    resources[VERDICTS] = dict(self._checker.verdicts)
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()

@@ -16,6 +16,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..cells import grade_id, is_graded_cell, is_solution_cell, is_test_cell
 from .results import cell_failure
+from .verdicts import recorded_verdicts
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TEMPLATE_NAME = "kit_feedback"
@@ -55,13 +56,14 @@ class SummariseFeedback(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         failed = []
+        verdicts = (recorded_verdicts(nb) or ({}, []))[0]  # the checker's own words, as grading recorded them
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type != "code" or not is_graded_cell(cell) or is_solution_cell(cell):
                 continue
             score, points = float(meta.get("score") or 0.0), float(meta.get("points") or 0.0)
             if score < points:
-                diagnosis, message = cell_failure(cell)
+                diagnosis, message = cell_failure(cell, verdicts.get(grade_id(cell)))
                 failed.append({"grade_id": grade_id(cell), "score": score, "points": points,
                                "diagnosis": diagnosis, "headline": headline(message)})
         resources["kit_feedback"] = {"failed": failed}

@@ -9,54 +9,60 @@ recorded with its reason.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
 import warnings
 from pathlib import Path
 
+import nbformat
 from traitlets.config import Config
 
-from ..config import kit_options, read_course_config
-from ..course import Course, ensure_tools_on_path, sqlite_url
-from .execute import TIMING_KEY, notebook_seconds
-from .intake import STAGING, locked_cells, read_notebook, stage_submission
-from .execute import LAST_VERDICTS
-from .results import NOT_GRADED, Status, StudentResult, TestResult, Verdict, notebook_failures, run_problems
+from ..config import GradingOptions, grading_options, read_course_config
+from ..course import STAGING, Course, ensure_tools_on_path, sqlite_url
 from ..sandbox.limits import ResourceLimits
+from .execute import TIMING_KEY, notebook_seconds
+from .intake import locked_cells, read_notebook, stage_submission
+from .results import NOT_GRADED, Status, StudentResult, TestResult, notebook_failures, run_problems
+from .verdicts import NO_VERDICT, recorded_verdicts
 
 
-def course_config(course_dir: Path, db_url: str | None = None, *, notebook_budget: float | None = None,
-                  cell_timeout: int | None = None) -> Config:
-    """The course's nbgrader_config.py, pointed at ``course_dir`` and ``db_url``, with the kit's executor.
+def options_config(options: GradingOptions) -> Config:
+    """The traitlets settings of a run's options: the one place they become nbgrader's and the kit's config."""
+    config = Config()
+    config.KitConfig.notebook_budget = options.notebook_budget
+    config.KitConfig.memory_limit_mb = options.memory_limit_mb
+    config.KitConfig.sandbox = options.sandbox
+    config.KitConfig.jobs = options.jobs
+    config.Execute.timeout = options.cell_timeout
+    config.BudgetedExecute.timeout = options.cell_timeout
+    config.BudgetedExecute.notebook_budget = options.notebook_budget
+    config.BudgetedExecute.sandbox = options.sandbox
+    config.SandboxedKernelManager.memory_limit_mb = str(options.memory_limit_mb or "")
+    return config
 
-    The kit's options (:class:`~autograder.config.KitConfig`) come from the same file; a budget or
-    timeout given here (a command-line flag) is written over them, so every step reads one value.
-    """
+
+def course_config(course_dir: Path, db_url: str | None = None, options: GradingOptions | None = None) -> Config:
+    """The course's nbgrader_config.py, pointed at ``course_dir`` and ``db_url``, with the kit's executor
+    and the run's ``options`` (by default the course's own: :func:`~autograder.config.grading_options`)."""
     course_dir = Path(course_dir).resolve()
     config = read_course_config(course_dir)
-    kit = kit_options(config, notebook_budget=notebook_budget, cell_timeout=cell_timeout)
-    config.KitConfig.notebook_budget = kit.notebook_budget
-    config.KitConfig.cell_timeout = kit.cell_timeout
+    config.merge(options_config(options or grading_options(config)))
     config.CourseDirectory.root = str(course_dir)
     config.CourseDirectory.submitted_directory = STAGING  # checked copies; submitted/ is never touched
-    config.CourseDirectory.db_url = db_url or config.CourseDirectory.get("db_url") or sqlite_url(course_dir / "gradebook.db")
-    config.Execute.timeout = kit.cell_timeout
-    config.BudgetedExecute.notebook_budget = kit.notebook_budget
-    config.BudgetedExecute.timeout = kit.cell_timeout
-    config.BudgetedExecute.sandbox = kit.sandbox
+    config.CourseDirectory.db_url = (db_url or config.CourseDirectory.get("db_url")
+                                     or sqlite_url(Course(course_dir, config).gradebook))
     config.BudgetedExecute.outside_checks = True  # hidden checks run here; the kernel only answers them
     # a graded kernel has nothing to save: stop it at once instead of waiting for a graceful exit
     config.BudgetedExecute.shutdown_kernel = "immediate"
     config.SandboxedKernelManager.hide_paths = [str(course_dir)]
-    config.SandboxedKernelManager.memory_limit_mb = str(kit.memory_limit_mb or "")
     config.Autograde.autograde_preprocessors = [
         "autograder.grading.execute.BudgetedExecute",
         "nbgrader.preprocessors.IgnorePattern",
         "nbconvert.preprocessors.ClearMetadataPreprocessor",
         "nbgrader.preprocessors.LimitOutput",
         "nbgrader.preprocessors.SaveAutoGrades",
+        "autograder.grading.verdicts.ApplyVerdicts",  # the outside checks' verdicts, in the same run
         "nbgrader.preprocessors.AssignLatePenalties",
         "nbgrader.preprocessors.CheckCellMetadata",
     ]
@@ -106,48 +112,10 @@ def _log_reason(outcome: dict) -> str:
     return lines[0][8:][:300] if lines else "nbgrader could not grade it (see the log)"
 
 
-OVERRIDES = ".kit/overrides"
-NO_VERDICT = Verdict(False, "unverified", "no hidden check passed this test in this grading")
-
-
-def _override_file(course: Course, assignment: str, student: str) -> Path:
-    return course.root / OVERRIDES / assignment / f"{student}.json"
-
-
-def apply_verdicts(course: Course, db_url: str, assignment: str, student: str,
-                   verdicts: dict[str, dict[str, Verdict]]) -> list[str]:
-    """Zero every test that scored in the student's kernel but was not passed by its hidden checks, run
-    outside the kernel in this grading (a test with no verdict was not); return the reasons.
-
-    The zero is nbgrader's manual score of that cell, which nbgrader keeps across regrades: the kit
-    records which cells it zeroed and clears those first, so a fixed resubmission is judged afresh and
-    an instructor's own manual scores are never touched.
-    """
-    from nbgrader.api import Gradebook, MissingEntry
-
-    record = _override_file(course, assignment, student)
-    previous = json.loads(record.read_text()) if record.exists() else []
-    reasons, zeroed = [], []
-    with Gradebook(db_url) as gb:
-        try:
-            submission = gb.find_submission(assignment, student)
-        except MissingEntry:
-            return reasons
-        for nb in submission.notebooks:
-            tests = verdicts.get(nb.name, {})
-            for grade in nb.grades:
-                if [nb.name, grade.name] in previous and grade.manual_score == 0.0:
-                    grade.manual_score = None
-                verdict = tests.get(grade.name, NO_VERDICT)
-                if not verdict.passed and (grade.score or 0) > 0:
-                    grade.manual_score = 0.0
-                    zeroed.append([nb.name, grade.name])
-                    reasons.append(f"{nb.name}/{grade.name} scored in the student's kernel but its hidden check, run "
-                                   f"outside the kernel, did not pass it [{verdict.diagnosis}]: 0 points")
-        gb.db.commit()
-    record.parent.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps(zeroed))
-    return reasons
+def verdict_notes(name: str, verdicts: dict, zeroed: list[str]) -> list[str]:
+    """Why the kit zeroed cells of notebook ``name``, in words for the result's reason."""
+    return [f"{name}/{gid} scored in the student's kernel but its hidden check, run outside the kernel, did not "
+            f"pass it [{verdicts.get(gid, NO_VERDICT).diagnosis}]: 0 points" for gid in zeroed]
 
 
 def record_empty_submission(db_url: str, assignment: str, student: str) -> None:
@@ -163,9 +131,9 @@ def record_empty_submission(db_url: str, assignment: str, student: str) -> None:
         gb.add_submission(assignment, student)
 
 
-def read_result(course: Course, assignment: str, student: str, db_url: str,
-                verdicts: dict[str, dict[str, Verdict]] | None = None) -> StudentResult:
-    """The student's per-test points from the gradebook, with the diagnoses of the autograded notebooks."""
+def read_result(course: Course, assignment: str, student: str, db_url: str) -> StudentResult:
+    """The student's per-test points from the gradebook, with the diagnoses of the autograded notebooks
+    (and the verdicts the kit applied to them); the reason lists the cells the kit zeroed."""
     from nbgrader.api import Gradebook, MissingEntry
 
     autograded = course.folder("autograded", assignment, student)
@@ -174,15 +142,20 @@ def read_result(course: Course, assignment: str, student: str, db_url: str,
             submission = gb.find_submission(assignment, student)
         except MissingEntry:
             return StudentResult(student, Status.FAILED, "no submission in the gradebook")
-        tests = []
+        tests, notes = [], []
         for nb in sorted(submission.notebooks, key=lambda n: n.name):
             path = autograded / f"{nb.name}.ipynb"
-            failures = notebook_failures(path) if path.exists() else {}
+            graded = nbformat.read(str(path), as_version=4) if path.exists() else None
+            recorded = recorded_verdicts(graded) if graded is not None else None
+            verdicts = recorded[0] if recorded is not None else None
+            if recorded is not None:
+                notes += verdict_notes(nb.name, *recorded)
+            failures = notebook_failures(graded, verdicts) if graded is not None else {}
             for grade in sorted(nb.grades, key=lambda g: g.name):
                 diagnosis, message = failures.get(grade.name, (None, None))
                 if path.exists() and grade.name not in failures and (grade.score or 0) < grade.max_score:
                     diagnosis, message = "missing", "this test cell is not in the submitted notebook"
-                verdict = (verdicts or {}).get(nb.name, {}).get(grade.name, NO_VERDICT if verdicts is not None else None)
+                verdict = verdicts.get(grade.name, NO_VERDICT) if verdicts is not None else None
                 if verdict and not verdict.passed and diagnosis is None:
                     diagnosis, message = verdict.diagnosis, verdict.message
                 if not path.exists():
@@ -190,15 +163,14 @@ def read_result(course: Course, assignment: str, student: str, db_url: str,
                 tests.append(TestResult(nb.name, grade.name, float(grade.score or 0.0), float(grade.max_score),
                                         diagnosis, message))
         score, max_score = float(submission.score or 0.0), float(submission.max_score or 0.0)
-    return StudentResult(student, Status.GRADED, "", score, max_score, 0.0, tests)
+    return StudentResult(student, Status.GRADED, "; ".join(notes), score, max_score, 0.0, tests)
 
 
-def grade_student(course_dir, assignment: str, student: str, db_url: str | None = None, *,
-                  notebook_budget: float | None = None, cell_timeout: int | None = None,
-                  feedback: bool = True, verify: bool = True) -> StudentResult:
+def grade_student(course_dir, assignment: str, student: str, db_url: str | None = None,
+                  options: GradingOptions | None = None) -> StudentResult:
     """Autograde one student's submission and generate its feedback; never raises for a bad submission.
 
-    A budget or timeout left at None is the course's (``KitConfig`` in its nbgrader_config.py)."""
+    ``options`` are the run's (by default the course's own, from its nbgrader_config.py)."""
     from nbgrader.converters import Autograde, GenerateFeedback
 
     from .feedback import ungraded_reasons, write_ungraded_pages
@@ -207,7 +179,8 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy noise
     start = time.monotonic()
     course_dir = Path(course_dir).resolve()
-    config = course_config(course_dir, db_url, notebook_budget=notebook_budget, cell_timeout=cell_timeout)
+    options = options or grading_options(read_course_config(course_dir))
+    config = course_config(course_dir, db_url, options)
     db_url = config.CourseDirectory.db_url
     course = Course(course_dir)
     limits = ResourceLimits(config=config)
@@ -221,13 +194,14 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
         result.seconds = round(time.monotonic() - start, 3)
         return result
     staged = course.folder(STAGING, assignment, student)
-    LAST_VERDICTS.clear()
     if not any(staged.glob("*.ipynb")):
         for step in ("autograded", "feedback"):  # nothing of an earlier grading may linger
             shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
         record_empty_submission(db_url, assignment, student)
+        course.verdict_record(assignment, student).unlink(missing_ok=True)  # its grades were removed with it
         graded = {"success": True}
     else:
+        # a test keeps its points only if the checker, outside the kernel, passed it in this run (ApplyVerdicts)
         graded = _run(Autograde, config, assignment, student)
     if not graded["success"]:
         result = StudentResult(student, Status.FAILED, "; ".join(notes + [_log_reason(graded)]))
@@ -235,18 +209,14 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
         autograded = sorted(course.folder("autograded", assignment, student).glob("*.ipynb"))
         for path in autograded:
             notes += run_problems(path)
-        verdicts = None
-        if verify:
-            # a test keeps its points only if the checker, outside the kernel, passed it in this run
-            verdicts = {nb: {test: Verdict.from_json(v) for test, v in tests.items()} for nb, tests in LAST_VERDICTS.items()}
-            notes += apply_verdicts(course, db_url, assignment, student, verdicts)
-        result = read_result(course, assignment, student, db_url, verdicts)
+        result = read_result(course, assignment, student, db_url)
+        notes += [result.reason] if result.reason else []
         result.notebook_seconds = notebook_seconds(autograded)
-        if feedback and autograded:
+        if options.feedback and autograded:
             fb = _run(GenerateFeedback, config, assignment, student)
             if not fb["success"]:
                 notes.append("feedback: " + _log_reason(fb))
-        if feedback:  # a notebook intake left out gets a page saying why, and what to do
+        if options.feedback:  # a notebook intake left out gets a page saying why, and what to do
             write_ungraded_pages(course.folder("feedback", assignment, student),
                                  course.folder("submitted", assignment, student), assignment,
                                  ungraded_reasons(sorted(expected), staged, notes), notebook_points(expected))

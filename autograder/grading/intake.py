@@ -13,11 +13,9 @@ from pathlib import Path
 import nbformat
 
 from ..cells import grade_id, is_graded_cell, is_protected_cell, is_solution_cell, nbgrader_metadata, strip_hidden
-from ..course import Course
+from ..course import STAGING, Course
 from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
-
-STAGING = ".kit/staging"
 
 
 def renamed_from(nb, expected: dict[str, dict], open_names: set[str]) -> str | None:

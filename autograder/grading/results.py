@@ -1,8 +1,7 @@
 """Read what grading produced: per-test points from the gradebook, diagnoses from autograded notebooks;
-and the values it travels as (a student's Status, the outside checks' Verdicts)."""
+and the values it travels as (a student's Status and results)."""
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -10,9 +9,9 @@ from pathlib import Path
 import nbformat
 
 from ..cells import cell_name, first_failure, grade_id, is_graded_cell, is_solution_cell
+from .checker import Verdict
 from .execute import BUDGET_ENAME, DEAD_ENAME, LIMIT_ENAME
 
-DIAGNOSIS = re.compile(r"^\[([a-zA-Z0-9-]+)\] (.*)", re.S)
 # the diagnosis of every test of a notebook that was not graded (missing, or not a notebook): no test of it
 # ran, so the class report counts it apart from a test that ran and failed
 NOT_GRADED = "not-graded"
@@ -30,24 +29,6 @@ class Status(str, Enum):
 
     def __format__(self, spec: str) -> str:
         return format(self.value, spec)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The outside check's word on one hidden test (decided in the grading process, never by the kernel)."""
-
-    passed: bool
-    diagnosis: str | None = None   # misconception id, or "unverified" / "side-effect" / ...
-    message: str | None = None
-
-    @classmethod
-    def from_json(cls, item) -> "Verdict":
-        """From the checker's form ``[passed, diagnosis, message]``."""
-        passed, diagnosis, message = item
-        return cls(bool(passed), diagnosis, message)
-
-
-Verdict.PASSED = Verdict(True)
 
 
 @dataclass
@@ -82,28 +63,27 @@ class StudentResult:
         return cls(**d)
 
 
-def cell_failure(cell) -> tuple[str | None, str | None]:
-    """(diagnosis id, message) of a graded cell's first failure, or (None, None) when it passed."""
+def cell_failure(cell, verdict: Verdict | None = None) -> tuple[str | None, str | None]:
+    """(diagnosis id, message) of a graded cell's first failure, or (None, None) when it passed.
+
+    A ``Diagnosis`` the kernel showed is the checker's verdict, which the kernel was sent to raise: its
+    id and message are taken from ``verdict`` itself, never parsed back out of the kernel's text."""
     out = first_failure(cell)
     if out is None:
         return None, None
     if out.get("output_type") == "error":
         ename, evalue = out.get("ename", ""), out.get("evalue", "")
-        match = DIAGNOSIS.match(evalue)
-        if ename == "Diagnosis" and match:
-            return match.group(1), match.group(2)
+        if ename == "Diagnosis" and verdict is not None and not verdict.passed:
+            return verdict.diagnosis, verdict.message
         return ename or "error", f"{ename}: {evalue}".strip()
     return "stderr", "the cell wrote to stderr: " + out.get("text", "")[:200]
 
 
-def notebook_failures(path: Path) -> dict[str, tuple[str | None, str | None]]:
+def notebook_failures(nb, verdicts: dict[str, Verdict] | None = None) -> dict[str, tuple[str | None, str | None]]:
     """grade_id -> (diagnosis, message) for every graded cell of an autograded notebook."""
-    nb = nbformat.read(str(path), as_version=4)
-    found = {}
-    for cell in nb.cells:
-        if is_graded_cell(cell) and cell.cell_type == "code":
-            found[grade_id(cell)] = cell_failure(cell)
-    return found
+    verdicts = verdicts or {}
+    return {grade_id(cell): cell_failure(cell, verdicts.get(grade_id(cell))) for cell in nb.cells
+            if is_graded_cell(cell) and cell.cell_type == "code"}
 
 
 def run_problems(path: Path) -> list[str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cells import grade_id, is_test_cell
-from ..config import CONFIG_FILE, SANDBOX_SWITCH, KitConfig
+from ..config import CONFIG_FILE, SANDBOX_SWITCH, GradingOptions, KitConfig, grading_options
 from ..course import ASSIGNMENT, NOTEBOOKS, Course, register_assignment, repo_root, sqlite_url
 from ..grading.intake import locked_cells, read_notebook, renamed_from
 from ..grading.notes import group_notes, split_notes
@@ -98,18 +98,15 @@ def choose_sandbox() -> tuple[bool, str]:
     return True, "sandboxed with bubblewrap, as the instructor's `grade` runs it"
 
 
-def make_course(target: Path, kit: Path, lessons: list[str], sandboxed: bool) -> str:
+def make_course(target: Path, kit: Path, lessons: list[str]) -> str:
     """A scratch course in ``target`` holding only ``lessons``, registered in a new gradebook; its URL."""
     target.mkdir(parents=True, exist_ok=True)
-    config = (kit / CONFIG_FILE).read_text(encoding="utf-8")
-    if not sandboxed:
-        config += "\nc.KitConfig.sandbox = False  # check --thorough: bubblewrap is not available here\n"
-    (target / CONFIG_FILE).write_text(config, encoding="utf-8")
+    shutil.copy(kit / CONFIG_FILE, target / CONFIG_FILE)
     source = Course(target).folder("source")
     source.mkdir(parents=True, exist_ok=True)
     for lesson in sorted(set(lessons)):
         shutil.copy(kit_source(kit, lesson), source / f"{lesson}.ipynb")
-    db_url = sqlite_url(target / "gradebook.db")
+    db_url = sqlite_url(Course(target).gradebook)
     register_assignment(target, db_url)
     return db_url
 
@@ -137,7 +134,7 @@ def graded_tests_in_order(kit: Path, lesson: str) -> list[str]:
 
 
 def grade_one(course_dir: Path, db_url: str, kit: Path, path: Path, lesson: str, nb, student: str,
-              cell_timeout: int | None = None) -> Graded:
+              options: GradingOptions) -> Graded:
     """Grade ``nb`` (read from ``path``) as ``student``'s submission of ``lesson`` in the scratch course."""
     import nbformat
 
@@ -147,7 +144,7 @@ def grade_one(course_dir: Path, db_url: str, kit: Path, path: Path, lesson: str,
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     nbformat.write(nb, str(folder / f"{lesson}.ipynb"))
-    result = grade_student(course_dir, ASSIGNMENT, student, db_url, cell_timeout=cell_timeout, feedback=False)
+    result = grade_student(course_dir, ASSIGNMENT, student, db_url, options)
     if result.status is not Status.GRADED:
         raise ThoroughError(f"{path}: could not be graded: {result.reason}")
     order = {name: k for k, name in enumerate(graded_tests_in_order(kit, lesson))}
@@ -191,10 +188,12 @@ def thorough_check(paths: list[Path], kit: Path | None = None, cell_timeout: int
     echo(f"check --thorough: grading in a scratch course with the hidden checks, {words}")
     with tempfile.TemporaryDirectory(prefix="kit-thorough-") as scratch:
         course_dir = Path(scratch) / "course"
-        db_url = make_course(course_dir, kit, [lesson for _, _, lesson, _ in chosen], sandboxed)
+        db_url = make_course(course_dir, kit, [lesson for _, _, lesson, _ in chosen])
+        options = grading_options(Course(course_dir).config, sandbox=sandboxed, cell_timeout=cell_timeout,
+                                  feedback=False)
         for number, (slot, path, lesson, nb) in enumerate(chosen, start=1):
             try:
-                outcomes[slot] = grade_one(course_dir, db_url, kit, path, lesson, nb, f"{STUDENT}{number}", cell_timeout)
+                outcomes[slot] = grade_one(course_dir, db_url, kit, path, lesson, nb, f"{STUDENT}{number}", options)
             except ThoroughError as e:
                 outcomes[slot] = e
     return outcomes

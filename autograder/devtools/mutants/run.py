@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+from ...config import grading_options, read_course_config
 from ...course import ASSIGNMENT, make_scratch_course, repo_root
 from ...grading.grade import grade_student
 from ...grading.results import Status
@@ -61,7 +62,8 @@ def run_mutants(jobs: int = 2, names: list[str] | None = None, workdir: Path | N
             write_submission(course, student_id(m), {m.notebook: submission_for(repo, m)})
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=ctx) as pool:
-            futures = [pool.submit(grade_student, course, ASSIGNMENT, student_id(m), db_url, feedback=False)
+            options = grading_options(read_course_config(course), feedback=False)
+            futures = [pool.submit(grade_student, course, ASSIGNMENT, student_id(m), db_url, options)
                        for m in chosen]
             results = [f.result() for f in futures]
     rows = []
