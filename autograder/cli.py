@@ -82,33 +82,40 @@ def cmd_grade(args) -> int:
     return 0
 
 
-def cmd_runs(args) -> int:
-    from .classroom.history import History, HistoryError
-    from .classroom.regrade import gradebook_url, run_rows, runs_csv, runs_text
+def from_history(command: str, args, read) -> int:
+    """Print what ``read(history)`` makes of the course's recorded grade runs (exit 2 with the reason if none)."""
+    from .classroom.history import History
+    from .classroom.regrade import gradebook_url
 
     try:
         with History(gradebook_url(Path(args.course_dir), args.db_url)) as history:
-            rows = run_rows(history, args.assignment)
-    except (ValueError, HistoryError) as e:
-        print(f"runs: {e}", file=sys.stderr)
+            text = read(history)
+    except ValueError as e:  # HistoryError too: no such run, no runs recorded
+        print(f"{command}: {e}", file=sys.stderr)
         return 2
-    print(runs_csv(rows) if args.csv else runs_text(rows), end="" if args.csv else "\n")
+    print(text, end="" if text.endswith("\n") else "\n")
     return 0
+
+
+def cmd_runs(args) -> int:
+    from .classroom.regrade import run_rows, runs_csv, runs_text
+
+    def show(history) -> str:
+        rows = run_rows(history, args.assignment)
+        return runs_csv(rows) if args.csv else runs_text(rows)
+
+    return from_history("runs", args, show)
 
 
 def cmd_diff(args) -> int:
     from .classroom.changes import diff_csv, format_diff
-    from .classroom.history import History, HistoryError
-    from .classroom.regrade import compare_runs, gradebook_url
+    from .classroom.regrade import compare_runs
 
-    try:
-        with History(gradebook_url(Path(args.course_dir), args.db_url)) as history:
-            comparison = compare_runs(history, args.assignment, args.from_run, args.to_run, args.student)
-    except (ValueError, HistoryError) as e:
-        print(f"diff: {e}", file=sys.stderr)
-        return 2
-    print(diff_csv(comparison) if args.csv else format_diff(comparison), end="" if args.csv else "\n")
-    return 0
+    def show(history) -> str:
+        comparison = compare_runs(history, args.assignment, args.from_run, args.to_run, args.student)
+        return diff_csv(comparison) if args.csv else format_diff(comparison)
+
+    return from_history("diff", args, show)
 
 
 def cmd_similarity(args) -> int:
