@@ -153,6 +153,22 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
     return charts
 
 
+def changes_section(changes) -> str:
+    """The report's "Changed since the last run": who went up or down and the tests behind it
+    (``changes``: a :class:`~autograder.classroom.changes.Comparison`, or None after a first run)."""
+    if changes is None:
+        return ""
+    from .changes import format_summary, points_text
+
+    rows = "".join(
+        f"<tr><td>{html.escape(c.student)}</td><td>{html.escape(t.name)}</td><td>{points_text(t.before) or '-'}</td>"
+        f"<td>{points_text(t.after) or '-'}</td><td>{html.escape(t.diagnosis or '')}</td></tr>"
+        for c in changes.students for t in c.tests)
+    header = "<tr><th>student</th><th>test</th><th>before</th><th>after</th><th>diagnosis</th></tr>"
+    return (f"<h2>Changed since the last run</h2>\n<pre>{html.escape(format_summary(changes))}</pre>\n"
+            f"<table>{header}{rows}</table>")
+
+
 def write_report(results: list[StudentResult], folder: Path, assignment: str, sections: tuple[str, ...] = ()) -> Path:
     """``sections``: further HTML parts of other steps (the similarity listing), placed before the students."""
     folder.mkdir(parents=True, exist_ok=True)
