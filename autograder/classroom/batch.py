@@ -94,12 +94,15 @@ class BatchOutcome:
 
 
 def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
-                   grading: GradingOptions, progress: Progress, done: dict[str, StudentResult]) -> None:
+                   grading: GradingOptions, progress: Progress, done: dict[str, StudentResult],
+                   on_graded=None) -> None:
     """The same batch on a Dask cluster (see :mod:`.dask_pool`); state files are written here, as results arrive."""
     from .dask_pool import ClusterError, grade_on_cluster
 
     def on_result(student: str, result: StudentResult, final: bool) -> None:
         if final:
+            if on_graded:
+                on_graded(result)
             save_state(course, assignment, result, todo[student])
         done[student] = result
         progress.advance(result)
@@ -112,9 +115,13 @@ def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str,
 
 
 def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str, Path], options: BatchOptions,
-              progress: Progress | None = None, grading: GradingOptions | None = None) -> BatchOutcome:
+              progress: Progress | None = None, grading: GradingOptions | None = None,
+              on_graded=None) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order.  ``grading``:
-    the run's options, by default ``options.grading`` of the course's config."""
+    the run's options, by default ``options.grading`` of the course's config.
+
+    ``on_graded(result)`` sees each student's final result before their state file is written (the run
+    history records it there), so a student the state calls graded was always recorded."""
     start = time.monotonic()
     course = Course(course_dir)
     grading = grading or options.grading(course.config)
@@ -136,7 +143,7 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
 
     pending = list(todo)
     if options.scheduler:
-        _grade_on_dask(course, assignment, db_url, todo, options, grading, progress, done)
+        _grade_on_dask(course, assignment, db_url, todo, options, grading, progress, done, on_graded)
         pending = []
     ctx = multiprocessing.get_context("spawn")
     while pending:
@@ -153,6 +160,8 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
                             raise
                         except Exception as e:  # noqa: BLE001 - the batch goes on; the reason is recorded
                             result = StudentResult(student, Status.FAILED, f"grading crashed: {type(e).__name__}: {e}")
+                        if on_graded:
+                            on_graded(result)
                         save_state(course, assignment, result, todo[student])
                         done[student] = result
                         pending.remove(student)

@@ -33,18 +33,22 @@ def name_students(gb, roster: dict[str, dict[str, str]]) -> None:
     gb.db.commit()
 
 
-def sort_rows(target: Path, key: str) -> None:
-    """Rewrite the CSV at ``target`` with its rows sorted by column ``key`` (its header kept first)."""
+def sort_rows(target: Path, key: str, keep: set[str] | None = None) -> None:
+    """Rewrite the CSV at ``target`` with its rows sorted by column ``key`` (its header kept first);
+    with ``keep``, only the rows whose ``key`` is in it."""
     with open(target, newline="", encoding="utf-8") as f:
         header, *rows = list(csv.reader(f))
     column = header.index(key)
+    rows = [row for row in rows if keep is None or row[column] in keep]
     with open(target, "w", newline="", encoding="utf-8") as f:
         csv.writer(f, lineterminator="\n").writerows([header, *sorted(rows, key=lambda row: row[column])])
 
 
-def export_grades(db_url: str, assignment: str, target: Path, roster: dict[str, dict[str, str]] | None = None) -> Path:
+def export_grades(db_url: str, assignment: str, target: Path, roster: dict[str, dict[str, str]] | None = None,
+                  students: set[str] | None = None) -> Path:
     """grades.csv with nbgrader's columns, written by nbgrader's CsvExportPlugin, one row per student sorted
-    by student id; names and emails the gradebook lacks come from ``roster`` (:func:`~.lms.load_roster`)."""
+    by student id (``students``: only these); names and emails the gradebook lacks come from ``roster``
+    (:func:`~.lms.load_roster`)."""
     from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
 
@@ -53,7 +57,7 @@ def export_grades(db_url: str, assignment: str, target: Path, roster: dict[str, 
         if roster:
             name_students(gb, roster)
         plugin.export(gb)
-    sort_rows(target, "student_id")
+    sort_rows(target, "student_id", students)
     return target
 
 

@@ -82,7 +82,8 @@ def expected_notebooks(course: Course, assignment: str) -> dict[str, dict[str, d
 
 def notebook_points(expected: dict[str, dict[str, dict]]) -> dict[str, float]:
     """Notebook name -> the points of its graded cells (from :func:`expected_notebooks`)."""
-    return {name: float(sum(c["points"] or 0 for c in cells.values() if c["grade"])) for name, cells in expected.items()}
+    return {name: float(sum(c["points"] or 0 for c in cells.values() if c["grade"]))
+            for name, cells in expected.items()}
 
 
 def _run(converter_cls, config: Config, assignment: str, student: str, force: bool = True) -> dict:
