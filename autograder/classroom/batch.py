@@ -98,7 +98,8 @@ class BatchOutcome:
 
 
 def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
-                   grading: GradingOptions, progress: Progress, done: dict[str, StudentResult]) -> None:
+                   grading: GradingOptions, progress: Progress, done: dict[str, StudentResult],
+                   on_graded=None) -> None:
     """The same batch on a Dask cluster (see :mod:`.dask_pool`); state files are written here, as results arrive."""
     from .dask_pool import ClusterError, grade_on_cluster
 
@@ -106,6 +107,8 @@ def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str,
         if result.status is Status.ERROR:  # the kit's side failed: no grade, no state, graded again next run
             forget_grading(course, assignment, student, db_url)
         elif final:
+            if on_graded:
+                on_graded(result)
             save_state(course, assignment, result, todo[student])
         done[student] = result
         progress.advance(result)
@@ -167,9 +170,9 @@ class LocalPool:
     """
 
     def __init__(self, course: Course, assignment: str, db_url: str, todo: dict[str, str], grading: GradingOptions,
-                 progress: Progress, done: dict[str, StudentResult]):
+                 progress: Progress, done: dict[str, StudentResult], on_graded=None):
         self.course, self.assignment, self.db_url, self.todo = course, assignment, db_url, todo
-        self.grading, self.progress, self.done = grading, progress, done
+        self.grading, self.progress, self.done, self.on_graded = grading, progress, done, on_graded
         self.pending = list(todo)
         self.deaths: dict[str, int] = {}
         self.stop = ""
@@ -215,6 +218,8 @@ class LocalPool:
     def finish(self, student: str, result: StudentResult) -> None:
         if result.status is not Status.ERROR:
             try:
+                if self.on_graded:  # sees the final result before the state file is written
+                    self.on_graded(result)
                 save_state(self.course, self.assignment, result, self.todo[student])
             except OSError as e:  # the grade is not whole without its state: take it back
                 result = StudentResult(student, Status.ERROR, exception_fault(e))
@@ -231,9 +236,13 @@ class LocalPool:
 
 
 def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str, Path], options: BatchOptions,
-              progress: Progress | None = None, grading: GradingOptions | None = None) -> BatchOutcome:
+              progress: Progress | None = None, grading: GradingOptions | None = None,
+              on_graded=None) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order.  ``grading``:
-    the run's options, by default ``options.grading`` of the course's config."""
+    the run's options, by default ``options.grading`` of the course's config.
+
+    ``on_graded(result)`` sees each student's final result before their state file is written (the run
+    history records it there), so a student the state calls graded was always recorded."""
     start = time.monotonic()
     course = Course(course_dir)
     grading = grading or options.grading(course.config)
@@ -254,9 +263,9 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
     progress.start(len(todo), skipped=outcome.skipped)
 
     if options.scheduler:
-        _grade_on_dask(course, assignment, db_url, todo, options, grading, progress, done)
+        _grade_on_dask(course, assignment, db_url, todo, options, grading, progress, done, on_graded)
     else:
-        LocalPool(course, assignment, db_url, todo, grading, progress, done).run()
+        LocalPool(course, assignment, db_url, todo, grading, progress, done, on_graded).run()
     progress.finish()
     outcome.results = [done[s] for s in students]
     outcome.graded = sum(r.status is Status.GRADED for r in outcome.results)

@@ -299,7 +299,7 @@ def check_workers(client, sandbox: bool) -> list[str]:
             problems.append(f"worker {address} ({status['host']}) {status['refused']}")
     if problems:
         raise ClusterError("refusing to grade on this cluster:\n  " + "\n  ".join(problems) +
-                           "\nEvery worker needs the same version of the kit and a working bubblewrap (see README).")
+                           "\nEvery worker needs the same version of the kit and a working bubblewrap (see docs/dask.md).")
     return sorted(statuses)
 
 

@@ -202,7 +202,8 @@ def _test_output(test) -> str:
     if test.points >= test.max_points:
         return "Passed."
     lines = [f"Partial credit: {test.points:g} of {test.max_points:g}."] if test.points > 0 else []
-    plain = test.diagnosis in ("missing", NOT_GRADED) or (test.message or "").startswith(f"{test.diagnosis}:")  # not a misconception
+    # a missing cell or notebook, or an error told as "Name: message", is not a misconception
+    plain = test.diagnosis in ("missing", NOT_GRADED) or (test.message or "").startswith(f"{test.diagnosis}:")
     if test.diagnosis and test.message and not plain:
         lines.append(f"Diagnosis [{test.diagnosis}]: {test.message}")
     elif test.message:

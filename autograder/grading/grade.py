@@ -21,10 +21,11 @@ from traitlets.config import Config
 
 from ..config import GradingOptions, grading_options, read_course_config
 from ..course import STAGING, Course, ensure_tools_on_path, sqlite_url
+from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
 from .execute import TIMING_KEY, notebook_seconds
 from .faults import exception_fault, kit_fault
-from .intake import locked_cells, read_notebook, stage_submission
+from .intake import locked_cells, stage_submission
 from .results import NOT_GRADED, Status, StudentResult, TestResult, notebook_failures, run_problems
 from .verdicts import NO_VERDICT, recorded_verdicts
 
@@ -83,7 +84,8 @@ def expected_notebooks(course: Course, assignment: str) -> dict[str, dict[str, d
 
 def notebook_points(expected: dict[str, dict[str, dict]]) -> dict[str, float]:
     """Notebook name -> the points of its graded cells (from :func:`expected_notebooks`)."""
-    return {name: float(sum(c["points"] or 0 for c in cells.values() if c["grade"])) for name, cells in expected.items()}
+    return {name: float(sum(c["points"] or 0 for c in cells.values() if c["grade"]))
+            for name, cells in expected.items()}
 
 
 def _run(converter_cls, config: Config, assignment: str, student: str, force: bool = True) -> dict:

@@ -19,9 +19,10 @@ from ..cells import grade_id, is_test_cell
 from ..config import CONFIG_FILE, SANDBOX_SWITCH, GradingOptions, KitConfig, grading_options
 from ..course import ASSIGNMENT, NOTEBOOKS, Course, register_assignment, repo_root, sqlite_url
 from ..grading.canary import CanaryFailed, run_canary
-from ..grading.intake import locked_cells, read_notebook, renamed_from
+from ..grading.intake import locked_cells, renamed_from
 from ..grading.notes import group_notes, split_notes
 from ..grading.results import NOT_GRADED, Status, TestResult
+from ..notebooks import read_notebook
 from .selfcheck import NOT_IMPLEMENTED, CheckRow, practice_rows, practice_summary, table
 
 STUDENT = "self"
