@@ -125,6 +125,6 @@ def test_student_code_changing_its_inputs_cannot_change_a_check(changed_under_ch
         f"student code changed the arrays of these checks in place: {sorted(set(changed_under_checks['changed']))}")
     # the checks that judge in-place changes still see them
     watching = {"softmax_values": "side-effect", "attention_values": "side-effect",
-                "permutation_gap_no_pos": "side-effect", "numerical_gradient_restore": "no-restore", "positional_forward": "side-effect",
-                "layer_forward": "side-effect"}
+                "permutation_gap_no_pos": "side-effect", "numerical_gradient_restore": "no-restore",
+                "positional_forward": "side-effect", "layer_forward": "side-effect"}
     assert {f: verdicts[f] for f in watching} == watching

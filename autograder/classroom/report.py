@@ -50,7 +50,7 @@ def figures(results: list[StudentResult]) -> ClassFigures:
                   key=lambda x: -x[1])[:10]
     return ClassFigures(
         students=len(results), graded=len(graded),
-        failed=[(r.student, r.reason if r.status is Status.FAILED else f"not graded, a fault of the kit's side: {r.reason}")
+        failed=[(r.student, r.reason if r.status is Status.FAILED else f"not graded, the kit's side failed: {r.reason}")
                 for r in results if r.status in (Status.FAILED, Status.ERROR)],
         scores=[r.score for r in graded], max_score=max((r.max_score for r in graded), default=0.0),
         pass_rate=[(k, passes[k] / totals[k]) for k in sorted(totals)],
