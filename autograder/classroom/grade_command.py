@@ -64,10 +64,13 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         from .dask_pool import default_scheduler
 
         options.scheduler = default_scheduler()
-    if options.scheduler and db_url.startswith("sqlite"):
-        raise GradingError(f"--scheduler {options.scheduler}: a Dask run needs a gradebook every worker reaches, and "
-                           f"{db_url} is a file on this machine. Give a PostgreSQL gradebook with "
-                           "--db-url postgresql://USER@HOST/DB (see README, Grading on a Dask cluster)")
+    if options.scheduler:
+        from .dask_pool import ClusterError, refuse_local_gradebook
+
+        try:
+            refuse_local_gradebook(db_url)
+        except ClusterError as e:
+            raise GradingError(f"--scheduler {options.scheduler}: {e}") from None
     if grading.sandbox and not options.scheduler:  # on a cluster, every worker checks its own
         try:
             check_sandbox()

@@ -62,6 +62,25 @@ def check_sandbox() -> None:
             "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your permissions")
 
 
+def choose_sandbox() -> tuple[bool, str | None]:
+    """For a grading where bubblewrap may well be missing (a Gradescope container, a student's own machine):
+    (True, None) when it works here, (False, why not) when it is switched off (``AUTOGRADER_SANDBOX=off``)
+    or cannot run; raises SandboxUnavailable when ``AUTOGRADER_SANDBOX`` asks for it by name and it cannot
+    run (no quiet fallback).  The instructor's ``grade`` does not choose: it refuses without a sandbox."""
+    from ..config import SANDBOX_SWITCH, kit_options
+
+    chosen = os.environ.get(SANDBOX_SWITCH)
+    if not kit_options().sandbox:
+        return False, f"{SANDBOX_SWITCH}={chosen}"
+    try:
+        check_sandbox()
+    except SandboxUnavailable as e:
+        if chosen:
+            raise SandboxUnavailable(f"{SANDBOX_SWITCH}={chosen}, but {e}") from None
+        return False, str(e)
+    return True, None
+
+
 def hidden_roots(extra: list[str]) -> list[str]:
     """Folders to cover: the kit's repository (when the package lives in one) and the course roots."""
     roots = {str(PACKAGE_DIR.parent)} if (PACKAGE_DIR.parent / "pyproject.toml").exists() else set()
@@ -106,11 +125,11 @@ def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_b
     tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp"]
     cmd = [bwrap_path(), "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid", "--unshare-ipc",
            "--unshare-uts", *system_view(), "--dev", "/dev", "--proc", "/proc", *tmp]
-    for root in hidden_roots(hide):
+    covered = hidden_roots(hide)
+    for root in covered:
         cmd += ["--tmpfs", root]
     # the Python environment (a .venv inside the repository is covered above) comes back read-only
     cmd += ["--ro-bind", sys.prefix, sys.prefix]
-    covered = hidden_roots(hide)
     if public is not None:
         cmd += ["--ro-bind", str(public), str(PACKAGE_DIR)]
     else:
