@@ -8,11 +8,11 @@ from ..course import Course, CourseError, assignment_notebooks, not_a_course_roo
 from ..grading.grade import course_config
 from ..grading.notes import grouped_reason
 from ..grading.results import Status
-from ..sandbox import SandboxUnavailable, check_sandbox
+from ..sandbox import SandboxUnavailable, check_sandbox, describe
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
 from .export import export_grades, export_tests
 from .lms import load_roster
-from ..sandbox.limits import LimitUnavailable, ResourceLimits, describe
+from ..sandbox.limits import LimitUnavailable, ResourceLimits
 from .progress import Progress
 from .report import figures, text_report, write_report
 from .similarity_command import after_grading
