@@ -70,26 +70,62 @@ def cmd_grade(args) -> int:
 
     options = BatchOptions(jobs=args.jobs, force=args.force, notebook_budget=args.notebook_budget,
                            cell_timeout=args.cell_timeout, scheduler=args.scheduler)
+    from .classroom.dry_run import dry_run
+
+    run = dry_run if args.dry_run else grade_assignment  # a dry run is the same run, in scratch space
     try:
-        grade_assignment(Path(args.course_dir), args.assignment, db_url=args.db_url, students=args.student or None,
-                         options=options, progress=Progress(quiet=None))
+        outcome = run(Path(args.course_dir), args.assignment, db_url=args.db_url, students=args.student or None,
+                      options=options, progress=Progress(quiet=None))
     except GradingError as e:
         print(f"grade: {e}", file=sys.stderr)
         return 2
+    return 1 if outcome.errors else 0  # a student the kit failed on is not graded: cron and CI must notice
+
+
+def from_history(command: str, args, read) -> int:
+    """Print what ``read(history)`` makes of the course's recorded grade runs (exit 2 with the reason if none)."""
+    from .classroom.history import History
+    from .classroom.regrade import gradebook_url
+
+    try:
+        with History(gradebook_url(Path(args.course_dir), args.db_url)) as history:
+            text = read(history)
+    except ValueError as e:  # HistoryError too: no such run, no runs recorded
+        print(f"{command}: {e}", file=sys.stderr)
+        return 2
+    print(text, end="" if text.endswith("\n") else "\n")
     return 0
+
+
+def cmd_runs(args) -> int:
+    from .classroom.regrade import run_rows, runs_csv, runs_text
+
+    def show(history) -> str:
+        rows = run_rows(history, args.assignment)
+        return runs_csv(rows) if args.csv else runs_text(rows)
+
+    return from_history("runs", args, show)
+
+
+def cmd_diff(args) -> int:
+    from .classroom.changes import diff_csv, format_diff
+    from .classroom.regrade import compare_runs
+
+    def show(history) -> str:
+        comparison = compare_runs(history, args.assignment, args.from_run, args.to_run, args.student)
+        return diff_csv(comparison) if args.csv else format_diff(comparison)
+
+    return from_history("diff", args, show)
 
 
 def cmd_similarity(args) -> int:
     from .classroom.similarity_command import run_similarity, similarity_options, summary
 
-    from .course import Course
-
     course_dir = Path(args.course_dir).resolve()
-    report_dir = Course(course_dir).reports(args.assignment)
     past = str(Path(args.past).resolve()) if args.past else None  # from here; the config's from the course
     options = similarity_options(course_dir, threshold=args.threshold, past=past)
     try:
-        outcome = run_similarity(course_dir, args.assignment, report_dir, options)
+        outcome = run_similarity(course_dir, args.assignment, None, options)
     except ValueError as e:
         print(f"similarity: {e}", file=sys.stderr)
         return 2
@@ -123,7 +159,8 @@ def cmd_export(args) -> int:
         export_to_lms(Path(args.course_dir), args.assignment, to=args.to, roster=Path(args.roster) if args.roster else None,
                       out=Path(args.out) if args.out else None, db_url=args.db_url, assignment_id=args.assignment_id,
                       missing_as_zero=args.missing_as_zero, moodle_id=args.moodle_id,
-                      feedback=Path(args.feedback_zip) if args.feedback_zip else None)
+                      feedback=Path(args.feedback_zip) if args.feedback_zip else None,
+                      changed_since=args.changed_since)
     except ValueError as e:
         print(f"export: {e}", file=sys.stderr)
         return 2
@@ -170,7 +207,8 @@ def cmd_build(args) -> int:
 
 def add_check_command(sub, kit_root: Path | None) -> None:
     p = sub.add_parser("check", help="run a notebook's visible self-checks and practice exercises and print a table "
-                                     "(exit 0: every graded self-check passes); --thorough: grade it with the hidden checks")
+                                     "(exit 0: every graded self-check passes); --thorough: grade it with the hidden "
+                                     "checks")
     p.add_argument("notebooks", nargs="+", help="student notebooks (.ipynb)")
     p.add_argument("--timeout", type=int, default=None, help=f"seconds per cell (default: {DEFAULT_TIMEOUT}; with "
                                                              "--thorough, the kit's own)")
@@ -201,6 +239,12 @@ def check_only(argv, missing: ModuleNotFoundError) -> int:
               "Without --thorough, check runs the notebook's self-checks with NumPy alone.", file=sys.stderr)
         return 2
     return args.func(args)
+
+
+def course_arguments(p) -> None:
+    """--course-dir and --db-url, as every command that reads the gradebook takes them."""
+    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
+    p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
 
 
 def main(argv=None) -> int:
@@ -239,7 +283,29 @@ def main(argv=None) -> int:
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
                    help="grade on this Dask cluster, one task per student (default: Dask's own "
                         "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url")
+    p.add_argument("--dry-run", action="store_true",
+                   help="grade in scratch space and print what would change against the recorded grades; "
+                        "the gradebook, grades.csv, feedback, reports and the run history stay as they were")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("runs", help="the recorded grade runs of an assignment: when, students graded, class mean, "
+                                    "what changed in the grading inputs")
+    p.add_argument("assignment")
+    p.add_argument("--csv", action="store_true", help="CSV: run, started, finished, students, mean (oldest first)")
+    course_arguments(p)
+    p.set_defaults(func=cmd_runs)
+
+    p = sub.add_parser("diff", help="per-student, per-test changes between two recorded grade runs "
+                                    "(default: the last two)")
+    p.add_argument("assignment")
+    p.add_argument("--from", dest="from_run", type=int, metavar="RUN", help="the earlier run (default: the one "
+                                                                            "before --to)")
+    p.add_argument("--to", dest="to_run", type=int, metavar="RUN", help="the later run (default: the last)")
+    p.add_argument("--student", nargs="+", help="only these students")
+    p.add_argument("--csv", action="store_true", help="CSV: student, notebook, test, before, after "
+                                                      "(one row per changed test)")
+    course_arguments(p)
+    p.set_defaults(func=cmd_diff)
 
     p = sub.add_parser("similarity", help="rank the pairs of students whose solution cells are most alike, per "
                        "notebook (reports/ASSIGNMENT/similarity.csv and .html; `grade` runs it too)")
@@ -274,6 +340,8 @@ def main(argv=None) -> int:
                    help="also pack every feedback HTML under the student's LMS file name (default: %(const)s)")
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
+    p.add_argument("--changed-since", type=int, metavar="RUN",
+                   help="only the students whose score changed since this recorded grade run (see `runs`)")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("gradescope", help="build autograder.zip for a Gradescope programming assignment")

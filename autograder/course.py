@@ -139,6 +139,16 @@ class Course:
     def state_file(self, assignment: str, student: str) -> Path:
         return self.state_folder(assignment) / f"{student}.json"
 
+    @property
+    def canary_records(self) -> Path:
+        """One empty file per canary that passed here, named by what it depended on (grading.canary)."""
+        return self.kit / "canary"
+
+    def in_flight_note(self, assignment: str, student: str) -> Path:
+        """While a worker grades ``student``, the worker's process id (for an operator looking at a stuck or
+        dying run, and for the tests that kill that worker)."""
+        return self.state_folder(assignment) / f".{student}.grading"
+
     def verdict_record(self, assignment: str, student: str) -> Path:
         """The cells whose score the kit set to 0 (its hidden check did not pass them) in the last grading."""
         return self.kit / "overrides" / assignment / f"{student}.json"

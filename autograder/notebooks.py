@@ -78,5 +78,6 @@ def read_notebook(path: Path, *, validate: bool = True):
         nbformat.validate(nb)
     except Exception as e:  # noqa: BLE001 - nbformat raises several kinds; the reason is what matters
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"{path.name}: not a valid notebook (nbformat {raw.get('nbformat', '?')}): {first[:200]}") from None
+        raise ValueError(f"{path.name}: not a valid notebook (nbformat {raw.get('nbformat', '?')}): "
+                         f"{first[:200]}") from None
     return nb

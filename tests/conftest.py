@@ -8,6 +8,7 @@ import pwd
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -20,6 +21,9 @@ from autograder.devtools.personas import filled_notebook, write_submission
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+# the canary (grading.canary) grades the reference once per kit, Python and course config in this test session,
+# not once per scratch course: the suite grades dozens of identical ones (xdist workers inherit this)
+os.environ.setdefault("AUTOGRADER_CANARY_CACHE", tempfile.mkdtemp(prefix="kit-canary-"))
 ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
@@ -101,6 +105,36 @@ def noisy_solution() -> dict[str, nbformat.NotebookNode]:
             overrides[grade_id] = "\n".join(out)
         notebooks[name] = filled_notebook(REPO, name, overrides)
     return notebooks
+
+
+@contextlib.contextmanager
+def small_file_system(folder: Path, megabytes: int):
+    """``folder`` as a file system of its own of ``megabytes`` (a size-capped tmpfs), to fill up in a test;
+    skips where this process may not mount one (it needs root, or CAP_SYS_ADMIN)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m,mode=755", "tmpfs", str(folder)],
+                                 capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        pytest.skip(f"cannot mount a small file system for this test: {e}")
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system for this test (needs root): {mounted.stderr.strip()[:200]}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, timeout=30)
+
+
+def sandbox_or_skip() -> None:
+    """Skip a test about the sandbox itself where bubblewrap cannot start one here (not installed, or no user
+    namespaces for this user), with the kit's own reason; grading elsewhere falls back as configured."""
+    from autograder.sandbox import SandboxUnavailable, bwrap_path, check_sandbox
+
+    try:
+        bwrap_path()
+        check_sandbox()
+    except SandboxUnavailable as e:
+        pytest.skip(f"the sandbox cannot run on this machine: {e}")
 
 
 def stub_submission() -> dict[str, str]:

@@ -11,7 +11,7 @@ import pytest
 
 from autograder.channel import wire
 from autograder.channel.client import Server
-from autograder.channel.fixtures import Fixture
+from autograder.channel.fixtures import Fixture, watch, watching
 from autograder.channel.proxy import ChannelBroken, RemoteError, Session
 
 
@@ -66,7 +66,9 @@ def test_construct_call_and_attributes_cross_as_plain_data():
     c.n = 7
     assert c.n == 7
     x = np.zeros(3)
-    assert c.bump(x) == 3.0 and list(x) == [1, 1, 1], "in-place changes come back (copy-in, copy-out)"
+    assert c.bump(x) == 3.0 and list(x) == [0, 0, 0], "student code changes its own copy, never the check's array"
+    with watching():
+        assert c.bump(watch(x)) == 3.0 and list(x) == [1, 1, 1], "a watched array gets the changes back"
     session.done(None)
 
 
@@ -101,7 +103,10 @@ def test_a_fixture_is_built_over_the_kernels_copy_of_its_array():
     x = np.array([1.0, 2.0])
     f = Fixture("cubic", x)
     assert Remote(2).nudge(f, x) == pytest.approx(2**3 + 2 * 2**2 + 2**3 + 2 * 2**2)
-    assert list(x) == [2.0, 2.0] and f.calls == 1
+    assert list(x) == [1.0, 2.0] and f.calls == 1, "the nudge stays in the kernel's copy"
+    with watching():
+        assert Remote(2).nudge(f, watch(x)) == pytest.approx(2 * (2**3 + 2 * 2**2))
+    assert list(x) == [2.0, 2.0] and f.calls == 2, "one array on both sides, changes seen where watched"
     session.done(None)
 
 

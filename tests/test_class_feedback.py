@@ -17,8 +17,11 @@ import nbformat
 import pytest
 
 from autograder.cells import is_test_cell
+from autograder.classroom.report import figures, text_report
 from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.devtools.personas import write_submission
+from autograder.grading.notes import group_notes, grouped_reason
+from autograder.grading import results
 
 from .conftest import kit, new_course, persona_notebooks
 
@@ -130,3 +133,30 @@ def test_report_summary_wraps_and_its_charts_are_drawn(graded_class):
     assert all((folder / name).stat().st_size > 0 for name in ("scores.png", "pass_rate.png", "misconceptions.png"))
     page = (folder / "index.html").read_text()
     assert "pre{white-space:pre-wrap" in page.replace(" ", "")  # the summary block wraps instead of running off
+
+
+# --- in this process: the grouping and the counting themselves ---------------------------------------
+
+def test_group_notes_collapses_a_kind_and_keeps_a_note_alone():
+    notes = ["01_why_position.ipynb: not a notebook: invalid JSON at line 445, column 5"]
+    notes += [f"03_sinusoidal: locked cell `test-{i}` was edited (the original is graded)" for i in range(5)]
+    notes += ["02_token_embeddings.ipynb: missing from the submission (0 points)",
+              "04_learned_positions.ipynb: missing from the submission (0 points)", "05_embedding_layer: timed out"]
+    assert group_notes(notes) == [
+        notes[0],
+        "locked cell was edited (the original is graded) ×5: 03_sinusoidal `test-0`, 03_sinusoidal `test-1`, "
+        "03_sinusoidal `test-2` and 2 more",
+        "missing from the submission (0 points) ×2: 02_token_embeddings.ipynb, 04_learned_positions.ipynb",
+        "05_embedding_layer: timed out"]
+    assert grouped_reason("; ".join(notes[:2])) == "; ".join(notes[:2])  # one of a kind is left as written
+
+
+def test_a_notebook_that_was_not_graded_is_neither_passed_nor_failed():
+    def student(sid, diagnosis, points):  # (results.TestResult by its module: pytest would collect the name)
+        return results.StudentResult(sid, results.Status.GRADED, "", points, 10, 0,
+                                     [results.TestResult("n1", "t1", points, 10, diagnosis)])
+
+    f = figures([student("a", None, 10), student("b", results.NOT_GRADED, 0), student("c", "wrong-value", 0)])
+    assert f.pass_rate == [("n1/t1", 0.5)] and f.ran == {"n1/t1": 2}
+    assert f.not_graded == [("b", "n1")]
+    assert "n1/t1 50% of 2" in text_report(f) and "left out of the pass rates): 1: b/n1" in text_report(f)

@@ -30,9 +30,10 @@ def test_a_folder_that_is_not_a_course_says_so_and_names_course_dir(tmp_path, ca
 def test_a_misspelt_assignment_gets_the_closest_name(tmp_path, capsys, command):
     shutil.copytree(REPO / "source" / ASSIGNMENT, tmp_path / "source" / ASSIGNMENT)
     shutil.copy(REPO / "nbgrader_config.py", tmp_path / "nbgrader_config.py")
-    code, err = run(capsys, command, "embedings", *(["."] if command == "collect" else []), "--course-dir", str(tmp_path))
+    source = ["."] if command == "collect" else []
+    code, err = run(capsys, command, "embedings", *source, "--course-dir", str(tmp_path))
     assert code == 2
     assert f"unknown assignment 'embedings': no source notebooks in {tmp_path / 'source' / 'embedings'}; " \
            f"did you mean '{ASSIGNMENT}'?" in err
-    code, err = run(capsys, command, "lesson-zero", *(["."] if command == "collect" else []), "--course-dir", str(tmp_path))
+    code, err = run(capsys, command, "lesson-zero", *source, "--course-dir", str(tmp_path))
     assert code == 2 and f"the course has '{ASSIGNMENT}'" in err

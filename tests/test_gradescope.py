@@ -72,6 +72,7 @@ def run_autograder(root: Path, files: dict[str, object]) -> tuple[dict, str]:
     env.pop("AUTOGRADER_SANDBOX", None)  # run_autograder decides, as it does on Gradescope
     done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "canary: the reference solution" in done.stdout, done.stdout[-3000:]  # graded, or passed before
     if shutil.which("bwrap"):  # where bubblewrap works, student code runs inside it here too
         assert "sandbox: bubblewrap works in this container" in done.stdout
     text = (root / "results" / "results.json").read_text(encoding="utf-8")

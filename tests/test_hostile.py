@@ -26,7 +26,7 @@ from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook, write_submission
 from autograder.course import STAGING
 
-from .conftest import ENV, REPO, kit, nbgrader, new_course
+from .conftest import ENV, REPO, kit, nbgrader, new_course, sandbox_or_skip
 
 ATTACKS = Path(__file__).parent / "attacks"
 LESSON = "02_token_embeddings"
@@ -254,6 +254,7 @@ def folder_bytes(folder: Path) -> int:
 
 @pytest.fixture(scope="module")
 def hostile_course(tmp_path_factory):
+    sandbox_or_skip()  # the attacks are held by the sandbox: without one this file has nothing to show
     course = tmp_path_factory.mktemp("hostile") / "course"
     db_url = make_scratch_course(course)
     with open(course / "nbgrader_config.py", "a") as f:
@@ -448,8 +449,27 @@ def unprivileged_run_unavailable() -> str | None:
         return f"setpriv failed: {e}"
     if probe.returncode != 0:
         return f"bubblewrap does not run unprivileged here (no user namespaces?): {probe.stderr.strip()[:200]}"
-    if (os.stat(REPO).st_mode & 0o005) != 0o005:
-        return "the kit's repository is not readable by other users"
+    venv = Path(sys.prefix) if sys.prefix != sys.base_prefix else None
+    closed = folder_closed_to_others(REPO) or (venv and folder_closed_to_others(venv))
+    if closed:
+        return (f"uid {NOBODY} cannot reach the kit or its environment: {closed} is closed to other users "
+                "(mktemp -d makes mode 0700); clone the kit under a folder others may enter to run this test")
+    probe = subprocess.run(as_nobody([sys.executable, "-c", "import autograder.cli, nbgrader"]), cwd="/",
+                           capture_output=True, text=True, timeout=120)
+    if probe.returncode != 0:
+        return f"uid {NOBODY} cannot import the kit here: {probe.stderr.strip().splitlines()[-1:]}"
+    return None
+
+
+def folder_closed_to_others(path: Path) -> Path | None:
+    """The first folder on the way to ``path`` that other users may not enter or read, or None.  (A Python
+    installation under a closed folder is dealt with by ``as_nobody``; the kit and its venv are not.)"""
+    path = path.resolve()
+    for folder in [*reversed(path.parents), path]:
+        if folder == path and (os.stat(folder).st_mode & 0o005) != 0o005:
+            return folder
+        if not os.stat(folder).st_mode & 0o001:
+            return folder
     return None
 
 
@@ -473,6 +493,7 @@ def test_limits_hold_for_an_unprivileged_user():
     size-capped tmpfs and the watchdog must stop the attacks, and the honest student keeps full marks."""
     import shutil
     import tempfile
+    sandbox_or_skip()
     why = unprivileged_run_unavailable()
     if why:
         pytest.skip(why)

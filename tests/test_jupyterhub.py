@@ -27,7 +27,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook
 
-from .conftest import ENV, REPO, kit, new_course
+from .conftest import ENV, REPO, kit, new_course, sandbox_or_skip
 
 COURSE_ID = "embeddings"
 DIAGNOSIS = "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
@@ -96,6 +96,7 @@ def inbound(exchange: Path, student: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
+    sandbox_or_skip()  # each student's commands run as uid 1000 in a user namespace
     base = tmp_path_factory.mktemp("hub")
     exchange = base / "exchange"
     exchange.mkdir()

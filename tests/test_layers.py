@@ -122,6 +122,9 @@ def test_devtools_are_out_of_sight_in_the_sandbox(tmp_path):
 
     from autograder.sandbox import PACKAGE_DIR, bwrap_command
 
+    from .conftest import sandbox_or_skip
+
+    sandbox_or_skip()
     assert any((PACKAGE_DIR / "devtools" / "mutants").glob("lesson*.py"))  # there is something to hide
     probe = ("import json, os, autograder.hidden.lesson02; "
              f"print(json.dumps([os.listdir({str(PACKAGE_DIR / 'devtools')!r}), os.listdir({str(PACKAGE_DIR)!r})]))")

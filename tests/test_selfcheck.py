@@ -109,7 +109,8 @@ def test_a_cell_that_ends_the_python_fails_and_a_warning_fails_its_cell(tmp_path
 def test_cells_run_in_the_notebook_folder_with_its_modules_importable(tmp_path):
     (tmp_path / "helper.py").write_text("VALUE = 41\n")
     (tmp_path / "data.txt").write_text("1")
-    path = write_cells(tmp_path / "here.ipynb", "import helper", "assert helper.VALUE + int(open('data.txt').read()) == 42")
+    path = write_cells(tmp_path / "here.ipynb", "import helper",
+                       "assert helper.VALUE + int(open('data.txt').read()) == 42")
     assert [r.passed for r in run_self_checks(path)] == [True, True]
 
 
@@ -146,3 +147,11 @@ def test_practice_exercises_are_0_point_rows_pass_fail_or_not_done(tmp_path):
     assert "Traceback" not in result.stdout
     assert "7/7 self-checks pass (25/25 points" in result.stdout
     assert "practice exercises (not graded, 0 points): 1/3 pass, 1 not done" in result.stdout
+
+
+def test_checks_default_timeout_is_gradings():
+    """selfcheck writes the number itself (config imports traitlets, which a NumPy-only check lacks)."""
+    from autograder.config import CELL_TIMEOUT
+    from autograder.student.selfcheck import DEFAULT_TIMEOUT
+
+    assert DEFAULT_TIMEOUT == CELL_TIMEOUT

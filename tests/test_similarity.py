@@ -173,7 +173,7 @@ def course(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def outcome(course):
-    return run_similarity(course, ASSIGNMENT, course / "reports" / ASSIGNMENT, similarity_options(course))
+    return run_similarity(course, ASSIGNMENT, None, similarity_options(course))
 
 
 def by_notebook(outcome, notebook):

@@ -5,8 +5,8 @@ function.  With ``AUTOGRADER_CHANNEL`` in the environment, that call connects to
 requests until the checker says it is done:
 
 - ``call``: call a handle with plain-data arguments (arrays are fresh copies; after the call their
-  final contents go back, so in-place changes are seen by the check) and answer with the result,
-  or with the exception raised, by type name;
+  final contents go back, and the checker copies them into the check's arrays only where the check
+  watches one, see ``fixtures.watch``) and answer with the result, or with the exception raised, by type name;
 - ``getattr`` / ``setattr``: read or write an attribute of a handle.
 
 Anything that is not plain data (see ``wire``) is answered as a new handle.  At the end the checker

@@ -13,6 +13,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import shutil
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -20,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import GradingOptions, grading_options
-from ..course import Course
+from ..course import STAGING, Course
+from ..grading.faults import disk_full, exception_fault
 from ..grading.grade import grade_student
 from ..grading.results import Status, StudentResult
 from .progress import Progress
@@ -90,16 +92,23 @@ class BatchOutcome:
     graded: int = 0
     skipped: int = 0
     failed: int = 0
+    errors: int = 0       # students the kit's own side failed on: not graded, graded again next run
+    stopped: str = ""     # why the run stopped before the class was done (the disk is full), if it did
     seconds: float = 0.0
 
 
 def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
-                   grading: GradingOptions, progress: Progress, done: dict[str, StudentResult]) -> None:
+                   grading: GradingOptions, progress: Progress, done: dict[str, StudentResult],
+                   on_graded=None) -> None:
     """The same batch on a Dask cluster (see :mod:`.dask_pool`); state files are written here, as results arrive."""
     from .dask_pool import ClusterError, grade_on_cluster
 
     def on_result(student: str, result: StudentResult, final: bool) -> None:
-        if final:
+        if result.status is Status.ERROR:  # the kit's side failed: no grade, no state, graded again next run
+            forget_grading(course, assignment, student, db_url)
+        elif final:
+            if on_graded:
+                on_graded(result)
             save_state(course, assignment, result, todo[student])
         done[student] = result
         progress.advance(result)
@@ -111,10 +120,129 @@ def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str,
         raise GradingError(str(e)) from None
 
 
+WORKER_DEATHS = 2  # a submission in flight on this many dead grading workers is failed, with that reason
+KILLED_TWICE = ("its grading killed the grading worker process twice (out of memory, or killed by the system); "
+                "it was retried alone once and not graded")
+
+
+def forget_grading(course: Course, assignment: str, student: str, db_url: str) -> None:
+    """Remove whatever a grading of ``student`` that did not finish wrote (its autograded and feedback
+    folders, its staged copy, the kit's records of it, its submission in the gradebook), so that a
+    grade is there whole or not at all.  Files first: on a full disk they free the space the gradebook
+    needs to change."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    for step in ("autograded", "feedback", STAGING):
+        shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
+    for record in (course.state_file(assignment, student), course.verdict_record(assignment, student),
+                   course.in_flight_note(assignment, student)):
+        record.unlink(missing_ok=True)
+    try:
+        with Gradebook(db_url) as gb:
+            gb.remove_submission(assignment, student)
+    except MissingEntry:
+        pass
+
+
+def grade_in_worker(course_dir: Path, assignment: str, student: str, db_url: str,
+                    grading: GradingOptions) -> StudentResult:
+    """``grade_student`` in a pool worker, leaving the in-flight note (the worker's process id) while it runs."""
+    note = Course(course_dir).in_flight_note(assignment, student)
+    try:
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(str(os.getpid()))
+    except OSError:
+        pass  # only a note: grading goes on without it
+    try:
+        return grade_student(course_dir, assignment, student, db_url, grading)
+    finally:
+        note.unlink(missing_ok=True)
+
+
+class LocalPool:
+    """The class on local worker processes, at most ``jobs`` students in flight at a time.
+
+    A worker that dies (the OOM killer, an administrator) costs a retry, never another student: the
+    students in flight on it have what their grading wrote removed and are graded again, each alone,
+    so that a second death is charged to the one submission that caused it (failed, with that reason);
+    students not yet started are simply graded.  A fault of the kit's own side (status ``error``) leaves
+    no grade; a full disk stops the run, since every later student would meet it too.
+    """
+
+    def __init__(self, course: Course, assignment: str, db_url: str, todo: dict[str, str], grading: GradingOptions,
+                 progress: Progress, done: dict[str, StudentResult], on_graded=None):
+        self.course, self.assignment, self.db_url, self.todo = course, assignment, db_url, todo
+        self.grading, self.progress, self.done, self.on_graded = grading, progress, done, on_graded
+        self.pending = list(todo)
+        self.deaths: dict[str, int] = {}
+        self.stop = ""
+
+    def run(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        while self.pending and not self.stop:
+            suspects = [s for s in self.pending if self.deaths.get(s)]
+            queue = suspects[:1] or list(self.pending)  # after a death: those it may be charged to, one by one
+            workers = 1 if suspects else max(1, min(self.grading.jobs, len(queue)))
+            futures: dict = {}
+            try:
+                with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                    while futures or (queue and not self.stop):  # once stopped, the students in flight finish
+                        while queue and len(futures) < workers and not self.stop:
+                            student = queue.pop(0)
+                            future = pool.submit(grade_in_worker, self.course.root, self.assignment, student,
+                                                 self.db_url, self.grading)
+                            futures[future] = student
+                        finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+                        for future in finished:
+                            student = futures.pop(future)
+                            try:
+                                result = future.result()
+                            except BrokenProcessPool:
+                                futures[future] = student
+                                raise
+                            except Exception as e:  # noqa: BLE001 - the kit's own code raised: not the student's
+                                result = StudentResult(student, Status.ERROR, exception_fault(e))
+                            self.finish(student, result)
+            except BrokenProcessPool:
+                for student in futures.values():
+                    self.worker_died(student)
+        for student in list(self.pending):  # the run stopped before them
+            self.record(student, StudentResult(student, Status.ERROR, f"the run stopped before it: {self.stop}"))
+
+    def worker_died(self, student: str) -> None:
+        forget_grading(self.course, self.assignment, student, self.db_url)
+        self.deaths[student] = self.deaths.get(student, 0) + 1
+        if self.deaths[student] >= WORKER_DEATHS:
+            self.finish(student, StudentResult(student, Status.FAILED, KILLED_TWICE))
+
+    def finish(self, student: str, result: StudentResult) -> None:
+        if result.status is not Status.ERROR:
+            try:
+                if self.on_graded:  # sees the final result before the state file is written
+                    self.on_graded(result)
+                save_state(self.course, self.assignment, result, self.todo[student])
+            except OSError as e:  # the grade is not whole without its state: take it back
+                result = StudentResult(student, Status.ERROR, exception_fault(e))
+        if result.status is Status.ERROR:
+            forget_grading(self.course, self.assignment, student, self.db_url)
+            if disk_full(result.reason):
+                self.stop = result.reason
+        self.record(student, result)
+
+    def record(self, student: str, result: StudentResult) -> None:
+        self.done[student] = result
+        self.pending.remove(student)
+        self.progress.advance(result)
+
+
 def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str, Path], options: BatchOptions,
-              progress: Progress | None = None, grading: GradingOptions | None = None) -> BatchOutcome:
+              progress: Progress | None = None, grading: GradingOptions | None = None,
+              on_graded=None) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order.  ``grading``:
-    the run's options, by default ``options.grading`` of the course's config."""
+    the run's options, by default ``options.grading`` of the course's config.
+
+    ``on_graded(result)`` sees each student's final result before their state file is written (the run
+    history records it there), so a student the state calls graded was always recorded."""
     start = time.monotonic()
     course = Course(course_dir)
     grading = grading or options.grading(course.config)
@@ -134,40 +262,15 @@ def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str
     progress = progress or Progress(total=len(todo), quiet=True)
     progress.start(len(todo), skipped=outcome.skipped)
 
-    pending = list(todo)
     if options.scheduler:
-        _grade_on_dask(course, assignment, db_url, todo, options, grading, progress, done)
-        pending = []
-    ctx = multiprocessing.get_context("spawn")
-    while pending:
-        try:
-            with ProcessPoolExecutor(max_workers=max(1, min(grading.jobs, len(pending))), mp_context=ctx) as pool:
-                futures = {pool.submit(grade_student, course_dir, assignment, s, db_url, grading): s for s in pending}
-                while futures:
-                    finished, _ = wait(futures, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        student = futures.pop(future)
-                        try:
-                            result = future.result()
-                        except BrokenProcessPool:
-                            raise
-                        except Exception as e:  # noqa: BLE001 - the batch goes on; the reason is recorded
-                            result = StudentResult(student, Status.FAILED, f"grading crashed: {type(e).__name__}: {e}")
-                        save_state(course, assignment, result, todo[student])
-                        done[student] = result
-                        pending.remove(student)
-                        progress.advance(result)
-        except BrokenProcessPool:
-            # a worker process died (e.g. killed by the OS); record the students it had and go on
-            for student in list(pending):
-                if student in done:
-                    continue
-                result = StudentResult(student, Status.FAILED, "the grading worker process died")
-                done[student] = result
-            pending = [s for s in pending if s not in done]
+        _grade_on_dask(course, assignment, db_url, todo, options, grading, progress, done, on_graded)
+    else:
+        LocalPool(course, assignment, db_url, todo, grading, progress, done, on_graded).run()
     progress.finish()
     outcome.results = [done[s] for s in students]
     outcome.graded = sum(r.status is Status.GRADED for r in outcome.results)
     outcome.failed = sum(r.status is Status.FAILED for r in outcome.results)
+    outcome.errors = sum(r.status is Status.ERROR for r in outcome.results)
+    outcome.stopped = next((r.reason for r in outcome.results if r.status is Status.ERROR and disk_full(r.reason)), "")
     outcome.seconds = time.monotonic() - start
     return outcome

@@ -188,7 +188,7 @@ def _grade_in_scratch(parcel: Parcel) -> Returned:
             grader.give_back()
             result = json.loads(out.read_text())
         else:
-            result = StudentResult(parcel.student, Status.FAILED, f"grading crashed on worker {socket.gethostname()}: "
+            result = StudentResult(parcel.student, Status.ERROR, f"grading crashed on worker {socket.gethostname()}: "
                                    f"{grader.last_words()}").to_dict()
             grader.stop()
         return Returned(result, _files(course.folder("autograded", parcel.assignment, parcel.student)),
@@ -299,7 +299,7 @@ def check_workers(client, sandbox: bool) -> list[str]:
             problems.append(f"worker {address} ({status['host']}) {status['refused']}")
     if problems:
         raise ClusterError("refusing to grade on this cluster:\n  " + "\n  ".join(problems) +
-                           "\nEvery worker needs the same version of the kit and a working bubblewrap (see README).")
+                           "\nEvery worker needs the same version of the kit and a working bubblewrap (see docs/dask.md).")
     return sorted(statuses)
 
 
@@ -353,9 +353,9 @@ def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: 
             try:
                 result = keep(course_dir, assignment, student, future.result())
             except WorkerRefused as e:
-                result, final = StudentResult(student, Status.FAILED, f"refused: {e}"), False
-            except (FutureCancelledError, Exception) as e:  # noqa: BLE001 - recorded; the batch goes on
-                result = StudentResult(student, Status.FAILED, f"grading failed on the cluster: {type(e).__name__}: {e}")
+                result, final = StudentResult(student, Status.ERROR, f"refused: {e}"), False
+            except (FutureCancelledError, Exception) as e:  # noqa: BLE001 - the cluster's fault: not graded
+                result = StudentResult(student, Status.ERROR, f"grading failed on the cluster: {type(e).__name__}: {e}")
                 final = "KilledWorker" not in type(e).__name__
             on_result(student, result, final)
     finally:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 from ..grading.results import StudentResult
@@ -33,27 +34,39 @@ def name_students(gb, roster: dict[str, dict[str, str]]) -> None:
     gb.db.commit()
 
 
-def sort_rows(target: Path, key: str) -> None:
-    """Rewrite the CSV at ``target`` with its rows sorted by column ``key`` (its header kept first)."""
+def sort_rows(target: Path, key: str, keep: set[str] | None = None, leave_out: set[str] = frozenset()) -> None:
+    """Rewrite the CSV at ``target`` with its rows sorted by column ``key`` (its header kept first);
+    with ``keep``, only the rows whose ``key`` is in it; never the rows whose ``key`` is in ``leave_out``."""
     with open(target, newline="", encoding="utf-8") as f:
         header, *rows = list(csv.reader(f))
     column = header.index(key)
+    rows = [row for row in rows if (keep is None or row[column] in keep) and row[column] not in leave_out]
     with open(target, "w", newline="", encoding="utf-8") as f:
         csv.writer(f, lineterminator="\n").writerows([header, *sorted(rows, key=lambda row: row[column])])
 
 
-def export_grades(db_url: str, assignment: str, target: Path, roster: dict[str, dict[str, str]] | None = None) -> Path:
+def export_grades(db_url: str, assignment: str, target: Path, roster: dict[str, dict[str, str]] | None = None,
+                  students: set[str] | None = None, leave_out: set[str] = frozenset()) -> Path:
     """grades.csv with nbgrader's columns, written by nbgrader's CsvExportPlugin, one row per student sorted
-    by student id; names and emails the gradebook lacks come from ``roster`` (:func:`~.lms.load_roster`)."""
+    by student id (``students``: only these); names and emails the gradebook lacks come from ``roster``
+    (:func:`~.lms.load_roster`).  The students in ``leave_out`` (not graded in this run: nbgrader would list
+    them at 0) get no row.  Written aside and then moved over the old file: a full disk leaves the previous
+    grades.csv whole."""
     from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
 
-    plugin = CsvExportPlugin(to=str(target), assignment=[assignment])
-    with Gradebook(db_url) as gb:
-        if roster:
-            name_students(gb, roster)
-        plugin.export(gb)
-    sort_rows(target, "student_id")
+    target = Path(target)
+    aside = target.with_name(f".{target.name}.tmp")
+    plugin = CsvExportPlugin(to=str(aside), assignment=[assignment])
+    try:
+        with Gradebook(db_url) as gb:
+            if roster:
+                name_students(gb, roster)
+            plugin.export(gb)
+        sort_rows(aside, "student_id", students, leave_out)
+        os.replace(aside, target)
+    finally:
+        aside.unlink(missing_ok=True)
     return target
 
 

@@ -5,40 +5,51 @@ from pathlib import Path
 
 from ..config import read_course_config
 from ..course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
-from ..grading.grade import course_config
+from ..grading.canary import CanaryFailed, run_canary
+from ..grading.faults import exception_fault
+from ..grading.grade import course_config, expected_notebooks
 from ..grading.notes import grouped_reason
 from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox, describe
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
 from .export import export_grades, export_tests
+from .history import RunRecorder, grading_inputs
+from .regrade import run_changes
 from .lms import load_roster
 from ..sandbox.limits import LimitUnavailable, ResourceLimits
 from .progress import Progress
-from .report import figures, text_report, write_report
+from .report import changes_section, figures, text_report, write_report
+from .changes import format_summary
 from .similarity_command import after_grading
 
 
-def _registered_notebooks(db_url: str, assignment: str) -> set[str] | None:
+def _registered_points(db_url: str, assignment: str) -> dict[str, dict[str, float]] | None:
+    """notebook -> test -> points, as the gradebook has the assignment (None: not registered)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(db_url) as gb:
         try:
-            return {nb.name for nb in gb.find_assignment(assignment).notebooks}
+            return {nb.name: {c.name: float(c.max_score) for c in nb.grade_cells}
+                    for nb in gb.find_assignment(assignment).notebooks}
         except MissingEntry:
             return None
 
 
 def ensure_assignment(course_dir: Path, assignment: str, db_url: str) -> None:
-    """The assignment and its source notebooks must be in the gradebook; put them there if not."""
+    """The assignment and its source notebooks, with their tests' points, must be in the gradebook as the
+    source has them now (a test's points changed in the source count from the next run); register if not."""
+    course = Course(course_dir)
     try:
-        names = {p.stem for p in assignment_notebooks(Course(course_dir), assignment)}
+        assignment_notebooks(course, assignment)
     except CourseError as e:
         raise GradingError(str(e)) from None
+    points = {nb: {test: float(cell["points"] or 0) for test, cell in cells.items() if cell["grade"]}
+              for nb, cells in expected_notebooks(course, assignment).items()}
     try:
-        known = _registered_notebooks(db_url, assignment)
+        known = _registered_points(db_url, assignment)
     except Exception as e:  # noqa: BLE001 - any gradebook failure is reported the same way
         raise GradingError(f"cannot open the gradebook {db_url}: {type(e).__name__}: {e}") from None
-    if known != names:
+    if known != points:
         try:
             register_assignment(course_dir, db_url, assignment)
         except RuntimeError as e:
@@ -87,24 +98,52 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         out(describe(ResourceLimits(config=config), grading.sandbox, grading.notebook_budget))
     except LimitUnavailable as e:
         raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
-    outcome = grade_all(course_dir, assignment, db_url, found, options, progress, grading)
+    try:  # the reference first, through the same grading: a fault of the kit's own is nobody's grade
+        run_canary(course_dir, assignment, grading, out=out)
+    except CanaryFailed as e:
+        raise GradingError(f"no student was graded: the canary failed: {e}") from None
+    try:
+        recorder = RunRecorder(db_url, assignment, grading_inputs(course, assignment, grading))
+    except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
+        raise GradingError(f"cannot record the run in the gradebook {db_url}: {type(e).__name__}: {e}") from None
+    outcome = grade_all(course_dir, assignment, db_url, found, options, progress, grading, on_graded=recorder.record)
+    recorder.finish(outcome.results)
+    changes = run_changes(db_url, assignment, recorder.run_id)
+    ungraded = {r.student for r in outcome.results if r.status is Status.ERROR}
     report_dir = course.reports(assignment)
-    report_dir.mkdir(parents=True, exist_ok=True)
-    grades_csv = export_grades(db_url, assignment, course.grades_csv, roster=load_roster(course_dir))
-    tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
-    similar = after_grading(course_dir, assignment, report_dir, config)
-    index = write_report(outcome.results, report_dir, assignment, sections=similar.sections)
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        grades_csv = export_grades(db_url, assignment, course.grades_csv, roster=load_roster(course_dir),
+                                   leave_out=ungraded)
+        tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
+        similar = after_grading(course_dir, assignment, report_dir, config)
+        index = write_report(outcome.results, report_dir, assignment,
+                             sections=(changes_section(changes),) + similar.sections)
+    except OSError as e:  # a full disk: the grades are in the gradebook; the exports are written again next run
+        grades_csv = tests_csv = index = f"not written ({exception_fault(e)})"
+        similar = None
     out("")
     out(class_table(outcome))
     out("")
     out(text_report(figures(outcome.results)))
     out("")
-    out(similar.text)
-    out("")
-    out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed} "
+    if changes:
+        out(format_summary(changes))
+        out("")
+    if similar is not None:
+        out(similar.text)
+        out("")
+    errors = f", not graded {outcome.errors} (the kit's own side failed: see `error` above)" if outcome.errors else ""
+    out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed}{errors} "
         f"in {outcome.seconds:.1f}s")
     out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\n"
-        f"{similar.where}feedback: {course.step_root('feedback')}")
+        f"{similar.where if similar is not None else ''}feedback: {course.step_root('feedback')}")
+    if outcome.stopped:
+        out(f"STOPPED: {outcome.stopped}. The students graded before are recorded whole; the one in flight and those "
+            "after it were not graded. Free space on that disk and run `grade` again: it goes on with them.")
+    elif outcome.errors:
+        out(f"{outcome.errors} student(s) not graded: a fault on the kit's side, not theirs (status `error`); no grade "
+            "was recorded for them, and the next `grade` grades them again.")
     return outcome
 
 
@@ -112,6 +151,6 @@ def class_table(outcome: BatchOutcome) -> str:
     width = max([len(r.student) for r in outcome.results] + [7])
     lines = [f"{'student':{width}}  {'score':>9}  status   notes", "-" * (width + 40)]
     for r in outcome.results:
-        score = f"{r.score:g}/{r.max_score:g}" if r.status is not Status.FAILED else "-"
+        score = f"{r.score:g}/{r.max_score:g}" if r.status not in (Status.FAILED, Status.ERROR) else "-"
         lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {grouped_reason(r.reason)}")
     return "\n".join(lines)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 import traceback
 import zipfile
@@ -231,24 +232,38 @@ def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     """Grade the upload with the course's own options (its nbgrader_config.py), the sandbox as it works here."""
     from ..config import grading_options
     from ..course import Course, sqlite_url
+    from ..grading.canary import run_canary
+    from ..grading.faults import KitFault
+    from ..grading.results import Status
     from ..grading.grade import grade_student
 
     course = Course(course_dir(root))
     _reset(course, assignment)
     notes = place_submission(Path(root) / "submission", course.folder("submitted", assignment, STUDENT))
     options = grading_options(course.config, sandbox=choose_sandbox(echo), feedback=False)
+    # the reference first, through the same grading: a fault of the kit's own must not become this student's score
+    run_canary(course.root, assignment, options, out=echo)
     result = grade_student(course.root, assignment, STUDENT, sqlite_url(course.gradebook), options)
     echo(f"graded: {result.status} {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s {result.reason}")
+    if result.status is Status.ERROR:
+        raise KitFault(result.reason)
     return results_json(result, graded_cells(course, assignment), notes)
 
 
 def run(root: Path, assignment: str, echo=print) -> int:
-    """(run_autograder) Grade the upload and write results.json, whatever happens."""
+    """(run_autograder) Grade the upload and write results.json, whatever happens to the student's code.  A fault
+    of the kit's own (the canary failed, or status error) writes no results.json and exits 1: Gradescope then
+    shows that the autograder failed, and records no score for the student."""
+    from ..grading.faults import KitFault
+
     start = time.monotonic()
     target = Path(root) / RESULTS
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         payload = grade_upload(Path(root), assignment, echo)
+    except KitFault as e:  # the canary failed, or the kit's side failed while grading this upload
+        print(f"run_autograder: no score recorded, a fault on the kit's side: {e}", file=sys.stderr)
+        return 1
     except Exception as e:  # noqa: BLE001 - Gradescope must get a result; the instructor gets the traceback
         traceback.print_exc()
         payload = {"score": 0.0, "visibility": "visible", "stdout_visibility": "hidden", "tests": [],

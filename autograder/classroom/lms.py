@@ -15,7 +15,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..course import Course, not_a_course_root
+from ..course import Course
 from .roster import MOODLE_IDS, Roster, RosterEntry, RosterError, read_roster
 
 CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -155,10 +155,15 @@ def feedback_zip(course_dir: Path, assignment: str, target: Path) -> FeedbackZip
 
 def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | None, out: Path | None = None,
                   db_url: str | None = None, assignment_id: str | None = None, missing_as_zero: bool = False,
-                  moodle_id: str = "email", feedback: Path | None = None, echo=print) -> Path:
-    """``python -m autograder export``: grades.csv (nbgrader's), or a Canvas / Moodle gradebook file."""
+                  moodle_id: str = "email", feedback: Path | None = None, changed_since: int | None = None,
+                  echo=print) -> Path:
+    """``python -m autograder export``: grades.csv (nbgrader's), or a Canvas / Moodle gradebook file;
+    ``changed_since``: only the students whose score changed since that recorded grade run."""
+    from dataclasses import replace
+
     from .export import export_grades
-    from ..grading.grade import course_config
+    from .history import History
+    from .regrade import changed_since as changed_since_run, gradebook_url
 
     course_dir = Path(course_dir).resolve()
     if to in ("canvas", "moodle") and roster is None:
@@ -169,19 +174,25 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
         note = listed.unknown_note()
         if note:
             echo(note)
-    if not course_dir.is_dir():
-        raise ValueError(f"course directory {course_dir} does not exist")
-    db_url = course_config(course_dir, db_url).CourseDirectory.db_url
-    db_file = db_url.split("sqlite:///", 1)[1].split("?", 1)[0] if db_url.startswith("sqlite:///") else None
-    if db_file and not Path(db_file).exists():  # opening it would create an empty gradebook
-        raise ValueError(not_a_course_root(course_dir) or f"no gradebook at {db_file}: grade the assignment first")
+    db_url = gradebook_url(course_dir, db_url)
     scores = graded_scores(db_url, assignment)
+    since = ""
+    if changed_since is not None:
+        with History(db_url) as history:
+            changed = set(changed_since_run(history, assignment, changed_since))
+        scores = {s: v for s, v in scores.items() if s in changed}
+        if listed is not None:
+            listed = replace(listed, entries=[e for e in listed.entries if e.student_id in changed])
+        echo(f"{len(changed)} student(s) whose score changed since run {changed_since}: "
+             f"{', '.join(sorted(changed)) or 'none'}")
+        since = f"-changed-since-run{changed_since}"
     if to == "csv":
-        target = export_grades(db_url, assignment, Path(out or Course(course_dir).grades_csv),
-                               roster=load_roster(course_dir))
+        grades_csv = Course(course_dir).grades_csv
+        target = export_grades(db_url, assignment, Path(out or grades_csv.with_name(f"{grades_csv.stem}{since}.csv")),
+                               roster=load_roster(course_dir), students=set(scores) if since else None)
         echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     else:
-        target = Path(out or course_dir / f"{assignment}-{to}.csv")
+        target = Path(out or course_dir / f"{assignment}-{to}{since}.csv")
         if to == "canvas":
             table = canvas_table(listed, scores, assignment, assignment_id, missing_as_zero)
         elif to == "moodle":

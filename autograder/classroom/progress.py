@@ -30,6 +30,8 @@ class Progress:
             self._clear()
             if result.status is Status.FAILED:
                 line = f"  FAILED {result.student}: {grouped_reason(result.reason)}"
+            elif result.status is Status.ERROR:  # the kit's side failed: no grade, graded again next run
+                line = f"  ERROR {result.student}: not graded: {result.reason}"
             else:
                 line = f"  graded {result.student}: {result.score:g}/{result.max_score:g}" + (
                     f"  ({grouped_reason(result.reason)})" if result.reason else "")

@@ -34,14 +34,13 @@ class ClassFigures:
 
 def figures(results: list[StudentResult]) -> ClassFigures:
     graded = [r for r in results if r.status in (Status.GRADED, Status.SKIPPED)]
-    passes, totals = Counter(), Counter()
-    hit, not_graded = defaultdict(set), {}
+    passes, totals = Counter(), Counter()   # per test, over the students whose notebook was graded
+    hit, not_graded = defaultdict(set), set()
     for r in graded:
         for t in r.tests:
             key = f"{t.notebook}/{t.test}"
-            totals[key] += 0
-            if t.diagnosis == NOT_GRADED:
-                not_graded[(r.student, t.notebook)] = True
+            if t.diagnosis == NOT_GRADED:  # it never ran: neither passed nor failed
+                not_graded.add((r.student, t.notebook))
                 continue
             totals[key] += 1
             passes[key] += t.points >= t.max_points
@@ -51,9 +50,10 @@ def figures(results: list[StudentResult]) -> ClassFigures:
                   key=lambda x: -x[1])[:10]
     return ClassFigures(
         students=len(results), graded=len(graded),
-        failed=[(r.student, r.reason) for r in results if r.status is Status.FAILED],
+        failed=[(r.student, r.reason if r.status is Status.FAILED else f"not graded, the kit's side failed: {r.reason}")
+                for r in results if r.status in (Status.FAILED, Status.ERROR)],
         scores=[r.score for r in graded], max_score=max((r.max_score for r in graded), default=0.0),
-        pass_rate=[(k, passes[k] / totals[k]) for k in sorted(totals) if totals[k]],
+        pass_rate=[(k, passes[k] / totals[k]) for k in sorted(totals)],
         ran=dict(totals), not_graded=sorted(not_graded),
         misconceptions=sorted(((k, len(v)) for k, v in hit.items()), key=lambda x: (-x[1], x[0])),
         slowest=slow)
@@ -64,7 +64,7 @@ def describe(code: str) -> str:
 
 
 def text_report(f: ClassFigures) -> str:
-    lines = [f"Class report: {f.graded} of {f.students} submissions graded, {len(f.failed)} failed"]
+    lines = [f"Class report: {f.graded} of {f.students} submissions graded, {len(f.failed)} not"]
     if f.scores:
         mean = sum(f.scores) / len(f.scores)
         full = sum(s >= f.max_score for s in f.scores)
@@ -77,8 +77,8 @@ def text_report(f: ClassFigures) -> str:
     if weakest:
         lines.append("  Lowest pass rates: " + ", ".join(f"{k} {100 * v:.0f}% of {f.ran[k]}" for k, v in weakest))
     if f.not_graded:
-        lines.append(f"  Notebooks not graded (missing or not a notebook; left out of the pass rates): {len(f.not_graded)}: "
-                     + ", ".join(f"{student}/{nb}" for student, nb in f.not_graded))
+        lines.append("  Notebooks not graded (missing or not a notebook; left out of the pass rates): "
+                     f"{len(f.not_graded)}: " + ", ".join(f"{student}/{nb}" for student, nb in f.not_graded))
     if f.slowest:
         lines.append("  Slowest notebooks: " + ", ".join(f"{k} {s:.1f}s" for k, s in f.slowest[:5]))
     for student, reason in f.failed:
@@ -126,7 +126,8 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
         fig, ax = plt.subplots(figsize=(8, max(3, 0.28 * len(f.pass_rate))))
         labels = [k for k, _ in f.pass_rate][::-1]
         bars = ax.barh(labels, [100 * v for _, v in f.pass_rate][::-1], color="#4c9a52")
-        ax.bar_label(bars, [f"{round(v * f.ran[k])} of {f.ran[k]}" for k, v in f.pass_rate][::-1], fontsize=6, padding=2)
+        passed = [f"{round(v * f.ran[k])} of {f.ran[k]}" for k, v in f.pass_rate]
+        ax.bar_label(bars, passed[::-1], fontsize=6, padding=2)
         ax.set_xlim(0, 100)
         ax.set_xlabel("% of students passing (of those whose notebook was graded)")
         ax.set_title("Pass rate per test")
@@ -151,6 +152,22 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
         ax.tick_params(axis="y", labelsize=7)
         save(fig, "slowest.png")
     return charts
+
+
+def changes_section(changes) -> str:
+    """The report's "Changed since the last run": who went up or down and the tests behind it
+    (``changes``: a :class:`~autograder.classroom.changes.Comparison`, or None after a first run)."""
+    if changes is None:
+        return ""
+    from .changes import format_summary, points_text
+
+    rows = "".join(
+        f"<tr><td>{html.escape(c.student)}</td><td>{html.escape(t.name)}</td><td>{points_text(t.before) or '-'}</td>"
+        f"<td>{points_text(t.after) or '-'}</td><td>{html.escape(t.diagnosis or '')}</td></tr>"
+        for c in changes.students for t in c.tests)
+    header = "<tr><th>student</th><th>test</th><th>before</th><th>after</th><th>diagnosis</th></tr>"
+    return (f"<h2>Changed since the last run</h2>\n<pre>{html.escape(format_summary(changes))}</pre>\n"
+            f"<table>{header}{rows}</table>")
 
 
 def write_report(results: list[StudentResult], folder: Path, assignment: str, sections: tuple[str, ...] = ()) -> Path:

@@ -80,7 +80,8 @@ class Roster:
     def unknown_note(self) -> str | None:
         if not self.unknown:
             return None
-        return f"{self.path}: column(s) not used: {', '.join(self.unknown)} (the roster's columns: {', '.join(COLUMNS)})"
+        return (f"{self.path}: column(s) not used: {', '.join(self.unknown)} "
+                f"(the roster's columns: {', '.join(COLUMNS)})")
 
 
 def column_key(header: str) -> str:

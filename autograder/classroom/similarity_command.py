@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import SimilarityConfig, read_course_config
+from ..course import Course
 from .similarity import NotebookResult, Pair, compare_class, flagged, write_csv
 from .similarity_page import report_section, text_table, write_page
 
@@ -33,8 +34,11 @@ def similarity_options(course_dir: Path, config=None, **overrides) -> Similarity
     return options
 
 
-def run_similarity(course_dir: Path, assignment: str, report_dir: Path, options: SimilarityConfig) -> SimilarityOutcome:
+def run_similarity(course_dir: Path, assignment: str, report_dir: Path | None, options: SimilarityConfig
+                   ) -> SimilarityOutcome:
+    """Compare the class; write the CSV and the page to ``report_dir`` (default: the course's reports folder)."""
     started = time.perf_counter()
+    report_dir = report_dir or Course(course_dir).reports(assignment)
     past = Path(options.past) if options.past else None
     if past is not None and not past.is_absolute():
         past = Path(course_dir) / past

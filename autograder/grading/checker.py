@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..channel import ENV, wire
+from ..channel.fixtures import watching
 from ..channel.proxy import ChannelBroken, Session
 from .shrink import smallest_failing_case
 
@@ -50,11 +51,12 @@ def run_check(module: str, function: str, args: list, session: Session | None = 
     from ..hidden.diagnostics import Diagnosis
 
     check = getattr(importlib.import_module(f"autograder.hidden.{module}"), function)
-    try:
-        check(*args)
-    except Diagnosis as d:
-        smallest = smallest_failing_case(module, function, args, d.misconception, d.message, session=session)
-        return d.misconception, d.message + (f"\n{smallest}" if smallest else "")
+    with watching():  # student code changes only the arrays the check watches (fixtures.watch)
+        try:
+            check(*args)
+        except Diagnosis as d:
+            smallest = smallest_failing_case(module, function, args, d.misconception, d.message, session=session)
+            return d.misconception, d.message + (f"\n{smallest}" if smallest else "")
     return None
 
 
@@ -62,11 +64,14 @@ class Checker:
     """Verdicts of one notebook's hidden tests, decided outside the kernel."""
 
     def __init__(self):
-        self.folder = Path(tempfile.mkdtemp(prefix="kit-channel-"))
-        self.path = str(self.folder / "checker.sock")
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(self.path)
-        self.listener.listen(4)
+        try:
+            self.folder = Path(tempfile.mkdtemp(prefix="kit-channel-"))
+            self.path = str(self.folder / "checker.sock")
+            self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.listener.bind(self.path)
+            self.listener.listen(4)
+        except OSError as e:  # the kit's side: no student is graded without a channel (grading.faults)
+            raise OSError(e.errno, f"the checker's channel could not be opened: {e.strerror or e}") from None
         self.verdicts: dict[str, Verdict] = {}  # grade_id -> the verdict of its hidden calls
         self._conn: socket.socket | None = None
         self._stop = threading.Event()

@@ -9,6 +9,7 @@ recorded with its reason.
 """
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import time
@@ -20,9 +21,11 @@ from traitlets.config import Config
 
 from ..config import GradingOptions, grading_options, read_course_config
 from ..course import STAGING, Course, ensure_tools_on_path, sqlite_url
+from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
 from .execute import TIMING_KEY, notebook_seconds
-from .intake import locked_cells, read_notebook, stage_submission
+from .faults import exception_fault, kit_fault
+from .intake import locked_cells, stage_submission
 from .results import NOT_GRADED, Status, StudentResult, TestResult, notebook_failures, run_problems
 from .verdicts import NO_VERDICT, recorded_verdicts
 
@@ -81,7 +84,8 @@ def expected_notebooks(course: Course, assignment: str) -> dict[str, dict[str, d
 
 def notebook_points(expected: dict[str, dict[str, dict]]) -> dict[str, float]:
     """Notebook name -> the points of its graded cells (from :func:`expected_notebooks`)."""
-    return {name: float(sum(c["points"] or 0 for c in cells.values() if c["grade"])) for name, cells in expected.items()}
+    return {name: float(sum(c["points"] or 0 for c in cells.values() if c["grade"]))
+            for name, cells in expected.items()}
 
 
 def _run(converter_cls, config: Config, assignment: str, student: str, force: bool = True) -> dict:
@@ -102,8 +106,12 @@ def _run(converter_cls, config: Config, assignment: str, student: str, force: bo
         os.chdir(cwd)
 
 
+def _log_text(outcome: dict) -> str:
+    return (outcome.get("log") or "") + "\n" + (outcome.get("error") or "")
+
+
 def _log_reason(outcome: dict) -> str:
-    text = (outcome.get("log") or "") + "\n" + (outcome.get("error") or "")
+    text = _log_text(outcome)
     for marker in ("DeadKernelError", "Kernel died", "UnresponsiveKernelError", "CellTimeoutError",
                    "NotJSONError", "JSONDecodeError", "ValidationError", "Notebook does not appear to be JSON"):
         if marker in text:
@@ -189,8 +197,10 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
         notes = stage_submission(course, assignment, student, expected,
                                  max_other_bytes=limits.max_submitted_mb * 2**20,
                                  max_other_files=limits.max_submitted_files)
-    except OSError as e:
-        result = StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
+    except OSError as e:  # a submission that cannot be read is the student's; a full disk is not
+        full = e.errno in (errno.ENOSPC, errno.EDQUOT)
+        result = StudentResult(student, Status.ERROR, exception_fault(e)) if full else \
+            StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
         result.seconds = round(time.monotonic() - start, 3)
         return result
     staged = course.folder(STAGING, assignment, student)
@@ -203,7 +213,12 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     else:
         # a test keeps its points only if the checker, outside the kernel, passed it in this run (ApplyVerdicts)
         graded = _run(Autograde, config, assignment, student)
-    if not graded["success"]:
+    # a converter that failed on the kit's side (the disk, the gradebook, a kernel that cannot start) is no grade:
+    # status error, and the caller removes what it wrote
+    fault = kit_fault(_log_text(graded)) if not graded["success"] else None
+    if fault:
+        result = StudentResult(student, Status.ERROR, fault)
+    elif not graded["success"]:
         result = StudentResult(student, Status.FAILED, "; ".join(notes + [_log_reason(graded)]))
     else:
         autograded = sorted(course.folder("autograded", assignment, student).glob("*.ipynb"))
@@ -214,12 +229,15 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
         result.notebook_seconds = notebook_seconds(autograded)
         if options.feedback and autograded:
             fb = _run(GenerateFeedback, config, assignment, student)
-            if not fb["success"]:
+            fault = kit_fault(_log_text(fb)) if not fb["success"] else None
+            if not fb["success"] and not fault:
                 notes.append("feedback: " + _log_reason(fb))
         if options.feedback:  # a notebook intake left out gets a page saying why, and what to do
             write_ungraded_pages(course.folder("feedback", assignment, student),
                                  course.folder("submitted", assignment, student), assignment,
                                  ungraded_reasons(sorted(expected), staged, notes), notebook_points(expected))
         result.reason = "; ".join(notes)
+        if fault:
+            result = StudentResult(student, Status.ERROR, f"{fault}, while writing the feedback")
     result.seconds = round(time.monotonic() - start, 3)
     return result

@@ -23,6 +23,7 @@ class Status(str, Enum):
     GRADED = "graded"
     SKIPPED = "skipped"   # graded by an earlier run, and unchanged since
     FAILED = "failed"     # could not be graded at all; the reason says why
+    ERROR = "error"       # the kit's own side failed while grading it: no grade recorded, graded again next run
 
     def __str__(self) -> str:
         return self.value

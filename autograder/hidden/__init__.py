@@ -22,6 +22,7 @@ import numpy as np
 
 from ..channel import ENV as CHANNEL_ENV
 from ..channel.client import quiet  # warnings and stderr silenced while student code runs
+from ..channel.fixtures import watch  # noqa: F401 - a check that must see its argument changed in place
 from .diagnostics import Diagnosis
 from .voice import expect_array  # noqa: F401 - shared with the notebooks' self-checks
 

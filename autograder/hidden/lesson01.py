@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .diagnostics import Diagnosis, fmt, relationship, say
-from . import call, expect_array, grading_rng, hidden_check
+from . import call, expect_array, grading_rng, hidden_check, watch
 
 
 
@@ -144,7 +144,7 @@ def _call_softmax(softmax, x, axis):
 
 
 def _softmax_case(softmax, x, axis):
-    x0 = x.copy()
+    x0 = watch(x).copy()  # changing x in place has its own diagnosis
     got = _call_softmax(softmax, x, axis)
     label = "softmax(x)" if axis is None else f"softmax(x, axis={axis})"
     if not np.array_equal(x, x0, equal_nan=True):
@@ -297,7 +297,7 @@ def _raised_in(error, fn) -> bool:
 def _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv):
     B, T, C = X.shape
     hs = Wq.shape[1]
-    saved = [a.copy() for a in (X, Wq, Wk, Wv)]
+    saved = [watch(a).copy() for a in (X, Wq, Wk, Wv)]  # changing an input has its own diagnosis
     try:
         out = self_attention(X, Wq, Wk, Wv)
     except NotImplementedError as e:
@@ -594,7 +594,7 @@ def permutation_gap_no_pos(permutation_gap, self_attention):
         C = _size(rng, 3, 7, B, T)
         hs = _size(rng, 2, 8, B, T, C)
         X, perm, Ws, _ = _gap_case(rng, B, T, C, hs)
-        X0 = X.copy()
+        X0 = watch(X).copy()
         label = "permutation_gap(X, perm, Wq, Wk, Wv" + (", P=None)" if use_keyword else ")")
         got = _as_gap(_call_gap(permutation_gap, self_attention, X, perm, Ws, None, label, use_keyword), label)
         if not np.array_equal(X, X0):
@@ -674,7 +674,7 @@ def permutation_gap_with_pos(permutation_gap, self_attention):
     rng = grading_rng()
     for X, perm, Ws, P in _with_pos_cases(rng):
         B, T, C = X.shape
-        X0, P0 = X.copy(), P.copy()
+        X0, P0 = watch(X).copy(), watch(P).copy()
         label = f"permutation_gap(X, perm, Wq, Wk, Wv, P) for T = {T} and P of shape {P.shape}"
         try:
             raw = _call_gap(permutation_gap, self_attention, X, perm, Ws, P, label)

@@ -6,7 +6,7 @@ import numpy as np
 from ..channel.fixtures import Fixture
 from .diagnostics import Diagnosis, expect_close, relationship, say
 from .gradcheck import compare, numerical_gradient as reference_numerical_gradient
-from . import call, expect_array, expect_raises, grading_rng, hidden_check
+from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
 
 
 def _ids_with_repeats(rng, V, shape):
@@ -213,7 +213,7 @@ def numerical_gradient_values(numerical_gradient):
 def numerical_gradient_restore(numerical_gradient):
     rng = grading_rng()
     # values near 1, where x + eps - 2 eps + eps != x for most entries: an incremental "restore" shows
-    x = rng.standard_normal(16)
+    x = watch(rng.standard_normal(16))  # this check is about what numerical_gradient leaves in x
     before = x.copy()
     f = Fixture("sin_sum", x)  # float(np.sum(np.sin(x))), counting its calls
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .diagnostics import Diagnosis, relationship, say
 from .gradcheck import compare, numerical_gradient
-from . import call, expect_array, expect_raises, grading_rng, hidden_check
+from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
 
 TOO_LONG_ERRORS = (ValueError, AssertionError)  # SPEC: ValueError; an AssertionError is accepted
 EXACT = dict(rtol=0.0, atol=1e-12)  # forward values are a gather and an add: any correct code is exact
@@ -199,7 +199,7 @@ def positional_forward(PositionalEmbedding):
     for B, T, C in cases:
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
         P0 = np.array(pe.P, dtype=np.float64, copy=True)
-        x = rng.standard_normal((B, T, C))
+        x = watch(rng.standard_normal((B, T, C)))  # changing x in place has its own diagnosis
         x0 = x.copy()
         out = call_forward(f"PositionalEmbedding.forward for x of shape {(B, T, C)} (block_size={block_size})",
                            pe.forward, x, T, block_size)

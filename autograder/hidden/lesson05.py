@@ -11,7 +11,7 @@ import numpy as np
 
 from .diagnostics import Diagnosis, fmt, relationship, say
 from .gradcheck import compare, numerical_gradient
-from . import call, expect_array, expect_raises, grading_rng, hidden_check
+from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
 from .lesson04 import (TOO_LONG_ERRORS, backward_plans, call_forward, dP_diagnosis, distinct_cases, expect_grad,
                        parities, pick, pick_width, upstream)
 from .lesson04 import forward_diagnosis as shared_forward_diagnosis
@@ -120,7 +120,7 @@ def layer_forward(EmbeddingLayer):
         E0 = np.array(layer.E, dtype=np.float64, copy=True)
         P0 = np.array(layer.P, dtype=np.float64, copy=True)
         idx = _ids(rng, V, B, T, block_size if T == block_size else None)
-        idx0 = idx.copy()
+        idx0 = watch(idx).copy()  # changing the ids in place has its own diagnosis
         out = _forward(EmbeddingLayer, layer, idx, block_size)
         out = expect_array(f"forward(idx) for ids of shape {(B, T)}", out, (B, T, C))
         if not (np.array_equal(layer.E, E0) and np.array_equal(layer.P, P0)):

@@ -94,7 +94,9 @@ def practice_rows(nb) -> list[CheckRow]:
     return [row_of(cell) for cell in nb.cells if is_practice_check_cell(cell)]
 
 
-DEFAULT_TIMEOUT = 60  # seconds per cell; grading's default too (config.CELL_TIMEOUT, which imports traitlets)
+# seconds per cell: config.CELL_TIMEOUT, written again because config needs traitlets, which check must not (a test
+# keeps the two equal)
+DEFAULT_TIMEOUT = 60
 RUNNER = Path(__file__).with_name("cell_runner.py")
 
 

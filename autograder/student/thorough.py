@@ -17,9 +17,11 @@ from pathlib import Path
 from ..cells import grade_id, is_test_cell
 from ..config import CONFIG_FILE, GradingOptions, KitConfig, grading_options
 from ..course import ASSIGNMENT, NOTEBOOKS, Course, register_assignment, repo_root, sqlite_url
-from ..grading.intake import locked_cells, read_notebook, renamed_from
+from ..grading.canary import CanaryFailed, run_canary
+from ..grading.intake import locked_cells, renamed_from
 from ..grading.notes import group_notes, split_notes
 from ..grading.results import Status, TestResult, failure_text
+from ..notebooks import read_notebook
 from .selfcheck import NOT_IMPLEMENTED, CheckRow, practice_rows, practice_summary, table
 
 STUDENT = "self"
@@ -180,9 +182,14 @@ def thorough_check(paths: list[Path], kit: Path | None = None, cell_timeout: int
     echo(f"check --thorough: grading in a scratch course with the hidden checks, {words}")
     with tempfile.TemporaryDirectory(prefix="kit-thorough-") as scratch:
         course_dir = Path(scratch) / "course"
-        db_url = make_course(course_dir, kit, [lesson for _, _, lesson, _ in chosen])
+        lessons = [lesson for _, _, lesson, _ in chosen]
+        db_url = make_course(course_dir, kit, lessons)
         options = grading_options(Course(course_dir).config, sandbox=sandboxed, cell_timeout=cell_timeout,
                                   feedback=False)
+        try:  # the kit's own reference first: a fault of the kit here must not read as the student's mistake
+            run_canary(course_dir, ASSIGNMENT, options, notebooks=sorted(set(lessons)), cache_root=kit, out=echo)
+        except CanaryFailed as e:
+            raise ThoroughError(f"the kit cannot grade on this machine, your notebook was not graded: {e}") from None
         for number, (slot, path, lesson, nb) in enumerate(chosen, start=1):
             try:
                 outcomes[slot] = grade_one(course_dir, db_url, kit, path, lesson, nb, f"{STUDENT}{number}", options)

@@ -1,0 +1,157 @@
+"""The canary: before a class is graded, the course's own reference solution is graded the same way.
+
+A fault on the kit's side (a kernel that cannot import the kit's public package, a broken mount, a
+kernelspec that does not start, a package missing in the kernel) fails every test of every student
+alike, and would be recorded as their scores.  So every grader (``grade`` on local processes or Dask,
+the Gradescope runner, ``check --thorough``) first grades the reference notebooks (the source
+notebooks' solutions, filled into the student copy) through ``grade_student`` in a process of its own,
+in a scratch course with a gradebook of its own: the same sandbox, limits, channel and checks.  If
+that is not full marks, :class:`CanaryFailed` says why in one line, and nobody's grade is touched.
+
+A passing canary is remembered under the course's ``.kit/canary/``, keyed by a hash of what could
+change its outcome (the kit's package files and where they were imported from, the Python that runs
+them and the packages installed for it, the source notebooks, the course's configuration and the
+grading options), so a repeated run of an unchanged course skips it.  ``AUTOGRADER_CANARY_CACHE``
+names another folder to remember them in, shared by courses (the kit's test suite grades many
+identical scratch courses).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import nbformat
+
+from ..cells import grade_id, solution_sources
+from ..config import CONFIG_FILE, GradingOptions
+from ..course import Course, register_assignment, sqlite_url
+from ..sandbox import PACKAGE_DIR
+from .faults import KitFault
+from .results import Status, StudentResult
+
+CANARY = "kit-canary"  # the student id the reference is graded as, in the canary's own gradebook
+
+
+class CanaryFailed(KitFault):
+    """The reference solution did not score full marks: the kit, not the students, is at fault."""
+
+
+CACHE_ENV = "AUTOGRADER_CANARY_CACHE"
+
+
+def cache_folder(root: Path) -> Path:
+    return Path(os.environ.get(CACHE_ENV) or Course(root).canary_records)
+
+
+def fingerprint(course_dir: Path, assignment: str, notebooks: list[str] | None, options: dict) -> str:
+    """A hash of everything a canary's outcome depends on."""
+    digest = hashlib.sha256(str(PACKAGE_DIR).encode() + b"\0")
+    course_dir = Path(course_dir).resolve()
+    files = sorted(PACKAGE_DIR.rglob("*.py")) + [course_dir / CONFIG_FILE]
+    files += [p for p in Course(course_dir).source_notebooks(assignment) if notebooks is None or p.stem in notebooks]
+    for path in files:
+        name = path.relative_to(PACKAGE_DIR if path.is_relative_to(PACKAGE_DIR) else course_dir)
+        digest.update(str(name).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest() if path.exists() else b"-")
+    installed = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions())
+    digest.update(json.dumps([sys.executable, sys.prefix, installed, options], sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def reference_submission(scratch: Path, assignment: str, notebooks: list[Path]) -> None:
+    """The student copy that ``register_assignment`` made in ``scratch``, solved by the source notebooks."""
+    course = Course(scratch)
+    target = course.folder("submitted", assignment, CANARY)
+    target.mkdir(parents=True, exist_ok=True)
+    for source in notebooks:
+        answers = solution_sources(nbformat.read(str(source), as_version=4))
+        release = nbformat.read(str(scratch / ".kit" / "release" / assignment / source.name), as_version=4)
+        for cell in release.cells:
+            if grade_id(cell) in answers:
+                cell.source = answers[grade_id(cell)]
+        nbformat.write(release, str(target / source.name))
+
+
+def grade_reference(course_dir: Path, assignment: str, notebooks: list[str] | None,
+                    options: GradingOptions) -> StudentResult:
+    """Grade the reference in a scratch copy of the course (config and source notebooks only)."""
+    from .grade import grade_student
+
+    course = Course(course_dir)
+    sources = [p for p in course.source_notebooks(assignment) if notebooks is None or p.stem in notebooks]
+    with tempfile.TemporaryDirectory(prefix="kit-canary-") as folder:
+        scratch = Path(folder) / "course"
+        Course(scratch).folder("source", assignment).mkdir(parents=True)
+        shutil.copy(Path(course_dir) / CONFIG_FILE, scratch / CONFIG_FILE)
+        for path in sources:
+            shutil.copy(path, Course(scratch).folder("source", assignment) / path.name)
+        db_url = sqlite_url(scratch / "gradebook.db")
+        register_assignment(scratch, db_url, assignment)
+        reference_submission(scratch, assignment, sources)
+        # a process of its own, as a worker grades a student: whatever the grading leaves behind goes with it
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return pool.submit(grade_student, scratch, assignment, CANARY, db_url,
+                               replace(options, feedback=False)).result()
+
+
+def cause(result: StudentResult) -> str:
+    """One line: why the reference lost points, and what to do."""
+    if result.status is not Status.GRADED:
+        return (f"the reference solution could not be graded ({result.reason or result.status}); fix that first: "
+                "every student's grading would fail the same way")
+    lost = [t for t in result.tests if t.points < t.max_points]
+    text = " ".join(f"{t.diagnosis} {t.message}" for t in lost)
+    where = f"this grading process imported the kit's `autograder` from {PACKAGE_DIR}, with {sys.executable}"
+    if "No module named" in text and "autograder" in text:
+        return (f"the grading kernel cannot import the kit's public package `autograder` ({where}, but the kernel "
+                "does not find it there). Grade with the Python environment the kit was installed into for this "
+                "course (its own `.venv/bin/python -m autograder`), or install it into this one with "
+                "`pip install -e` on the course's folder")
+    if "ModuleNotFoundError" in text or "ImportError" in text:
+        first = next(t for t in lost if "Error" in f"{t.diagnosis}{t.message}")
+        return (f"the grading kernel cannot import what the notebooks need ({first.notebook}/{first.test}: "
+                f"{first.message}); install it into the kernel's Python environment ({sys.prefix})")
+    first = lost[0] if lost else None
+    detail = f"; first: {first.notebook}/{first.test} [{first.diagnosis}] {first.message}" if first else ""
+    return (f"the reference solution scored {result.score:g}/{result.max_score:g}, not full marks ({len(lost)} test(s) "
+            f"lost points{detail}); {where}. Fix the kit or the course before grading students")
+
+
+def run_canary(course_dir: Path, assignment: str, options: GradingOptions, *, notebooks: list[str] | None = None,
+               cache_root: Path | None = None, out=print) -> None:
+    """Grade the course's reference solution; raise CanaryFailed (one line: the cause and what to do) unless it
+    scores full marks.  Skipped when nothing it depends on changed since it last passed here (under
+    ``cache_root``'s ``.kit/canary``, by default the course's)."""
+    course_dir = Path(course_dir).resolve()
+    # the run's options, but for how many students at once and whether feedback is written
+    key = fingerprint(course_dir, assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
+    record = cache_folder(cache_root or course_dir) / f"{assignment}-{key}"
+    if record.exists():
+        out("canary: the reference solution passed with this kit and course before; not graded again")
+        return
+    try:
+        result = grade_reference(course_dir, assignment, notebooks, options)
+    except BrokenProcessPool:
+        raise CanaryFailed("the process grading the reference solution died (killed, or out of memory); "
+                           "no student was graded. Look at the machine's memory and the kernel's log") from None
+    except (OSError, RuntimeError) as e:
+        raise CanaryFailed(f"the reference solution could not be graded: {str(e).splitlines()[0][:300]}") from None
+    if result.status is not Status.GRADED or result.max_score <= 0 or result.score < result.max_score:
+        raise CanaryFailed(cause(result))
+    out(f"canary: the reference solution scored {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s "
+        "through the same grading; grading the class")
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(f"{result.score:g}/{result.max_score:g} in {result.seconds:.1f}s\n")
+    except OSError:
+        pass  # no record: the next run grades the reference again

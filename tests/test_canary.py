@@ -1,0 +1,53 @@
+"""The canary: a course whose grading kernels cannot import the kit is refused before any student is graded."""
+from __future__ import annotations
+
+import shutil
+
+from autograder.course import ASSIGNMENT, Course
+from autograder.devtools.personas import write_submission
+from autograder.grading.canary import fingerprint
+
+from .conftest import REPO, kit, new_course, reference_submission, stub_submission
+
+
+def test_a_course_whose_kernels_cannot_import_the_kit_is_refused_before_any_student(tmp_path):
+    """The issue's second clone: the course folder holds its own copy of the kit, which `python -m autograder`
+    run there imports, while the kernel's Python (this venv) installs the kit from another folder that the
+    sandbox does not mount.  Without the canary every student is recorded at 0, the reference included."""
+    course = new_course(tmp_path / "course")
+    shutil.copytree(REPO / "autograder", course / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    write_submission(course, "ref", reference_submission())
+    write_submission(course, "stub", stub_submission())
+    result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2", cwd=course, check=False)
+    assert result.returncode != 0, result.stdout[-2000:]
+    line = result.stderr.strip().splitlines()[-1]
+    assert line.startswith("grade: no student was graded: the canary failed: the grading kernel cannot import the "
+                           "kit's public package `autograder`"), result.stderr[-2000:]
+    assert f"imported the kit's `autograder` from {course / 'autograder'}" in line, line
+    assert "graded ref" not in result.stdout and "graded stub" not in result.stdout
+    # no grade recorded anywhere: no gradebook submission, no CSV, no autograded folder, no state file
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.find_assignment(ASSIGNMENT).submissions == []
+    assert not (course / "grades.csv").exists()
+    assert not Course(course).step_root("autograded").exists()
+    assert not list((course / ".kit").glob(f"{ASSIGNMENT}/*.json"))
+
+
+def test_the_canary_is_graded_again_only_when_something_it_depends_on_changed(tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(REPO / "source", course / "source")
+    shutil.copy(REPO / "nbgrader_config.py", course)
+    options = {"notebook_budget": 60, "cell_timeout": 30, "sandbox": None}
+    key = fingerprint(course, ASSIGNMENT, None, options)
+    assert fingerprint(course, ASSIGNMENT, None, dict(options)) == key
+    assert fingerprint(course, ASSIGNMENT, None, dict(options, cell_timeout=31)) != key
+    assert fingerprint(course, ASSIGNMENT, ["01_why_position"], options) != key
+    source = Course(course).notebook("source", "03_sinusoidal")
+    source.write_text(source.read_text().replace("sinusoidal", "sinusoidal ", 1))
+    changed = fingerprint(course, ASSIGNMENT, None, options)
+    assert changed != key
+    with open(course / "nbgrader_config.py", "a") as f:
+        f.write("\nc.KitConfig.cell_timeout = 29\n")
+    assert fingerprint(course, ASSIGNMENT, None, options) != changed

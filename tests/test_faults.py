@@ -1,0 +1,131 @@
+"""Faults on the kit's own side cost a retry or a stopped run, never a student's grade.
+
+A grading worker killed mid-batch (as the OOM killer or an administrator would), and a course disk that
+fills up mid-run, each on a small class graded with the kit's real `grade` (local pool, real nbgrader,
+real kernels).
+"""
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from autograder.course import ASSIGNMENT, Course
+from autograder.devtools.personas import write_submission
+
+from .conftest import ENV, new_course, reference_submission, small_file_system, stub_submission
+
+
+def grades(course: Path) -> dict[str, tuple[float, str]]:
+    """student -> (score, timestamp) from grades.csv."""
+    with open(course / "grades.csv", newline="") as f:
+        return {r["student_id"]: (float(r["score"] or 0), r["timestamp"]) for r in csv.DictReader(f)}
+
+
+def submitted(course: Path) -> set[str]:
+    """The students with a submission in the gradebook."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return {s.student.id for s in gb.find_assignment(ASSIGNMENT).submissions}
+
+
+class WorkerKiller(threading.Thread):
+    """Kills (SIGKILL) the grading worker process that grades ``victim``, once it has autograded a notebook
+    (so that part of its grading is in the gradebook): once, or every time (``times``)."""
+
+    def __init__(self, course: Path, victim: str, times: int):
+        super().__init__(daemon=True)
+        self.note = Course(course).in_flight_note(ASSIGNMENT, victim)
+        self.autograded = Course(course).folder("autograded", ASSIGNMENT, victim)
+        self.times, self.killed, self.stop = times, [], False
+
+    def worker(self) -> int | None:
+        try:
+            pid = int(self.note.read_text())
+        except (OSError, ValueError):
+            return None
+        return pid if pid not in self.killed else None
+
+    def run(self):
+        while not self.stop and len(self.killed) < self.times:
+            pid = self.worker()
+            if pid and any(self.autograded.glob("*.ipynb")):
+                os.kill(pid, signal.SIGKILL)
+                self.killed.append(pid)
+            time.sleep(0.05)
+
+
+def grade(course: Path, *args: str, killer: WorkerKiller | None = None) -> subprocess.CompletedProcess:
+    if killer:
+        killer.start()
+    try:
+        return subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course),
+                               *args], env=ENV, capture_output=True, text=True, timeout=1200)
+    finally:
+        if killer:
+            killer.stop = True
+            killer.join(5)
+
+
+def test_a_killed_worker_costs_a_retry_and_never_another_students_grade(tmp_path):
+    course = new_course(tmp_path / "course")
+    write_submission(course, "alice", reference_submission())
+    write_submission(course, "bob", stub_submission())
+    write_submission(course, "victim", reference_submission())
+    killer = WorkerKiller(course, "victim", times=1)
+    result = grade(course, "--jobs", "2", killer=killer)
+    assert len(killer.killed) == 1, result.stdout[-3000:]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100, "bob": 0, "victim": 100}
+    assert "FAILED" not in result.stdout and "ERROR" not in result.stdout, result.stdout[-3000:]
+
+    # a submission whose grading kills its worker every time: retried alone once, then failed with that reason;
+    # the others are graded as before, and nothing of the victim's killed gradings is left as a score
+    killer = WorkerKiller(course, "victim", times=5)
+    result = grade(course, "--jobs", "2", "--force", killer=killer)
+    assert len(killer.killed) == 2, result.stdout[-3000:]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    line = next(l for l in result.stdout.splitlines() if "FAILED victim" in l)
+    assert "killed the grading worker process twice" in line, line
+    after = grades(course)
+    assert after["alice"][0] == 100 and after["bob"][0] == 0
+    assert after.get("victim", (0, ""))[0] == 0 and not after.get("victim", (0, ""))[1], after  # no score or submission
+    assert "victim" not in submitted(course)
+    assert not Course(course).folder("autograded", ASSIGNMENT, "victim").exists()
+
+
+def test_a_full_disk_stops_the_run_whole_and_a_rerun_goes_on(tmp_path):
+    with small_file_system(tmp_path / "disk", 24) as disk:
+        course = new_course(disk / "course")
+        write_submission(course, "s1", reference_submission())
+        write_submission(course, "s2", reference_submission())
+        write_submission(course, "s3", stub_submission())
+        ballast = disk / "ballast.bin"
+        free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+        with open(ballast, "wb") as f:  # room for one student's grading (about 2.3 MiB here), not two
+            f.write(b"\0" * (free - int(3.2 * 2**20)))
+        result = grade(course, "--jobs", "1")
+        out = result.stdout + result.stderr
+        assert result.returncode == 1, out[-3000:]
+        assert "STOPPED: the disk holding the course is full" in result.stdout, out[-3000:]
+        assert "ERROR s2: not graded: the disk holding the course is full" in result.stdout, out[-3000:]
+        assert "Traceback" not in out
+        # s1 is whole; s2 (in flight) and s3 (not started) are not graded and left no trace
+        assert submitted(course) == {"s1"}
+        state = Course(course).root / ".kit" / ASSIGNMENT
+        assert sorted(p.name for p in state.glob("*.json")) == ["s1.json"]
+        if (course / "grades.csv").exists():
+            assert {s: score for s, (score, _) in grades(course).items()} == {"s1": 100}
+        assert not Course(course).folder("autograded", ASSIGNMENT, "s2").exists()
+
+        ballast.unlink()
+        result = grade(course, "--jobs", "1")
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        assert "skipping 1 submission(s)" in result.stdout
+        assert {s: score for s, (score, _) in grades(course).items()} == {"s1": 100, "s2": 100, "s3": 0}
