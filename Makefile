@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # nbgrader needs `alembic` (and `jupyter`) on PATH when it creates a gradebook.
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: setup test smoke demo build mutants bench lock clean screenshots
+.PHONY: setup test test-fast smoke demo build mutants bench lock clean screenshots
 
 # Stops at once, before anything is installed, on an interpreter outside pyproject's requires-python.
 define CHECK_PYTHON
@@ -57,6 +57,11 @@ FORCE:
 
 test: setup
 	$(PY) -m pytest -n 2 -q
+
+# The edit loop: the in-process tests only (no kernel, no server, no browser; tests/conftest.py
+# IN_PROCESS says which), in under two minutes.
+test-fast: setup
+	$(PY) -m pytest -n 2 -q -m inprocess
 
 # The pictures of docs/browser.md and docs/students.md, taken by the browser tests (they save every step
 # under .screens/): the self-check's diagnosis in a cell, the class report, a feedback page (its summary, a failed cell).

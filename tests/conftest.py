@@ -224,3 +224,37 @@ def postgres(tmp_path):
     """The URL of an empty gradebook database on a throwaway PostgreSQL server."""
     with postgres_server(tmp_path.name) as urls:
         yield urls["gradebook"]
+
+
+# `make test-fast` (pytest -m inprocess): the tests that start no kernel, no server and no browser, for
+# the edit loop. A module listed with None is in-process whole; otherwise only the tests named. A test
+# module not listed here runs with `make test` only.
+IN_PROCESS = {
+    "test_channel.py": None,
+    "test_check_consistency.py": None,
+    "test_docs.py": None,
+    "test_gradcheck.py": None,
+    "test_layers.py": None,
+    "test_one_voice.py": None,
+    "test_verdicts.py": None,
+    "test_voice.py": None,
+    "test_course_config.py": {"test_kit_options_come_from_the_course_config_and_flags_win",
+                              "test_the_cell_timeout_is_the_courses_execute_timeout"},
+    "test_lms_export.py": {"test_bad_rosters_are_refused_with_file_and_row", "test_roster_headers_are_checked_by_name"},
+    "test_mutants.py": {"test_catalogue_covers_every_spec_diagnostic_and_every_unit"},
+    "test_smallest_case.py": {"test_a_bug_outside_the_catalogue_is_shown_on_a_small_case",
+                              "test_the_line_is_one_line_written_out_whole", "test_a_correct_solution_never_searches",
+                              "test_a_catalogued_mistake_or_a_named_relationship_does_not_search",
+                              "test_only_checks_with_a_case_space_and_generic_ids_search",
+                              "test_the_search_is_bounded_by_cases_and_by_time",
+                              "test_the_search_is_the_same_for_the_same_grading_seed",
+                              "test_the_search_writes_nothing_where_it_runs",
+                              "test_a_search_that_meets_hostile_code_adds_nothing_and_changes_no_verdict"},
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = Path(str(item.fspath)).name
+        if module in IN_PROCESS and (IN_PROCESS[module] is None or item.originalname in IN_PROCESS[module]):
+            item.add_marker(pytest.mark.inprocess)

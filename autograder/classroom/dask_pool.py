@@ -318,6 +318,14 @@ def connect(scheduler: str):
     return Client(scheduler, timeout="20s")
 
 
+def refuse_local_gradebook(db_url: str) -> None:
+    """A Dask run needs a gradebook every worker reaches: raise ClusterError for a SQLite file of this machine."""
+    if db_url.startswith("sqlite"):
+        raise ClusterError(f"a Dask run needs a gradebook every worker reaches, and {db_url} is a file on this "
+                           "machine: give a PostgreSQL gradebook with --db-url postgresql://USER@HOST/DB "
+                           "(docs/dask.md)")
+
+
 def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: str, students: list[str],
                      options: GradingOptions, *, on_result: Callable[[str, StudentResult, bool], None], out=print) -> None:
     """Grade ``students`` on the Dask cluster at ``scheduler``; ``on_result`` gets each as it finishes, and
@@ -325,9 +333,7 @@ def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: 
     from distributed import as_completed
     from distributed.client import FutureCancelledError
 
-    if db_url.startswith("sqlite"):
-        raise ClusterError(f"a Dask run needs a gradebook every worker reaches, and {db_url} is a file on this "
-                           "machine: give a PostgreSQL gradebook with --db-url postgresql://USER@HOST/DB")
+    refuse_local_gradebook(db_url)
     try:
         client = connect(scheduler)
     except OSError as e:

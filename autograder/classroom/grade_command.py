@@ -10,13 +10,13 @@ from ..grading.faults import exception_fault
 from ..grading.grade import course_config, expected_notebooks
 from ..grading.notes import grouped_reason
 from ..grading.results import Status
-from ..sandbox import SandboxUnavailable, check_sandbox
+from ..sandbox import SandboxUnavailable, check_sandbox, describe
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
 from .export import export_grades, export_tests
 from .history import RunRecorder, grading_inputs
 from .regrade import run_changes
 from .lms import load_roster
-from ..sandbox.limits import LimitUnavailable, ResourceLimits, describe
+from ..sandbox.limits import LimitUnavailable, ResourceLimits
 from .progress import Progress
 from .report import changes_section, figures, text_report, write_report
 from .changes import format_summary
@@ -75,10 +75,13 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         from .dask_pool import default_scheduler
 
         options.scheduler = default_scheduler()
-    if options.scheduler and db_url.startswith("sqlite"):
-        raise GradingError(f"--scheduler {options.scheduler}: a Dask run needs a gradebook every worker reaches, and "
-                           f"{db_url} is a file on this machine. Give a PostgreSQL gradebook with "
-                           "--db-url postgresql://USER@HOST/DB (see docs/dask.md)")
+    if options.scheduler:
+        from .dask_pool import ClusterError, refuse_local_gradebook
+
+        try:
+            refuse_local_gradebook(db_url)
+        except ClusterError as e:
+            raise GradingError(f"--scheduler {options.scheduler}: {e}") from None
     if grading.sandbox and not options.scheduler:  # on a cluster, every worker checks its own
         try:
             check_sandbox()

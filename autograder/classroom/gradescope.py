@@ -143,23 +143,12 @@ def setup(root: Path, assignment: str) -> None:
 
 
 def choose_sandbox(echo=print) -> bool:
-    """Bubblewrap if it works in this container, else off; AUTOGRADER_SANDBOX=off skips it, =on insists on it."""
-    from ..config import SANDBOX_SWITCH, kit_options
-    from ..sandbox import SandboxUnavailable, check_sandbox
+    """Bubblewrap if it works in this container, else off (``sandbox.choose_sandbox``), said in the log."""
+    from ..sandbox import choose_sandbox as sandbox_here
 
-    chosen = os.environ.get(SANDBOX_SWITCH)
-    if chosen and not kit_options().sandbox:
-        echo(f"sandbox: off (AUTOGRADER_SANDBOX={chosen}); the container is the only sandbox")
-        return False
-    try:
-        check_sandbox()
-        ok = True
-    except SandboxUnavailable:
-        ok = False
-    if chosen and not ok:
-        raise SandboxUnavailable(f"AUTOGRADER_SANDBOX={chosen}, but bubblewrap cannot run in this container")
+    ok, why = sandbox_here()
     echo("sandbox: bubblewrap works in this container; student code runs inside it" if ok else
-         "sandbox: bubblewrap cannot run in this container; the container is the only sandbox")
+         f"sandbox: off ({why.split('. ')[0]}); the container is the only sandbox")
     return ok
 
 
@@ -187,30 +176,22 @@ def place_submission(upload: Path, target: Path) -> list[str]:
 
 def graded_cells(course, assignment: str) -> list[tuple[str, str, float]]:
     """(notebook, grade_id, points) of every graded test cell of ``course``, in notebook and cell order."""
+    from ..cells import grade_id, is_test_cell, points
+
     cells = []
     for path in course.source_notebooks(assignment):
-        for cell in nbformat.read(str(path), as_version=4).cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if meta.get("grade") and not meta.get("solution"):
-                cells.append((path.stem, meta["grade_id"], float(meta.get("points", 0))))
+        cells += [(path.stem, grade_id(cell), points(cell)) for cell in nbformat.read(str(path), as_version=4).cells
+                  if is_test_cell(cell)]
     return cells
 
 
 def _test_output(test) -> str:
-    from ..grading.results import NOT_GRADED
+    from ..grading.results import failure_text
 
     if test.points >= test.max_points:
         return "Passed."
     lines = [f"Partial credit: {test.points:g} of {test.max_points:g}."] if test.points > 0 else []
-    # a missing cell or notebook, or an error told as "Name: message", is not a misconception
-    plain = test.diagnosis in ("missing", NOT_GRADED) or (test.message or "").startswith(f"{test.diagnosis}:")
-    if test.diagnosis and test.message and not plain:
-        lines.append(f"Diagnosis [{test.diagnosis}]: {test.message}")
-    elif test.message:
-        lines.append(test.message)
-    else:
-        lines.append("This test did not pass.")
-    return "\n".join(lines)
+    return "\n".join(lines + [failure_text(test)])
 
 
 def results_json(result, cells: list[tuple[str, str, float]], notes: list[str]) -> dict:

@@ -64,6 +64,16 @@ class StudentResult:
         return cls(**d)
 
 
+def failure_text(test: TestResult) -> str:
+    """What a student reads of a test that lost points: ``Diagnosis [id]: message`` for a diagnosis (a
+    misconception or the checker's word), the message alone for any other failure (an error, a missing
+    cell or notebook)."""
+    plain = test.diagnosis in (None, "missing", NOT_GRADED) or (test.message or "").startswith(f"{test.diagnosis}:")
+    if test.message and not plain:
+        return f"Diagnosis [{test.diagnosis}]: {test.message}"
+    return test.message or "This test did not pass."
+
+
 def cell_failure(cell, verdict: Verdict | None = None) -> tuple[str | None, str | None]:
     """(diagnosis id, message) of a graded cell's first failure, or (None, None) when it passed.
 

@@ -1,7 +1,8 @@
 """Hidden checks, called from the hidden test cells of the notebooks (``import autograder.hidden.lessonNN
 as _hidden``): one module per lesson, ``diagnostics`` (the misconception catalogue and the ``Diagnosis``
-a student sees) and ``gradcheck`` (the numerical-gradient tools).  This package imports nothing else
-of the kit: it is what a grading kernel loads.
+a student sees) and ``gradcheck`` (the numerical-gradient tools).  Of the rest of the kit it imports
+only ``channel`` (the floor below: where the kit grades, a check is forwarded to the grading process
+over it); it is what a grading kernel loads.
 
 Every check is wrapped by :func:`hidden_check`, which
 - runs the student's code with NumPy warnings and stderr silenced (nbgrader zeroes a test cell that

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import Diagnosis, expect_close, fmt, relationship, say
+from .diagnostics import Diagnosis, fmt, relationship, say
 from .gradcheck import compare, numerical_gradient
 from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
-from .lesson04 import (TOO_LONG_ERRORS, backward_plans, call_forward, distinct_cases, expect_grad, parities, pick,
-                       pick_width, upstream)
+from .lesson04 import (TOO_LONG_ERRORS, backward_plans, call_forward, dP_diagnosis, distinct_cases, expect_grad,
+                       parities, pick, pick_width, upstream)
+from .lesson04 import forward_diagnosis as shared_forward_diagnosis
 
 SAME = dict(rtol=0.0, atol=1e-12)  # "exactly what it would be without the flag": same code, same numbers
 EXACT = SAME  # forward values are a gather and an add: any correct code is exact
-CLOSE = dict(rtol=1e-6, atol=1e-8)  # against a numerical gradient (good to ~1e-10)
 
 
 def _ids(rng, V, B, T, block_size=None):
@@ -49,28 +49,9 @@ def _make(EmbeddingLayer, V, block_size, C, seed, **kwargs):
 # ------------------------------------------------------------------------------------------------ forward
 
 def forward_diagnosis(out, E, P, idx) -> None:
-    """Raise the diagnosis of a forward output ``out`` (right shape) that should be ``E[idx] + P[:T]``."""
-    T = idx.shape[1]
-    tokens = E[idx]
-    want = tokens + P[:T]
-    if np.allclose(out, want, **EXACT):
-        return
-    if np.allclose(out, tokens, **EXACT):
-        raise say("positions-missing", detail="Your forward returned E[idx] alone.")
-    if int(np.max(idx)) < P.shape[0] and np.allclose(out, tokens + P[idx], **EXACT):
-        b, t = map(int, np.argwhere(idx != np.arange(T))[0])
-        raise say("positions-by-token", detail=f"Your forward added P[idx], the row chosen by the token id: at [b, t] = "
-                                               f"[{b}, {t}] the id is {int(idx[b, t])}, so it added P[{int(idx[b, t])}] "
-                                               f"where P[{t}] belongs.")
-    hint = "Slot t of every sequence takes row t of P: forward returns E[idx] + P[:T]."
-    added = out - tokens
-    if np.allclose(added, added[:1], **EXACT):  # one slab for every sequence: name how it relates to P[:T]
-        if T < P.shape[0] and np.allclose(added[0], P[T], **EXACT):
-            raise Diagnosis("wrong-value", f"Your forward added the single row P[T] = P[{T}] to every slot. {hint}")
-        expect_close("The position rows your forward added, forward(idx) - E[idx],", added[0], P[:T], hint=hint)
-    expect_close(f"forward(idx) for ids of shape {idx.shape}", out, want, hint=hint)
-    raise Diagnosis("wrong-value", f"forward(idx) differs from E[idx] + P[:T] by up to {np.abs(out - want).max():.3g}. "
-                                   f"{hint}")
+    """Lesson 4's forward diagnosis, for a forward whose output should be ``E[idx] + P[:T]`` (a position row
+    chosen by token id is recognised there too)."""
+    shared_forward_diagnosis(out, E[idx], P, idx.shape[1], base_name="E[idx]", idx=idx)
 
 
 def _probe_forward(EmbeddingLayer) -> None:
@@ -237,41 +218,6 @@ def layer_backward_dE(EmbeddingLayer):
         report = compare("dE", dE, numeric)
         if not report.ok:
             _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report)
-
-
-def dP_diagnosis(dP, numeric, G, T, prev=None) -> None:
-    """Compare ``dP`` with the numerical gradient; on failure raise the catalogued diagnosis, else name how dP[:T]
-    relates to the right one. ``prev`` is the dP of the previous backward on the same object, or None."""
-    report = compare("dP", dP, numeric)
-    if report.ok:
-        return
-    B = G.shape[0]
-    block_size = dP.shape[0]
-    head, tail, right = dP[:T], dP[T:], numeric[:T]
-    if prev is not None and np.allclose(dP, prev + numeric, **CLOSE):
-        raise say("grad-accumulates", grad="dP", table="P",
-                  detail="Your dP equals the previous backward's dP plus this one's: it keeps growing across calls.")
-    if tail.size and np.any(tail != 0):
-        state = ("Rows :T are right." if np.allclose(head, right, **CLOSE)
-                 else f"Rows :T are off too, by up to {np.abs(head - right).max():.3g}.")
-        stale = (" (they look left over from an earlier, longer call)"
-                 if prev is not None and np.allclose(tail, prev[T:], **CLOSE) else "")
-        raise say("dP-tail-not-zero", detail=f"This forward used T={T} of the block_size={block_size} slots, so rows "
-                                             f"{T}..{block_size - 1} received no gradient, but your dP[{T}:] holds values "
-                                             f"up to {np.abs(tail).max():.3g}{stale}. {state}")
-    for b in range(B):
-        if np.allclose(head, G[b], **CLOSE):
-            raise say("dP-not-summed", detail=f"Your dP[:T] equals dout[{b}], the gradient of one sequence, but the "
-                                              f"batch holds B={B} sequences and each of them added P[:T].")
-    if np.all(head == 0):
-        raise Diagnosis("wrong-gradient", f"backward left dP[:T] all zero, but rows 0..{T - 1} of P were used: "
-                                          "dP[:T] = dout.sum(axis=0).")
-    found = relationship(head, right, sizes={"B": B}, source=G, reduced_axis=0)
-    if found is not None:
-        kind, words = found
-        raise Diagnosis(kind, f"dP fails the gradient check ({report.error:.2e} against the bar 1e-5): dP[:T] is "
-                              f"{words}. Row t of P was added to slot t of every sequence, so dP[:T] = dout.sum(axis=0).")
-    raise Diagnosis("wrong-gradient", f"dP fails the gradient check. {report.describe('position')}.")
 
 
 @hidden_check

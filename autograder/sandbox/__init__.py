@@ -9,7 +9,7 @@ mutants.  Where the kit grades, the kernel finds the public client package of
 ``autograder.channel.public`` in place of the kit, which forwards every hidden check to the grading
 process.  The kernel has no network (its own network namespace) and no view of other processes.  It
 talks to nbgrader over Unix sockets in a folder of its own, since TCP cannot cross the network
-namespace.  ``limits`` adds the per-notebook resource limits.
+namespace.  ``limits`` adds the per-notebook resource limits (``cgroups``, ``arguments``, ``watchdog``).
 
 If ``bwrap`` is missing the kit refuses to grade unless sandboxing is switched off explicitly
 (``AUTOGRADER_SANDBOX=off``, or ``c.KitConfig.sandbox = False``: see ``autograder.config``), and says so.
@@ -62,6 +62,46 @@ def check_sandbox() -> None:
             "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your permissions")
 
 
+def describe(limits, sandbox: bool, notebook_budget: float | None = None) -> str:
+    """What `grade` prints at start: the limits of each graded notebook and how they are enforced."""
+    from .cgroups import choose_mechanism
+
+    budget = f", {notebook_budget:g} s of running time in all (--notebook-budget)" if notebook_budget else ""
+    if not sandbox:
+        return f"limits per notebook: time only{budget} (the sandbox is off, so no process, memory or disk limits)"
+    mechanism, why = choose_mechanism(limits)
+    what = (f"limits per notebook: {limits.max_processes} processes and threads, {limits.max_memory_mb} MiB of memory "
+            f"(all processes together), {limits.max_written_mb} MiB written and {limits.max_files} files "
+            f"(working folder and /tmp together), {limits.max_open_files} open files per process{budget}")
+    if mechanism.startswith("cgroup"):
+        how = (f"enforced by: {mechanism} (pids, memory), a size-capped tmpfs for the working folder and /tmp, "
+               f"rlimits (nofile, fsize, address space)")
+    else:
+        how = (f"enforced by: rlimits in bubblewrap's user namespace (nproc, nofile, fsize, address space), "
+               f"a size-capped tmpfs for the working folder and /tmp, a memory watchdog (no cgroups: {why})")
+    return what + "\n" + how
+
+
+
+def choose_sandbox() -> tuple[bool, str | None]:
+    """For a grading where bubblewrap may well be missing (a Gradescope container, a student's own machine):
+    (True, None) when it works here, (False, why not) when it is switched off (``AUTOGRADER_SANDBOX=off``)
+    or cannot run; raises SandboxUnavailable when ``AUTOGRADER_SANDBOX`` asks for it by name and it cannot
+    run (no quiet fallback).  The instructor's ``grade`` does not choose: it refuses without a sandbox."""
+    from ..config import SANDBOX_SWITCH, kit_options
+
+    chosen = os.environ.get(SANDBOX_SWITCH)
+    if not kit_options().sandbox:
+        return False, f"{SANDBOX_SWITCH}={chosen}"
+    try:
+        check_sandbox()
+    except SandboxUnavailable as e:
+        if chosen:
+            raise SandboxUnavailable(f"{SANDBOX_SWITCH}={chosen}, but {e}") from None
+        return False, str(e)
+    return True, None
+
+
 def hidden_roots(extra: list[str]) -> list[str]:
     """Folders to cover: the kit's repository (when the package lives in one) and the course roots."""
     roots = {str(PACKAGE_DIR.parent)} if (PACKAGE_DIR.parent / "pyproject.toml").exists() else set()
@@ -101,16 +141,16 @@ def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_b
     none of the hidden checks is readable.  ``sockets`` are folders mounted read-only: their Unix
     sockets can be connected to, and nothing can be written there.
     """
-    from .limits import ONE_THREAD, inner_prefix, outer_prefix, scratch_args
+    from .arguments import ONE_THREAD, inner_prefix, outer_prefix, scratch_args
 
     tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp"]
     cmd = [bwrap_path(), "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid", "--unshare-ipc",
            "--unshare-uts", *system_view(), "--dev", "/dev", "--proc", "/proc", *tmp]
-    for root in hidden_roots(hide):
+    covered = hidden_roots(hide)
+    for root in covered:
         cmd += ["--tmpfs", root]
     # the Python environment (a .venv inside the repository is covered above) comes back read-only
     cmd += ["--ro-bind", sys.prefix, sys.prefix]
-    covered = hidden_roots(hide)
     if public is not None:
         cmd += ["--ro-bind", str(public), str(PACKAGE_DIR)]
     else:
@@ -161,7 +201,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         kw.setdefault("stdout", subprocess.DEVNULL)
         kw.setdefault("stderr", subprocess.DEVNULL)
         limit = int(self.memory_limit_mb) * 1024 * 1024 if self.memory_limit_mb else None
-        from .limits import ResourceLimits, new_cgroup
+        from .cgroups import new_cgroup
+        from .limits import ResourceLimits
 
         self._limits = ResourceLimits(config=self.config)
         self._cgroup = new_cgroup(self._limits)
@@ -183,7 +224,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     async def _async_post_start_kernel(self, **kw) -> None:
         await super()._async_post_start_kernel(**kw)
-        from .limits import Watchdog
+        from .watchdog import Watchdog
 
         pid = getattr(self.provisioner, "pid", None)
         if pid and getattr(self, "_limits", None) is not None:

@@ -9,19 +9,18 @@ diagnosis) plus the practice exercises as 0-point rows.  The student's file is n
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cells import grade_id, is_test_cell
-from ..config import CONFIG_FILE, SANDBOX_SWITCH, GradingOptions, KitConfig, grading_options
+from ..config import CONFIG_FILE, GradingOptions, KitConfig, grading_options
 from ..course import ASSIGNMENT, NOTEBOOKS, Course, register_assignment, repo_root, sqlite_url
 from ..grading.canary import CanaryFailed, run_canary
 from ..grading.intake import locked_cells, renamed_from
 from ..grading.notes import group_notes, split_notes
-from ..grading.results import NOT_GRADED, Status, TestResult
+from ..grading.results import Status, TestResult, failure_text
 from ..notebooks import read_notebook
 from .selfcheck import NOT_IMPLEMENTED, CheckRow, practice_rows, practice_summary, table
 
@@ -84,20 +83,18 @@ def which_lesson(path: Path, nb, kit: Path) -> str:
 
 def choose_sandbox() -> tuple[bool, str]:
     """(sandboxed?, a sentence saying so): bubblewrap when it works here, else unsandboxed, said plainly."""
-    from ..sandbox import SandboxUnavailable, check_sandbox
+    from ..sandbox import SandboxUnavailable, choose_sandbox as sandbox_here
 
-    if not KitConfig().sandbox:
-        return False, (f"UNSANDBOXED ({SANDBOX_SWITCH}=off): your code runs with your own permissions, as it does "
-                       "in Jupyter")
     try:
-        check_sandbox()
+        ok, why = sandbox_here()
     except SandboxUnavailable as e:
-        if os.environ.get(SANDBOX_SWITCH):  # asked for by name: no quiet fallback
-            raise ThoroughError(f"{SANDBOX_SWITCH}={os.environ[SANDBOX_SWITCH]}, but {e}") from None
-        reason = str(e).split(". ")[0]
-        return False, (f"UNSANDBOXED: bubblewrap cannot run here ({reason}); your code runs with your own "
-                       "permissions, as it does in Jupyter. The instructor's `grade` would refuse to run without it")
-    return True, "sandboxed with bubblewrap, as the instructor's `grade` runs it"
+        raise ThoroughError(str(e)) from None
+    if ok:
+        return True, "sandboxed with bubblewrap, as the instructor's `grade` runs it"
+    if not KitConfig().sandbox:
+        return False, f"UNSANDBOXED ({why}): your code runs with your own permissions, as it does in Jupyter"
+    return False, (f"UNSANDBOXED: bubblewrap cannot run here ({why.split('. ')[0]}); your code runs with your own "
+                   "permissions, as it does in Jupyter. The instructor's `grade` would refuse to run without it")
 
 
 def make_course(target: Path, kit: Path, lessons: list[str]) -> str:
@@ -114,12 +111,7 @@ def make_course(target: Path, kit: Path, lessons: list[str]) -> str:
 
 
 def _message(test: TestResult) -> str:
-    if test.points >= test.max_points:
-        return ""
-    plain = test.diagnosis in (None, "missing", NOT_GRADED) or (test.message or "").startswith(f"{test.diagnosis}:")
-    if test.message and not plain:
-        return f"Diagnosis [{test.diagnosis}]: {test.message}"
-    return test.message or "this test did not pass"
+    return "" if test.points >= test.max_points else failure_text(test)
 
 
 def _stub(test: TestResult) -> bool:

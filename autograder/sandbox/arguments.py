@@ -1,0 +1,41 @@
+"""bubblewrap's arguments for the resource limits (``limits``): the cgroup it starts in, the size-capped
+scratch tmpfs, the per-process rlimits."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .cgroups import Cgroup
+from .limits import SCRATCH, MiB, ResourceLimits
+
+SUBMITTED = f"{SCRATCH}/.kit-submitted"  # inside the sandbox: the submission, read-only, copied into the working folder
+SHM_BYTES = MiB  # /dev/shm: room for POSIX semaphores (multiprocessing locks), not for data
+ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def outer_prefix(cgroup: Cgroup | None) -> list[str]:
+    """Put the sandbox (bubblewrap itself and so everything inside) into ``cgroup`` before it starts."""
+    if cgroup is None:
+        return []
+    script = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 97; shift; done; shift; exec "$@"'
+    return ["/bin/sh", "-c", script, "kit-cgroup", *cgroup.procs_files(), "--"]
+
+
+
+def scratch_args(limits: ResourceLimits, workdir: Path) -> tuple[list[str], str]:
+    """bubblewrap arguments for the size-capped scratch tmpfs at /tmp with the working folder in it (a copy
+    of ``workdir``, which is mounted read-only at SUBMITTED), and the working folder's path."""
+    inside = f"{SCRATCH}/{workdir.name or 'work'}"
+    if inside == SUBMITTED:
+        inside = f"{SCRATCH}/work"
+    return ["--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+            "--size", str(limits.max_written_mb * MiB), "--tmpfs", SCRATCH, "--dir", inside,
+            "--ro-bind", str(workdir), SUBMITTED], inside
+
+
+
+def inner_prefix(limits: ResourceLimits, workdir: Path) -> list[str]:
+    """Inside the sandbox: the per-process rlimits, then copy the submission into the working folder."""
+    rlimits = ["prlimit", f"--nproc={limits.max_processes}", f"--nofile={limits.max_open_files}",
+               f"--fsize={limits.max_written_mb * MiB}", "--"]
+    copy = 'cp -R -- "$1"/. . 2>/dev/null; shift; exec "$@"'
+    return rlimits + ["/bin/sh", "-c", copy, "kit-scratch", SUBMITTED]

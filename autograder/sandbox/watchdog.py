@@ -1,0 +1,147 @@
+"""The watchdog next to each sandboxed kernel: polls its counters, and at the first limit reached records it
+and kills the sandbox (``limits`` says which limits)."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+from .cgroups import Cgroup, _read
+from .limits import SCRATCH, MiB, ResourceLimits
+
+
+class Watchdog(threading.Thread):
+    """Polls one sandbox's counters; at the first limit reached, records it and kills the sandbox."""
+
+    def __init__(self, launcher_pid: int, limits: ResourceLimits, cgroup: Cgroup | None,
+                 runtime: Path | None = None, interval: float = 0.2):
+        super().__init__(daemon=True, name=f"kit-watchdog-{launcher_pid}")
+        self.launcher_pid, self.limits, self.cgroup, self.runtime = launcher_pid, limits, cgroup, runtime
+        self.interval = interval
+        self.breach: str | None = None
+        self._halt = threading.Event()
+        self._init: int | None = None
+
+    def stop(self) -> None:
+        self._halt.set()
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            if _gone(self.launcher_pid):
+                return
+            reason = self.check()
+            if reason:
+                self.breach = reason
+                self.kill()
+                return
+            self._halt.wait(self.interval)
+
+    def kill(self) -> None:
+        # the sandbox's PID 1 first: its PID namespace ends with it; then bubblewrap outside, whose
+        # --die-with-parent does not always reach into a user namespace
+        for pid in ([self._init] if self._init else []) + [self.launcher_pid]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if self.cgroup is not None:
+            self.cgroup.kill()
+
+    # the sandbox's PID 1 (bubblewrap's child): its /proc/<pid>/root is the sandbox's file system
+    def _sandbox_root(self) -> Path | None:
+        if self._init is None:
+            children = _read(Path(f"/proc/{self.launcher_pid}/task/{self.launcher_pid}/children")).split()
+            if not children:
+                return None
+            self._init = int(children[0])
+        return Path(f"/proc/{self._init}/root")
+
+    def check(self) -> str | None:
+        if self.cgroup is not None:
+            reason = self.cgroup.breach()
+            if reason:
+                return reason
+        root = self._sandbox_root()
+        if root is not None and self._is_sandbox(root):
+            reason = self._check_scratch(root)
+            if reason:
+                return reason
+            if self.cgroup is None:
+                reason = self._check_processes(root)
+                if reason:
+                    return reason
+        return self._check_runtime()
+
+    def _is_sandbox(self, root: Path) -> bool:
+        """Whether ``root`` already is the sandbox's file system (bubblewrap may still be setting it up)."""
+        try:
+            st = os.statvfs(root / SCRATCH.lstrip("/"))
+        except OSError:
+            return False
+        return abs(st.f_blocks * st.f_frsize - self.limits.max_written_mb * MiB) <= 64 * 1024
+
+    def _check_scratch(self, root: Path) -> str | None:
+        try:
+            st = os.statvfs(root / SCRATCH.lstrip("/"))
+        except OSError:
+            return None
+        if st.f_files - st.f_ffree > self.limits.max_files:
+            return self.limits.reason_files()
+        if st.f_bavail * st.f_frsize < 64 * 1024:
+            return self.limits.reason_written()
+        return None
+
+    def _check_processes(self, root: Path) -> str | None:
+        proc = root / "proc"
+        tasks, pss = 0, 0
+        try:
+            entries = [e for e in os.listdir(proc) if e.isdigit()]
+        except OSError:
+            return None
+        for pid in entries:
+            status = _read(proc / pid / "status")
+            tasks += _counter_colon(status, "Threads")
+            pss += _counter_colon(_read(proc / pid / "smaps_rollup"), "Pss") * 1024
+        if tasks >= self.limits.max_processes:
+            return self.limits.reason_processes()
+        if pss > self.limits.max_memory_mb * MiB:
+            return self.limits.reason_memory()
+        return None
+
+    def _check_runtime(self) -> str | None:
+        """The kernel's socket folder is the one writable host folder: it may hold a few small files only."""
+        if self.runtime is None:
+            return None
+        total, count = 0, 0
+        try:
+            for dirpath, dirnames, filenames in os.walk(self.runtime):
+                for name in filenames + dirnames:
+                    count += 1
+                    try:
+                        total += os.lstat(os.path.join(dirpath, name)).st_size
+                    except OSError:
+                        pass
+                if count > 64:
+                    break
+        except OSError:
+            return None
+        if count > 64 or total > MiB:
+            return self.limits.reason_written() + " (in the kernel's socket folder)"
+        return None
+
+
+def _counter_colon(text: str, key: str) -> int:
+    for line in text.splitlines():
+        if line.startswith(key + ":"):
+            try:
+                return int(line.split()[1])
+            except (IndexError, ValueError):
+                return 0
+    return 0
+
+
+def _gone(pid: int) -> bool:
+    """True once ``pid`` has exited (a zombie counts as gone)."""
+    stat = _read(Path(f"/proc/{pid}/stat"))
+    return not stat or stat.rpartition(")")[2].split()[:1] == ["Z"]
