@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # nbgrader needs `alembic` (and `jupyter`) on PATH when it creates a gradebook.
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: setup test test-fast smoke demo build mutants bench lock clean screenshots
+.PHONY: setup lint test test-fast smoke demo build mutants bench lock clean screenshots
 
 # Stops at once, before anything is installed, on an interpreter outside pyproject's requires-python.
 define CHECK_PYTHON
@@ -55,7 +55,12 @@ $(STAMP): requirements.lock pyproject.toml $(STALE)
 .PHONY: FORCE
 FORCE:
 
-test: setup
+# ruff, as configured in pyproject.toml: the lint rules and the formatter's layout (`ruff format .` applies it)
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: lint
 	$(PY) -m pytest -n 2 -q
 
 # The edit loop: the in-process tests only (no kernel, no server, no browser; tests/conftest.py

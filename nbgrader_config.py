@@ -1,4 +1,5 @@
 """nbgrader configuration of the course.  The course root is the folder this file is in."""
+
 import os
 
 c = get_config()  # noqa: F821 (provided by nbgrader)

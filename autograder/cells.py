@@ -8,6 +8,7 @@ may hold a *hidden region* between the hidden-test markers, which the release st
 the checks of ``autograder.hidden`` through one import line (``HIDDEN_IMPORT``).  Everything in the
 kit that asks one of these questions asks it here.
 """
+
 from __future__ import annotations
 
 import ast
@@ -84,8 +85,13 @@ def is_practice_check_cell(cell) -> bool:
     cells and shows them as 0-point practice rows.  Demos that also use ``self_check`` (such as
     ``demo-attention``) are not exercises and keep other ids."""
     gid = grade_id(cell) or ""
-    return (cell.cell_type == "code" and gid.endswith(PRACTICE_CHECK_SUFFIX) and not is_grade(cell)
-            and not is_solution(cell) and bool(is_locked(cell)))
+    return (
+        cell.cell_type == "code"
+        and gid.endswith(PRACTICE_CHECK_SUFFIX)
+        and not is_grade(cell)
+        and not is_solution(cell)
+        and bool(is_locked(cell))
+    )
 
 
 def is_protected_cell(cell) -> bool:
@@ -116,8 +122,14 @@ def hidden_calls(source: str) -> list[list]:
     modules = HIDDEN_IMPORT.findall(region.group(1))
     calls = []
     for node in ast.parse(region.group(1)).body:
-        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
-                and isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == "_hidden" and modules):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute)
+            and isinstance(node.value.func.value, ast.Name)
+            and node.value.func.value.id == "_hidden"
+            and modules
+        ):
             args = [a.id for a in node.value.args if isinstance(a, ast.Name)]
             calls.append([modules[0], node.value.func.attr, args])
     return calls

@@ -4,6 +4,7 @@ Each command imports what it needs when it runs.  `check` needs only Python and 
 notebooks: in a student's Python without the kit's other packages, only `check` is offered, and any
 other command says what to install.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,8 +47,9 @@ def cmd_check_thorough(args) -> int:
     from .student.thorough import ThoroughError, format_graded, thorough_check
 
     try:
-        outcomes = thorough_check([Path(n) for n in args.notebooks], Path(args.kit) if args.kit else None,
-                                  cell_timeout=args.timeout)
+        outcomes = thorough_check(
+            [Path(n) for n in args.notebooks], Path(args.kit) if args.kit else None, cell_timeout=args.timeout
+        )
     except ThoroughError as e:
         print(f"check --thorough: {e}", file=sys.stderr)
         return 2
@@ -68,14 +70,25 @@ def cmd_grade(args) -> int:
     from .classroom.grade_command import grade_assignment
     from .classroom.progress import Progress
 
-    options = BatchOptions(jobs=args.jobs, force=args.force, notebook_budget=args.notebook_budget,
-                           cell_timeout=args.cell_timeout, scheduler=args.scheduler)
+    options = BatchOptions(
+        jobs=args.jobs,
+        force=args.force,
+        notebook_budget=args.notebook_budget,
+        cell_timeout=args.cell_timeout,
+        scheduler=args.scheduler,
+    )
     from .classroom.dry_run import dry_run
 
     run = dry_run if args.dry_run else grade_assignment  # a dry run is the same run, in scratch space
     try:
-        outcome = run(Path(args.course_dir), args.assignment, db_url=args.db_url, students=args.student or None,
-                      options=options, progress=Progress(quiet=None))
+        outcome = run(
+            Path(args.course_dir),
+            args.assignment,
+            db_url=args.db_url,
+            students=args.student or None,
+            options=options,
+            progress=Progress(quiet=None),
+        )
     except GradingError as e:
         print(f"grade: {e}", file=sys.stderr)
         return 2
@@ -143,8 +156,9 @@ def cmd_collect(args) -> int:
     from .classroom.collect import collect
 
     try:
-        report = collect(Path(args.course_dir), args.assignment, Path(args.path),
-                         Path(args.roster) if args.roster else None)
+        report = collect(
+            Path(args.course_dir), args.assignment, Path(args.path), Path(args.roster) if args.roster else None
+        )
     except ValueError as e:
         print(f"collect: {e}", file=sys.stderr)
         return 2
@@ -156,11 +170,19 @@ def cmd_export(args) -> int:
     from .classroom.lms import export_to_lms
 
     try:
-        export_to_lms(Path(args.course_dir), args.assignment, to=args.to, roster=Path(args.roster) if args.roster else None,
-                      out=Path(args.out) if args.out else None, db_url=args.db_url, assignment_id=args.assignment_id,
-                      missing_as_zero=args.missing_as_zero, moodle_id=args.moodle_id,
-                      feedback=Path(args.feedback_zip) if args.feedback_zip else None,
-                      changed_since=args.changed_since)
+        export_to_lms(
+            Path(args.course_dir),
+            args.assignment,
+            to=args.to,
+            roster=Path(args.roster) if args.roster else None,
+            out=Path(args.out) if args.out else None,
+            db_url=args.db_url,
+            assignment_id=args.assignment_id,
+            missing_as_zero=args.missing_as_zero,
+            moodle_id=args.moodle_id,
+            feedback=Path(args.feedback_zip) if args.feedback_zip else None,
+            changed_since=args.changed_since,
+        )
     except ValueError as e:
         print(f"export: {e}", file=sys.stderr)
         return 2
@@ -206,37 +228,58 @@ def cmd_build(args) -> int:
 
 
 def add_check_command(sub, kit_root: Path | None) -> None:
-    p = sub.add_parser("check", help="run a notebook's visible self-checks and practice exercises and print a table "
-                                     "(exit 0: every graded self-check passes); --thorough: grade it with the hidden "
-                                     "checks")
+    p = sub.add_parser(
+        "check",
+        help="run a notebook's visible self-checks and practice exercises and print a table "
+        "(exit 0: every graded self-check passes); --thorough: grade it with the hidden "
+        "checks",
+    )
     p.add_argument("notebooks", nargs="+", help="student notebooks (.ipynb)")
-    p.add_argument("--timeout", type=int, default=None, help=f"seconds per cell (default: {DEFAULT_TIMEOUT}; with "
-                                                             "--thorough, the kit's own)")
-    p.add_argument("--thorough", action="store_true",
-                   help="for self-learners with the kit and no instructor: grade the notebook on this machine as the "
-                        "instructor's `grade` would (real nbgrader, the randomized hidden checks, the sandbox when "
-                        "bubblewrap works) and print each graded test's points and diagnosis (exit 0: full marks)")
-    p.add_argument("--kit", default=None, help="with --thorough: the kit's clone, holding nbgrader_config.py and "
-                                               f"source/ (default: the installed kit's, {kit_root or 'none here'})")
+    p.add_argument(
+        "--timeout",
+        type=int,
+        default=None,
+        help=f"seconds per cell (default: {DEFAULT_TIMEOUT}; with --thorough, the kit's own)",
+    )
+    p.add_argument(
+        "--thorough",
+        action="store_true",
+        help="for self-learners with the kit and no instructor: grade the notebook on this machine as the "
+        "instructor's `grade` would (real nbgrader, the randomized hidden checks, the sandbox when "
+        "bubblewrap works) and print each graded test's points and diagnosis (exit 0: full marks)",
+    )
+    p.add_argument(
+        "--kit",
+        default=None,
+        help="with --thorough: the kit's clone, holding nbgrader_config.py and "
+        f"source/ (default: the installed kit's, {kit_root or 'none here'})",
+    )
     p.set_defaults(func=cmd_check)
 
 
 def check_only(argv, missing: ModuleNotFoundError) -> int:
     """The command line of a Python that has only what `check` needs (a student's, with NumPy)."""
-    parser = argparse.ArgumentParser(prog="autograder", description=__doc__,
-                                     epilog=f"Only `check` runs in this Python ({missing}); for the other commands, "
-                                            f"{WHOLE_KIT}.")
+    parser = argparse.ArgumentParser(
+        prog="autograder",
+        description=__doc__,
+        epilog=f"Only `check` runs in this Python ({missing}); for the other commands, {WHOLE_KIT}.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="check")
     add_check_command(sub, None)
     words = sys.argv[1:] if argv is None else list(argv)
     if words and not words[0].startswith("-") and words[0] != "check":
-        print(f"autograder {words[0]}: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}",
-              file=sys.stderr)
+        print(
+            f"autograder {words[0]}: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}",
+            file=sys.stderr,
+        )
         return 2
     args = parser.parse_args(argv)
     if args.thorough:
-        print(f"autograder check --thorough: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}. "
-              "Without --thorough, check runs the notebook's self-checks with NumPy alone.", file=sys.stderr)
+        print(
+            f"autograder check --thorough: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}. "
+            "Without --thorough, check runs the notebook's self-checks with NumPy alone.",
+            file=sys.stderr,
+        )
         return 2
     return args.func(args)
 
@@ -269,52 +312,90 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_mutants)
 
     p = sub.add_parser("grade", help="grade every submission in parallel; feedback, exports, class report")
-    p.add_argument("assignment", help="the assignment name, e.g. %s" % ASSIGNMENT)
+    p.add_argument("assignment", help=f"the assignment name, e.g. {ASSIGNMENT}")
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
-    p.add_argument("--jobs", type=int, default=None,
-                   help="worker processes (default: the course's c.KitConfig.jobs, else twice the CPU count)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="worker processes (default: the course's c.KitConfig.jobs, else twice the CPU count)",
+    )
     p.add_argument("--student", nargs="+", help="grade only these students")
     p.add_argument("--force", action="store_true", help="regrade submissions already graded and unchanged")
-    p.add_argument("--notebook-budget", type=float, default=None, help="seconds one notebook may run (default: the "
-                   f"course's c.KitConfig.notebook_budget, else {defaults.notebook_budget:g})")
-    p.add_argument("--cell-timeout", type=int, default=None, help="seconds one cell may run (default: the course's "
-                   f"c.Execute.timeout, else {CELL_TIMEOUT})")
-    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
-                   help="grade on this Dask cluster, one task per student (default: Dask's own "
-                        "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url")
-    p.add_argument("--dry-run", action="store_true",
-                   help="grade in scratch space and print what would change against the recorded grades; "
-                        "the gradebook, grades.csv, feedback, reports and the run history stay as they were")
+    p.add_argument(
+        "--notebook-budget",
+        type=float,
+        default=None,
+        help="seconds one notebook may run (default: the "
+        f"course's c.KitConfig.notebook_budget, else {defaults.notebook_budget:g})",
+    )
+    p.add_argument(
+        "--cell-timeout",
+        type=int,
+        default=None,
+        help=f"seconds one cell may run (default: the course's c.Execute.timeout, else {CELL_TIMEOUT})",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:8786",
+        help="grade on this Dask cluster, one task per student (default: Dask's own "
+        "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="grade in scratch space and print what would change against the recorded grades; "
+        "the gradebook, grades.csv, feedback, reports and the run history stay as they were",
+    )
     p.set_defaults(func=cmd_grade)
 
-    p = sub.add_parser("runs", help="the recorded grade runs of an assignment: when, students graded, class mean, "
-                                    "what changed in the grading inputs")
+    p = sub.add_parser(
+        "runs",
+        help="the recorded grade runs of an assignment: when, students graded, class mean, "
+        "what changed in the grading inputs",
+    )
     p.add_argument("assignment")
     p.add_argument("--csv", action="store_true", help="CSV: run, started, finished, students, mean (oldest first)")
     course_arguments(p)
     p.set_defaults(func=cmd_runs)
 
-    p = sub.add_parser("diff", help="per-student, per-test changes between two recorded grade runs "
-                                    "(default: the last two)")
+    p = sub.add_parser(
+        "diff", help="per-student, per-test changes between two recorded grade runs (default: the last two)"
+    )
     p.add_argument("assignment")
-    p.add_argument("--from", dest="from_run", type=int, metavar="RUN", help="the earlier run (default: the one "
-                                                                            "before --to)")
+    p.add_argument(
+        "--from", dest="from_run", type=int, metavar="RUN", help="the earlier run (default: the one before --to)"
+    )
     p.add_argument("--to", dest="to_run", type=int, metavar="RUN", help="the later run (default: the last)")
     p.add_argument("--student", nargs="+", help="only these students")
-    p.add_argument("--csv", action="store_true", help="CSV: student, notebook, test, before, after "
-                                                      "(one row per changed test)")
+    p.add_argument(
+        "--csv", action="store_true", help="CSV: student, notebook, test, before, after (one row per changed test)"
+    )
     course_arguments(p)
     p.set_defaults(func=cmd_diff)
 
-    p = sub.add_parser("similarity", help="rank the pairs of students whose solution cells are most alike, per "
-                       "notebook (reports/ASSIGNMENT/similarity.csv and .html; `grade` runs it too)")
+    p = sub.add_parser(
+        "similarity",
+        help="rank the pairs of students whose solution cells are most alike, per "
+        "notebook (reports/ASSIGNMENT/similarity.csv and .html; `grade` runs it too)",
+    )
     p.add_argument("assignment")
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
-    p.add_argument("--past", default=None, help="a folder of earlier terms' submissions to compare with too "
-                                                "(default: the course's c.SimilarityConfig.past)")
-    p.add_argument("--threshold", type=float, default=None, help="list pairs scoring at least this in the report "
-                   "(default: the course's c.SimilarityConfig.threshold, else %g)" % SimilarityConfig().threshold)
+    p.add_argument(
+        "--past",
+        default=None,
+        help="a folder of earlier terms' submissions to compare with too "
+        "(default: the course's c.SimilarityConfig.past)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="list pairs scoring at least this in the report "
+        f"(default: the course's c.SimilarityConfig.threshold, else {SimilarityConfig().threshold:g})",
+    )
     p.set_defaults(func=cmd_similarity)
 
     p = sub.add_parser("collect", help="import submissions from a folder or an LMS (Canvas-style) zip")
@@ -326,22 +407,45 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("export", help="grades for the LMS: nbgrader's grades.csv, or a Canvas / Moodle gradebook CSV")
     p.add_argument("assignment")
-    p.add_argument("--to", choices=("csv", "canvas", "moodle"), default="csv",
-                   help="csv: nbgrader's own grades.csv; canvas / moodle: the LMS's gradebook import (default: csv)")
-    p.add_argument("--roster", help="the class roster CSV (student_id, name, login, canvas_id, sis_user_id, "
-                                    "sis_login_id, section, email, idnumber, ...); needed for canvas and moodle")
+    p.add_argument(
+        "--to",
+        choices=("csv", "canvas", "moodle"),
+        default="csv",
+        help="csv: nbgrader's own grades.csv; canvas / moodle: the LMS's gradebook import (default: csv)",
+    )
+    p.add_argument(
+        "--roster",
+        help="the class roster CSV (student_id, name, login, canvas_id, sis_user_id, "
+        "sis_login_id, section, email, idnumber, ...); needed for canvas and moodle",
+    )
     p.add_argument("--out", help="the file to write (default: grades.csv, or ASSIGNMENT-canvas.csv / -moodle.csv)")
     p.add_argument("--assignment-id", help="the Canvas assignment id: the column becomes 'ASSIGNMENT (ID)'")
-    p.add_argument("--missing-as-zero", action="store_true",
-                   help="a roster student without a graded submission gets 0 instead of an empty cell")
-    p.add_argument("--moodle-id", choices=("email", "idnumber"), default="email",
-                   help="the roster column Moodle matches users by (default: %(default)s)")
-    p.add_argument("--feedback-zip", nargs="?", const="feedback-upload.zip", metavar="ZIP",
-                   help="also pack every feedback HTML under the student's LMS file name (default: %(const)s)")
+    p.add_argument(
+        "--missing-as-zero",
+        action="store_true",
+        help="a roster student without a graded submission gets 0 instead of an empty cell",
+    )
+    p.add_argument(
+        "--moodle-id",
+        choices=("email", "idnumber"),
+        default="email",
+        help="the roster column Moodle matches users by (default: %(default)s)",
+    )
+    p.add_argument(
+        "--feedback-zip",
+        nargs="?",
+        const="feedback-upload.zip",
+        metavar="ZIP",
+        help="also pack every feedback HTML under the student's LMS file name (default: %(const)s)",
+    )
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
-    p.add_argument("--changed-since", type=int, metavar="RUN",
-                   help="only the students whose score changed since this recorded grade run (see `runs`)")
+    p.add_argument(
+        "--changed-since",
+        type=int,
+        metavar="RUN",
+        help="only the students whose score changed since this recorded grade run (see `runs`)",
+    )
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("gradescope", help="build autograder.zip for a Gradescope programming assignment")

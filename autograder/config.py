@@ -12,6 +12,7 @@ each default is written once, here.  The seconds one cell may run are nbgrader's
 :func:`grading_options` turns the file and the flags into one frozen :class:`GradingOptions`, the
 value every grader (local pool, Dask task, Gradescope, ``check --thorough``) is handed whole.
 """
+
 from __future__ import annotations
 
 import copy
@@ -32,14 +33,19 @@ CELL_TIMEOUT = 60  # seconds per cell when the course's nbgrader_config.py sets 
 class KitConfig(Configurable):
     """Budgets, limits and parallelism of the kit's grading."""
 
-    notebook_budget = Float(120.0, help="Seconds one notebook may run in all; once spent, its remaining cells "
-                                        "are not run and score 0.").tag(config=True)
-    memory_limit_mb = Integer(4096, help="Address-space limit of each process of a grading kernel, "
-                                         "in MiB (0: none).").tag(config=True)
-    jobs = Integer(help="Worker processes grading students side by side (default: twice the CPU count: a worker "
-                        "waits on its kernel part of the time; benchmarks/bench_dask.py measures it).").tag(config=True)
-    sandbox = Bool(help=f"Run student code inside bubblewrap (default: on, unless the environment sets "
-                        f"{SANDBOX_SWITCH}=off).").tag(config=True)
+    notebook_budget = Float(
+        120.0, help="Seconds one notebook may run in all; once spent, its remaining cells are not run and score 0."
+    ).tag(config=True)
+    memory_limit_mb = Integer(
+        4096, help="Address-space limit of each process of a grading kernel, in MiB (0: none)."
+    ).tag(config=True)
+    jobs = Integer(
+        help="Worker processes grading students side by side (default: twice the CPU count: a worker "
+        "waits on its kernel part of the time; benchmarks/bench_dask.py measures it)."
+    ).tag(config=True)
+    sandbox = Bool(
+        help=f"Run student code inside bubblewrap (default: on, unless the environment sets {SANDBOX_SWITCH}=off)."
+    ).tag(config=True)
 
     @default("jobs")
     def _default_jobs(self) -> int:
@@ -53,15 +59,24 @@ class KitConfig(Configurable):
 class SimilarityConfig(Configurable):
     """The similarity report (`similarity`, and the end of `grade`): which pairs the class report lists."""
 
-    threshold = Float(0.5, help="Pairs scoring at least this (0..1) are listed in the class report; the "
-                                "similarity page shows each notebook's top pairs whatever their score. Independent "
-                                "solutions of this module score about 0.1, a renamed and reordered copy about "
-                                "1.").tag(config=True)
+    threshold = Float(
+        0.5,
+        help="Pairs scoring at least this (0..1) are listed in the class report; the "
+        "similarity page shows each notebook's top pairs whatever their score. Independent "
+        "solutions of this module score about 0.1, a renamed and reordered copy about "
+        "1.",
+    ).tag(config=True)
     shown = Integer(5, help="Pairs per notebook the similarity page shows side by side.").tag(config=True)
-    common_share = Float(0.1, help="A fragment found in more than this share of the submissions (and in more "
-                                   "than 3) is common knowledge and never counts (MOSS's -m).").tag(config=True)
-    past = Unicode("", help="A folder of earlier terms' submissions (any NOTEBOOK.ipynb under it) compared "
-                            "with the class too (empty: none).").tag(config=True)
+    common_share = Float(
+        0.1,
+        help="A fragment found in more than this share of the submissions (and in more "
+        "than 3) is common knowledge and never counts (MOSS's -m).",
+    ).tag(config=True)
+    past = Unicode(
+        "",
+        help="A folder of earlier terms' submissions (any NOTEBOOK.ipynb under it) compared "
+        "with the class too (empty: none).",
+    ).tag(config=True)
 
 
 def read_course_config(course_dir: Path) -> Config:
@@ -91,15 +106,26 @@ class GradingOptions:
     feedback: bool = True
 
 
-def grading_options(config: Config | None = None, *, notebook_budget: float | None = None,
-                    cell_timeout: int | None = None, sandbox: bool | None = None, jobs: int | None = None,
-                    feedback: bool = True) -> GradingOptions:
+def grading_options(
+    config: Config | None = None,
+    *,
+    notebook_budget: float | None = None,
+    cell_timeout: int | None = None,
+    sandbox: bool | None = None,
+    jobs: int | None = None,
+    feedback: bool = True,
+) -> GradingOptions:
     """The run's options: the course's ``config`` (its nbgrader_config.py), each flag that is not None
     written over it (command-line flags win over the file, as in nbgrader)."""
     kit = kit_options(config, notebook_budget=notebook_budget, sandbox=sandbox, jobs=jobs)
-    return GradingOptions(notebook_budget=kit.notebook_budget,
-                          cell_timeout=cell_timeout if cell_timeout is not None else course_cell_timeout(config),
-                          memory_limit_mb=kit.memory_limit_mb, sandbox=kit.sandbox, jobs=kit.jobs, feedback=feedback)
+    return GradingOptions(
+        notebook_budget=kit.notebook_budget,
+        cell_timeout=cell_timeout if cell_timeout is not None else course_cell_timeout(config),
+        memory_limit_mb=kit.memory_limit_mb,
+        sandbox=kit.sandbox,
+        jobs=kit.jobs,
+        feedback=feedback,
+    )
 
 
 def kit_options(config: Config | None = None, **overrides) -> KitConfig:

@@ -5,6 +5,7 @@ Every course path goes through nbgrader's own ``CourseDirectory.format_path``, s
 itself would look.  :class:`Course` is also the one place that lays out the kit's own files, all under
 ``.kit/`` (staging copies, state, verdict records, LMS names, ...).  The lesson list is written once, here.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -48,8 +49,10 @@ def not_a_course_root(root: Path) -> str | None:
     root = Path(root).resolve()
     if (root / CONFIG_FILE).exists() or (root / "source").is_dir():
         return None
-    return (f"{root} is not a course root: it has no {CONFIG_FILE} and no source/ folder. Run the command in "
-            "the course's folder, or name that folder with --course-dir PATH")
+    return (
+        f"{root} is not a course root: it has no {CONFIG_FILE} and no source/ folder. Run the command in "
+        "the course's folder, or name that folder with --course-dir PATH"
+    )
 
 
 def assignment_notebooks(course: Course, assignment: str) -> list[Path]:
@@ -64,10 +67,12 @@ def assignment_notebooks(course: Course, assignment: str) -> list[Path]:
     source = course.step_root("source")
     have = sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb"))) if source.is_dir() else []
     close = difflib.get_close_matches(assignment, have, n=1)
-    hint = (f"; did you mean {close[0]!r}?" if close else f"; the course has {', '.join(map(repr, have))}" if have
-            else "")
-    raise CourseError(f"unknown assignment {assignment!r}: no source notebooks in {course.folder('source', assignment)}"
-                      + hint)
+    hint = (
+        f"; did you mean {close[0]!r}?" if close else f"; the course has {', '.join(map(repr, have))}" if have else ""
+    )
+    raise CourseError(
+        f"unknown assignment {assignment!r}: no source notebooks in {course.folder('source', assignment)}" + hint
+    )
 
 
 def repo_root() -> Path:
@@ -98,10 +103,13 @@ class Course:
         """student id -> their ``step`` folder of ``assignment``, for every student who has one (as
         nbgrader itself finds them: glob the directory structure, read the student id back)."""
         name = getattr(self.dirs, f"{step}_directory")
-        pattern = re.compile(self.dirs.format_path(re.escape(name), "(?P<student_id>[^/]+)", re.escape(assignment),
-                                                   escape=True) + "$")
+        pattern = re.compile(
+            self.dirs.format_path(re.escape(name), "(?P<student_id>[^/]+)", re.escape(assignment), escape=True) + "$"
+        )
         found = {}
-        for path in sorted(self.root.glob(str(Path(self.dirs.format_path(name, "*", assignment)).relative_to(self.root)))):
+        for path in sorted(
+            self.root.glob(str(Path(self.dirs.format_path(name, "*", assignment)).relative_to(self.root)))
+        ):
             match = pattern.match(str(path))
             if match and path.is_dir():
                 found[match.group("student_id")] = path
@@ -202,15 +210,29 @@ def make_scratch_course(target: Path, repo: Path | None = None) -> str:
     return db_url
 
 
-def register_assignment(course_dir: Path, db_url: str, assignment: str = ASSIGNMENT,
-                        release_directory: str = KIT_RELEASE) -> None:
+def register_assignment(
+    course_dir: Path, db_url: str, assignment: str = ASSIGNMENT, release_directory: str = KIT_RELEASE
+) -> None:
     """Put the assignment and its source notebooks into the gradebook with the real
     ``nbgrader generate_assignment``, writing its student copy to ``release_directory`` (by default a
     folder of the kit's own, so that the course's release/ is never touched)."""
     ensure_tools_on_path()
     result = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
-         f"--CourseDirectory.db_url={db_url}", f"--CourseDirectory.release_directory={release_directory}"],
-        cwd=course_dir, capture_output=True, text=True)
+        [
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "generate_assignment",
+            assignment,
+            "--force",
+            f"--CourseDirectory.db_url={db_url}",
+            f"--CourseDirectory.release_directory={release_directory}",
+        ],
+        cwd=course_dir,
+        capture_output=True,
+        text=True,
+    )
     if result.returncode != 0:
-        raise RuntimeError(f"nbgrader generate_assignment failed in {course_dir}:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+        raise RuntimeError(
+            f"nbgrader generate_assignment failed in {course_dir}:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+        )

@@ -11,6 +11,7 @@ nbgrader reads it.  Without nbformat it is the same JSON as plain :class:`PlainN
 with attribute access (``cell.source``, ``cell.metadata``), the sources joined into strings as
 nbformat joins them; only the schema check is skipped.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,12 @@ class PlainNode(dict):
 def plain_node(value):
     """JSON values as PlainNodes, every multi-line field joined into one string."""
     if isinstance(value, dict):
-        return PlainNode({key: "".join(item) if key in MULTILINE_KEYS and isinstance(item, list) else plain_node(item)
-                          for key, item in value.items()})
+        return PlainNode(
+            {
+                key: "".join(item) if key in MULTILINE_KEYS and isinstance(item, list) else plain_node(item)
+                for key, item in value.items()
+            }
+        )
     if isinstance(value, list):
         return [plain_node(item) for item in value]
     return value
@@ -52,8 +57,9 @@ def read_notebook(path: Path, *, validate: bool = True):
     path = Path(path)
     data = path.read_bytes()
     if len(data) > MAX_NOTEBOOK_BYTES:
-        raise ValueError(f"{path.name}: {len(data) / 2**20:.0f} MiB is larger than the "
-                         f"{MAX_NOTEBOOK_BYTES // 2**20} MiB limit")
+        raise ValueError(
+            f"{path.name}: {len(data) / 2**20:.0f} MiB is larger than the {MAX_NOTEBOOK_BYTES // 2**20} MiB limit"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -70,14 +76,17 @@ def read_notebook(path: Path, *, validate: bool = True):
         import nbformat
     except ImportError:  # a student's NumPy-only Python running `check`
         if raw.get("nbformat") != 4 or not isinstance(raw.get("cells"), list):
-            raise ValueError(f"{path.name}: a notebook of format {raw.get('nbformat', '?')}; this Python reads "
-                             "format 4 only (save it again from Jupyter, or install nbformat)") from None
+            raise ValueError(
+                f"{path.name}: a notebook of format {raw.get('nbformat', '?')}; this Python reads "
+                "format 4 only (save it again from Jupyter, or install nbformat)"
+            ) from None
         return plain_node(raw)
     try:
         nb = nbformat.reads(text, as_version=4)
         nbformat.validate(nb)
     except Exception as e:  # noqa: BLE001 - nbformat raises several kinds; the reason is what matters
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"{path.name}: not a valid notebook (nbformat {raw.get('nbformat', '?')}): "
-                         f"{first[:200]}") from None
+        raise ValueError(
+            f"{path.name}: not a valid notebook (nbformat {raw.get('nbformat', '?')}): {first[:200]}"
+        ) from None
     return nb

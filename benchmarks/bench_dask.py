@@ -18,6 +18,7 @@ Every class is the demo's personas in turn, without the hang, the crash and the 
 measure budgets, not throughput).  Needs the PostgreSQL server binaries (as the tests do); a quick
 run: `--sizes 4,8 --class-size 8 --jobs 2,4`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,8 +55,13 @@ def course_with(folder: Path, n: int) -> Path:
 
 def grade(course: Path, *args: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), *args],
-                   env=ENV, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), *args],
+        env=ENV,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     return time.perf_counter() - start
 
 
@@ -72,15 +78,18 @@ def main() -> None:
     n = args.class_size
     with tempfile.TemporaryDirectory(prefix="kit-bench-dask-") as tmp:
         tmp = Path(tmp)
-        scaling = [(f"local --jobs 2, {size} students", size, grade(course_with(tmp / f"size{size}", size), "--jobs", "2"))
-                   for size in (sizes if 1 in parts else [])]
+        scaling = [
+            (f"local --jobs 2, {size} students", size, grade(course_with(tmp / f"size{size}", size), "--jobs", "2"))
+            for size in (sizes if 1 in parts else [])
+        ]
         if 2 in parts:
             with postgres_server("bench", ("local", "cluster")) as urls:
                 local = grade(course_with(tmp / "local", n), "--jobs", "2", "--db-url", urls["local"])
                 cluster = Cluster(tmp / "dask")
                 try:
-                    remote = grade(course_with(tmp / "remote", n), "--scheduler", cluster.address,
-                                   "--db-url", urls["cluster"])
+                    remote = grade(
+                        course_with(tmp / "remote", n), "--scheduler", cluster.address, "--db-url", urls["cluster"]
+                    )
                 finally:
                     cluster.close()
         by_jobs = {j: grade(course_with(tmp / f"jobs{j}", n), "--jobs", str(j)) for j in (counts if 3 in parts else [])}
@@ -90,21 +99,29 @@ def main() -> None:
         base = scaling[0][2] / scaling[0][1]
         for label, size, seconds in scaling:
             per = seconds / size
-            print(f"   {label:34} {seconds:8.1f} s   {per:6.2f} s/student   {100 * (per / base - 1):+6.1f}% vs {sizes[0]}")
+            print(
+                f"   {label:34} {seconds:8.1f} s   {per:6.2f} s/student   {100 * (per / base - 1):+6.1f}% vs {sizes[0]}"
+            )
     if 2 in parts:
         print(f"\n2. a 2-worker Dask cluster against the local pool, {n} students, PostgreSQL gradebook")
         print(f"   {'local --jobs 2':34} {local:8.1f} s   {local / n:6.2f} s/student")
-        print(f"   {'dask, 2 workers x 1 thread':34} {remote:8.1f} s   {remote / n:6.2f} s/student   "
-              f"{100 * (remote / local - 1):+6.1f}% overhead")
+        print(
+            f"   {'dask, 2 workers x 1 thread':34} {remote:8.1f} s   {remote / n:6.2f} s/student   "
+            f"{100 * (remote / local - 1):+6.1f}% overhead"
+        )
     if by_jobs:
         print(f"\n3. worker counts on one machine, {n} students")
         first = by_jobs[counts[0]]
         for j, seconds in by_jobs.items():
-            print(f"   {'local --jobs ' + str(j):34} {seconds:8.1f} s   {seconds / n:6.2f} s/student   "
-                  f"{100 * (1 - seconds / first):+6.1f}% faster than --jobs {counts[0]}")
+            print(
+                f"   {'local --jobs ' + str(j):34} {seconds:8.1f} s   {seconds / n:6.2f} s/student   "
+                f"{100 * (1 - seconds / first):+6.1f}% faster than --jobs {counts[0]}"
+            )
         best = min(by_jobs, key=by_jobs.get)
-        print(f"\n   fastest here: --jobs {best} = {best / (os.cpu_count() or 1):g} x the CPU count "
-              "(the kit's default: 2 x; a Dask worker: --nthreads 2 x its cores)")
+        print(
+            f"\n   fastest here: --jobs {best} = {best / (os.cpu_count() or 1):g} x the CPU count "
+            "(the kit's default: 2 x; a Dask worker: --nthreads 2 x its cores)"
+        )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ independent solution, a half-finished one and the common misconceptions, no hang
 It prints the wall times, the speed-up of the kit over plain nbgrader, and the cost per notebook of
 each against bare execution.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,19 +71,37 @@ def main() -> None:
 
         bare_dir = tmp / "bare"
         shutil.copytree(kit / "submitted" / "s000" / ASSIGNMENT, bare_dir)
-        t_bare = sum(timed([sys.executable, "-m", "jupyter", "nbconvert", "--execute", "--to", "notebook",
-                            "--output", f"{nb}-out", f"{nb}.ipynb"], bare_dir) for nb in NOTEBOOKS)
+        t_bare = sum(
+            timed(
+                [
+                    sys.executable,
+                    "-m",
+                    "jupyter",
+                    "nbconvert",
+                    "--execute",
+                    "--to",
+                    "notebook",
+                    "--output",
+                    f"{nb}-out",
+                    f"{nb}.ipynb",
+                ],
+                bare_dir,
+            )
+            for nb in NOTEBOOKS
+        )
         per_bare = t_bare / len(NOTEBOOKS)
 
     per_plain = t_plain / notebooks
     per_kit = t_kit * args.jobs / notebooks  # worker-seconds per notebook
-    print(f"class: {args.students} submissions x {len(NOTEBOOKS)} notebooks = {notebooks} notebooks; kit jobs: {args.jobs}")
+    print(
+        f"class: {args.students} submissions x {len(NOTEBOOKS)} notebooks = {notebooks} notebooks; kit jobs: {args.jobs}"
+    )
     print(f"{'':38}{'wall s':>9}{'per notebook s':>16}{'vs bare':>9}")
     print(f"{'plain nbgrader (autograde)':38}{t_auto:9.1f}")
     print(f"{'plain nbgrader (generate_feedback)':38}{t_feed:9.1f}")
     print(f"{'plain nbgrader (export)':38}{t_export:9.1f}")
     print(f"{'plain nbgrader, all three':38}{t_plain:9.1f}{per_plain:16.2f}{per_plain / per_bare:8.2f}x")
-    print(f"{'kit grade --jobs %d' % args.jobs:38}{t_kit:9.1f}{per_kit:16.2f}{per_kit / per_bare:8.2f}x")
+    print(f"{f'kit grade --jobs {args.jobs}':38}{t_kit:9.1f}{per_kit:16.2f}{per_kit / per_bare:8.2f}x")
     print(f"{'bare jupyter nbconvert --execute':38}{t_bare:9.1f}{per_bare:16.2f}{1:8.2f}x")
     print(f"speed-up of the kit over plain nbgrader: {t_plain / t_kit:.2f}x")
 

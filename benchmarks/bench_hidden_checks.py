@@ -1,7 +1,8 @@
 """How long a notebook's hidden checks take (not the kernel start), on the reference solutions.
 
-    python benchmarks/bench_hidden_checks.py
+python benchmarks/bench_hidden_checks.py
 """
+
 from __future__ import annotations
 
 import statistics

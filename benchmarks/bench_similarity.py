@@ -8,6 +8,7 @@ plus a few lines of their own (random constants: no two students alike), then ti
 `python -m autograder similarity`'s work: fingerprinting, every pair of every notebook compared, the
 CSV and the page written.  Nothing is graded: the step reads only the submitted notebooks.
 """
+
 from __future__ import annotations
 
 import os
@@ -37,8 +38,10 @@ def versions(repo: Path) -> dict[tuple[str, str], list[str]]:
 
 
 def own_lines(rng: random.Random) -> str:
-    return "\n".join(f"check_{i} = np.round({rng.random():.6f} * {rng.randint(2, 999)}, {rng.randint(1, 6)})"
-                     for i in range(rng.randint(1, 4)))
+    return "\n".join(
+        f"check_{i} = np.round({rng.random():.6f} * {rng.randint(2, 999)}, {rng.randint(1, 6)})"
+        for i in range(rng.randint(1, 4))
+    )
 
 
 def make_class(course: Path, students: int, repo: Path) -> None:
@@ -52,8 +55,9 @@ def make_class(course: Path, students: int, repo: Path) -> None:
     for s in range(students):
         notebooks = {}
         for nb in NOTEBOOKS:
-            answers = {gid: rng.choice(sources) + "\n" + own_lines(rng)
-                       for (name, gid), sources in cells.items() if name == nb}
+            answers = {
+                gid: rng.choice(sources) + "\n" + own_lines(rng) for (name, gid), sources in cells.items() if name == nb
+            }
             notebooks[nb] = filled_notebook(repo, nb, answers)
         write_submission(course, f"student{s:03d}", notebooks)
 
@@ -70,9 +74,11 @@ def main() -> None:
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         pairs = sum(len(r.pairs) for r in outcome.results)
         # the CPU time too: on a shared machine the wall clock also counts other people's work
-        print(f"similarity of {students} students x {len(NOTEBOOKS)} notebooks ({os.cpu_count()} cores, one used): "
-              f"{seconds:.1f}s wall, {cpu:.1f}s CPU ({pairs} pairs with code in common, {len(outcome.flagged)} at "
-              f"or above {outcome.threshold:g}; target < 60s)")
+        print(
+            f"similarity of {students} students x {len(NOTEBOOKS)} notebooks ({os.cpu_count()} cores, one used): "
+            f"{seconds:.1f}s wall, {cpu:.1f}s CPU ({pairs} pairs with code in common, {len(outcome.flagged)} at "
+            f"or above {outcome.threshold:g}; target < 60s)"
+        )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ of its own, so `playwright install` is not needed and must not be run. A server 
 ``jupyter lab`` process on a free port of 127.0.0.1, started with a command prefix (bubblewrap, to
 run it as a student) and stopped with its whole process group.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,16 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SCREENS = Path(__file__).resolve().parent.parent / ".screens"  # ignored by git; `make screenshots` copies two to docs/
 WAIT_MS = 120_000  # the machine is shared: wait long on selectors, never sleep
 
@@ -34,8 +43,10 @@ def chromium_or_skip() -> str:
         return path
     if os.geteuid() == 0:
         pytest.fail("chromium is missing: `apt-get install chromium` (.ci/run installs it when it runs as root)")
-    pytest.skip("browser tests skipped: chromium is not installed and installing it needs root "
-                "(ask for Debian's package `chromium`; .ci/run installs it as root)")
+    pytest.skip(
+        "browser tests skipped: chromium is not installed and installing it needs root "
+        "(ask for Debian's package `chromium`; .ci/run installs it as root)"
+    )
 
 
 def free_port() -> int:
@@ -48,8 +59,10 @@ def lab_settings(folder: Path) -> Path:
     """JupyterLab settings: no question about news, no update check, and every cell of a notebook in
     the page (windowing "none"; the default "full" attaches only the cells in view, so a test could
     not find a cell below the fold without scrolling to it first)."""
-    settings = {"apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
-                "notebook-extension/tracker": {"windowingMode": "none"}}
+    settings = {
+        "apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
+        "notebook-extension/tracker": {"windowingMode": "none"},
+    }
     for name, values in settings.items():
         target = folder / "@jupyterlab" / f"{name}.jupyterlab-settings"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -63,15 +76,30 @@ class JupyterServer:
     def __init__(self, root: Path, env: dict[str, str], log: Path, prefix: list[str] = ()):
         self.port, self.token = free_port(), uuid.uuid4().hex
         scratch = log.parent / f"{log.stem}-lab"
-        env = dict(env, JUPYTERLAB_SETTINGS_DIR=str(lab_settings(scratch / "settings")),
-                   JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"))
+        env = dict(
+            env,
+            JUPYTERLAB_SETTINGS_DIR=str(lab_settings(scratch / "settings")),
+            JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
+        )
         self.log = log
-        command = [*prefix, sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
-                   "--ip=127.0.0.1", f"--port={self.port}", "--port-retries=0",
-                   f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={root}"]
+        command = [
+            *prefix,
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ip=127.0.0.1",
+            f"--port={self.port}",
+            "--port-retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={root}",
+        ]
         with open(log, "w") as out:
-            self.process = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
         self._wait_ready()
 
     def url(self, path: str) -> str:
@@ -82,7 +110,9 @@ class JupyterServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise AssertionError(f"jupyter lab exited with {self.process.returncode}:\n{self.log.read_text()[-3000:]}")
+                raise AssertionError(
+                    f"jupyter lab exited with {self.process.returncode}:\n{self.log.read_text()[-3000:]}"
+                )
             try:
                 with urllib.request.urlopen(self.url("api/status"), timeout=5) as response:
                     if response.status == 200:
@@ -90,7 +120,9 @@ class JupyterServer:
             except OSError:
                 time.sleep(0.5)
         self.stop()
-        raise AssertionError(f"jupyter lab did not answer on port {self.port} in {timeout:.0f} s:\n{self.log.read_text()[-3000:]}")
+        raise AssertionError(
+            f"jupyter lab did not answer on port {self.port} in {timeout:.0f} s:\n{self.log.read_text()[-3000:]}"
+        )
 
     def stop(self) -> None:
         """SIGTERM to the server's process group (it shuts its kernels down), SIGKILL if it lingers."""
@@ -107,5 +139,9 @@ class JupyterServer:
 def launch_chromium(playwright, user_data_dir: Path):
     """A headless Debian chromium with a fresh profile: a persistent context (the profile is ``user_data_dir``)."""
     return playwright.chromium.launch_persistent_context(
-        str(user_data_dir), executable_path=chromium_or_skip(), headless=True, args=CHROMIUM_ARGS,
-        viewport={"width": 1400, "height": 900})
+        str(user_data_dir),
+        executable_path=chromium_or_skip(),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1400, "height": 900},
+    )

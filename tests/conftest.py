@@ -1,4 +1,5 @@
 """Shared fixtures: scratch course directories graded by real nbgrader and real kernels."""
+
 from __future__ import annotations
 
 import contextlib
@@ -29,8 +30,9 @@ ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 
 def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Run the real nbgrader command line in ``course``."""
-    result = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=ENV,
-                            capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=course, env=ENV, capture_output=True, text=True, timeout=900
+    )
     if check and result.returncode != 0:
         raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result
@@ -38,8 +40,9 @@ def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.Complet
 
 def kit(*args: str, cwd: Path = REPO, check: bool = True, timeout: int = 900) -> subprocess.CompletedProcess:
     """Run ``python -m autograder`` as a user would."""
-    result = subprocess.run([sys.executable, "-m", "autograder", *args], cwd=cwd, env=ENV,
-                            capture_output=True, text=True, timeout=timeout)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", *args], cwd=cwd, env=ENV, capture_output=True, text=True, timeout=timeout
+    )
     if check and result.returncode != 0:
         raise AssertionError(f"autograder {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result
@@ -68,8 +71,11 @@ def per_test(course: Path) -> list[dict]:
 
 def graded_test_cells() -> int:
     """How many graded test cells the assignment has."""
-    return sum(is_test_cell(cell) for path in Course(REPO).source_notebooks(ASSIGNMENT)
-               for cell in nbformat.read(str(path), as_version=4).cells)
+    return sum(
+        is_test_cell(cell)
+        for path in Course(REPO).source_notebooks(ASSIGNMENT)
+        for cell in nbformat.read(str(path), as_version=4).cells
+    )
 
 
 def new_course(root: Path) -> Path:
@@ -113,8 +119,12 @@ def small_file_system(folder: Path, megabytes: int):
     skips where this process may not mount one (it needs root, or CAP_SYS_ADMIN)."""
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m,mode=755", "tmpfs", str(folder)],
-                                 capture_output=True, text=True, timeout=30)
+        mounted = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={megabytes}m,mode=755", "tmpfs", str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         pytest.skip(f"cannot mount a small file system for this test: {e}")
     if mounted.returncode != 0:
@@ -195,7 +205,9 @@ def postgres_server(name: str, databases: tuple[str, ...] = ("gradebook",)):
     """A throwaway PostgreSQL server on a Unix socket, owned by the postgres user (by you, as non-root);
     yields database name -> URL."""
     if PG_BIN is None or not (PG_BIN / "initdb").exists():
-        pytest.skip("PostgreSQL server binaries are not installed (.ci/run installs them as root: apt-get install postgresql)")
+        pytest.skip(
+            "PostgreSQL server binaries are not installed (.ci/run installs them as root: apt-get install postgresql)"
+        )
     root = Path("/tmp") / f"kit-pg-{os.getpid()}-{name}"
     data, sock = root / "data", root / "sock"
     sock.mkdir(parents=True)
@@ -207,12 +219,29 @@ def postgres_server(name: str, databases: tuple[str, ...] = ("gradebook",)):
         shutil.chown(root, "postgres")
         shutil.chown(sock, "postgres")
     as_postgres(str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
-    as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(data), "-w", "-l", str(root / "log"),
-                "-o", f"-k {sock} -c listen_addresses='' -p 5433", "start")
+    as_postgres(
+        str(PG_BIN / "pg_ctl"),
+        "-D",
+        str(data),
+        "-w",
+        "-l",
+        str(root / "log"),
+        "-o",
+        f"-k {sock} -c listen_addresses='' -p 5433",
+        "start",
+    )
     try:
         for db in databases:
-            as_postgres(str(PG_BIN / "createdb") if (PG_BIN / "createdb").exists() else "createdb",
-                        "-h", str(sock), "-p", "5433", "-U", "postgres", db)
+            as_postgres(
+                str(PG_BIN / "createdb") if (PG_BIN / "createdb").exists() else "createdb",
+                "-h",
+                str(sock),
+                "-p",
+                "5433",
+                "-U",
+                "postgres",
+                db,
+            )
         yield {db: f"postgresql://postgres@/{db}?host={sock}&port=5433" for db in databases}
     finally:
         as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
@@ -238,18 +267,23 @@ IN_PROCESS = {
     "test_one_voice.py": None,
     "test_verdicts.py": None,
     "test_voice.py": None,
-    "test_course_config.py": {"test_kit_options_come_from_the_course_config_and_flags_win",
-                              "test_the_cell_timeout_is_the_courses_execute_timeout"},
+    "test_course_config.py": {
+        "test_kit_options_come_from_the_course_config_and_flags_win",
+        "test_the_cell_timeout_is_the_courses_execute_timeout",
+    },
     "test_lms_export.py": {"test_bad_rosters_are_refused_with_file_and_row", "test_roster_headers_are_checked_by_name"},
     "test_mutants.py": {"test_catalogue_covers_every_spec_diagnostic_and_every_unit"},
-    "test_smallest_case.py": {"test_a_bug_outside_the_catalogue_is_shown_on_a_small_case",
-                              "test_the_line_is_one_line_written_out_whole", "test_a_correct_solution_never_searches",
-                              "test_a_catalogued_mistake_or_a_named_relationship_does_not_search",
-                              "test_only_checks_with_a_case_space_and_generic_ids_search",
-                              "test_the_search_is_bounded_by_cases_and_by_time",
-                              "test_the_search_is_the_same_for_the_same_grading_seed",
-                              "test_the_search_writes_nothing_where_it_runs",
-                              "test_a_search_that_meets_hostile_code_adds_nothing_and_changes_no_verdict"},
+    "test_smallest_case.py": {
+        "test_a_bug_outside_the_catalogue_is_shown_on_a_small_case",
+        "test_the_line_is_one_line_written_out_whole",
+        "test_a_correct_solution_never_searches",
+        "test_a_catalogued_mistake_or_a_named_relationship_does_not_search",
+        "test_only_checks_with_a_case_space_and_generic_ids_search",
+        "test_the_search_is_bounded_by_cases_and_by_time",
+        "test_the_search_is_the_same_for_the_same_grading_seed",
+        "test_the_search_writes_nothing_where_it_runs",
+        "test_a_search_that_meets_hostile_code_adds_nothing_and_changes_no_verdict",
+    },
 }
 
 

@@ -18,6 +18,7 @@ Three classmates hand in through the command line (a reference, a stub, the same
 instructor collects and grades with the kit; lin fetches her feedback in the Assignments tab and
 opens it. Then the instructor's pages: formgrader and the class report.
 """
+
 from __future__ import annotations
 
 import csv
@@ -28,8 +29,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import ASSIGNMENT
 from autograder.cells import solution_sources
+from autograder.course import ASSIGNMENT
 
 from .browser import SCREENS, WAIT_MS, JupyterServer, chromium_or_skip, launch_chromium
 from .conftest import REPO, kit, new_course
@@ -60,6 +61,7 @@ def shot(page, name: str, locator=None) -> Path:
 
 
 # --- the servers and the browser ----------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def playwright_driver():
@@ -132,6 +134,7 @@ def screenshot_on_failure(request):
 
 # --- helpers: what a student does with the mouse and the keyboard ----------------------------------
 
+
 def menu(page, top: str, item: str) -> None:
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(rf"^{re.escape(top)}$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}")).first.click()
@@ -151,12 +154,17 @@ def type_into_cell(page, cell, text: str) -> None:
 
 
 # the lesson's solution cells, found on screen by what their stub says
-SOLUTION_CELLS = {"embedding": "class Embedding", "numerical-gradient": "def numerical_gradient",
-                  "rel-error": "def rel_error"}
+SOLUTION_CELLS = {
+    "embedding": "class Embedding",
+    "numerical-gradient": "def numerical_gradient",
+    "rel-error": "def rel_error",
+}
 
 
 def solution_cell(notebook, grade_id: str):
-    return notebook.locator(".jp-CodeCell", has=notebook.page.locator(".cm-content", has_text=SOLUTION_CELLS[grade_id])).first
+    return notebook.locator(
+        ".jp-CodeCell", has=notebook.page.locator(".cm-content", has_text=SOLUTION_CELLS[grade_id])
+    ).first
 
 
 def fill_lesson(page, notebook, wrong_backward: bool) -> None:
@@ -168,13 +176,17 @@ def run_all(page) -> None:
     """Run → Run All Cells, then wait until no cell is queued or running ([*]) any more.
     (JupyterLab stops at the first cell that fails, and clears the queue.)"""
     menu(page, "Run", "Run All Cells")
-    page.wait_for_function("""() => {
+    page.wait_for_function(
+        """() => {
         const prompts = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputPrompt')];
         return prompts.length && prompts.every(p => !p.textContent.includes('*'));
-    }""", timeout=WAIT_MS)
+    }""",
+        timeout=WAIT_MS,
+    )
 
 
 # --- the student's path in JupyterLab ------------------------------------------------------------
+
 
 def test_assignments_tab_lists_the_release(lab):
     assignment_list(lab)
@@ -185,7 +197,9 @@ def test_assignments_tab_lists_the_release(lab):
 
 
 def test_fetch_from_the_assignments_tab(lab, course):
-    lab.locator("#released_assignments_list .list_item:not(.nested_list_item)", has_text=ASSIGNMENT).get_by_role("button", name="Fetch").click()
+    lab.locator("#released_assignments_list .list_item:not(.nested_list_item)", has_text=ASSIGNMENT).get_by_role(
+        "button", name="Fetch"
+    ).click()
     lab.locator("#fetched_assignments_list .list_item:not(.nested_list_item)", has_text=ASSIGNMENT).wait_for()
     folder = course["lin"].home / ASSIGNMENT
     assert (folder / f"{NOTEBOOK}.ipynb").is_file()
@@ -200,8 +214,10 @@ def test_self_check_names_the_scatter_overwrite(lab):
     notebook.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(state="attached")
     fill_lesson(lab, notebook, wrong_backward=True)
     run_all(lab)
-    error = notebook.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
-                             has_text="Diagnosis [scatter-overwrite]").first
+    error = notebook.locator(
+        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
+        has_text="Diagnosis [scatter-overwrite]",
+    ).first
     error.wait_for()
     assert "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]" in error.inner_text()
     error.scroll_into_view_if_needed()
@@ -245,8 +261,9 @@ def test_validate_button_reports_success(lab):
 
 def test_submit_from_the_assignments_tab(lab, course):
     lab.locator(".lm-TabBar-tab", has_text="Assignments").click()
-    lab.locator("#fetched_assignments_list .list_item:not(.nested_list_item)", has_text=ASSIGNMENT) \
-        .get_by_role("button", name="Submit").click()
+    lab.locator("#fetched_assignments_list .list_item:not(.nested_list_item)", has_text=ASSIGNMENT).get_by_role(
+        "button", name="Submit"
+    ).click()
     lab.locator("#submitted_assignments_list .list_item", has_text=ASSIGNMENT).wait_for()
     inbound = list((course["exchange"] / COURSE_ID / "inbound").glob(f"{BROWSER_STUDENT}+{ASSIGNMENT}+*"))
     assert len(inbound) == 1, inbound
@@ -300,6 +317,7 @@ def test_feedback_fetched_in_the_assignments_tab_shows_the_diagnosis_and_no_hidd
 
 # --- Notebook 7: the tree page, then the notebook page --------------------------------------------
 
+
 def test_notebook7_open_run_validate(browser, student_server):
     tree = browser.new_page()
     tree.goto(student_server.url(f"tree/{ASSIGNMENT}"))
@@ -324,6 +342,7 @@ def test_notebook7_open_run_validate(browser, student_server):
 
 # --- the instructor's path: formgrader and the class report --------------------------------------
 
+
 @pytest.fixture(scope="module")
 def formgrader(browser, course, graded):
     server = JupyterServer(course["root"], course["instructor"], course["base"] / "instructor-server.log")
@@ -339,9 +358,14 @@ def table(page) -> list[dict[str, str]]:
     avg-score in a gradebook."""
     rows = page.locator("#main-table tr").filter(has=page.locator("td.name"))
     rows.first.wait_for()
-    return [dict(row.locator("td").evaluate_all(
-        "cells => cells.map(c => [c.classList[c.classList[0] === 'text-center' ? 1 : 0], c.innerText.trim()])"))
-        for row in rows.all()]
+    return [
+        dict(
+            row.locator("td").evaluate_all(
+                "cells => cells.map(c => [c.classList[c.classList[0] === 'text-center' ? 1 : 0], c.innerText.trim()])"
+            )
+        )
+        for row in rows.all()
+    ]
 
 
 def test_formgrader_manage_assignments_shows_the_graded_class(formgrader, graded):
@@ -416,7 +440,8 @@ FIX = "np.add.at(dE, idx, dout)"
 
 def right_edge_of(page, locator, text: str) -> float:
     """The right edge (px, in the viewport) of ``text`` inside the element ``locator`` finds."""
-    return locator.evaluate("""(el, text) => {
+    return locator.evaluate(
+        """(el, text) => {
         const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
             const at = node.textContent.indexOf(text);
@@ -428,7 +453,9 @@ def right_edge_of(page, locator, text: str) -> float:
             }
         }
         return Infinity;
-    }""", text)
+    }""",
+        text,
+    )
 
 
 def test_feedback_page_summary_and_the_fix_in_sight_at_1200px(browser, course, graded):

@@ -1,4 +1,5 @@
 """The single source of truth: assignments/ builds source/ and release/ exactly, and bad authoring fails clearly."""
+
 from __future__ import annotations
 
 import shutil
@@ -6,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.authoring.build import build
 from autograder.authoring.rules import AuthoringError
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 
 from .conftest import REPO
 
@@ -41,19 +42,49 @@ def break_lesson(repo: Path, old: str, new: str, count: int = 1) -> None:
     path.write_text(text.replace(old, new, count))
 
 
-@pytest.mark.parametrize("old, new, expected", [
-    ('"grade_id": "test-rel-error"', '"grade_id": "test-embedding-forward"', "grade_id 'test-embedding-forward' is used again"),
-    ('"grade_id": "test-rel-error", "locked": true, "points": 3,', '"grade_id": "test-rel-error", "locked": true,',
-     "a graded cell needs positive points"),
-    ('"grade_id": "test-rel-error", "locked": true', '"grade_id": "test-rel-error", "locked": false', "a test cell must be locked"),
-    ("        ### END SOLUTION\n\n    def backward", "\n    def backward", "nested '### BEGIN SOLUTION'"),
-    ('got {z}"\n', 'got {z}"\nrel_error(1.0, 0.5)\n', "ends in a bare value"),
-    ("def rel_error(a, b):", "def numerical_gradient(a, b):", "'numerical_gradient' must be defined in exactly one solution cell"),
-    ("_hidden.rel_error_values(rel_error)", "_hidden.no_such_check(rel_error)", "has no check named 'no_such_check'"),
-    ("# Self-check: relative, entry by entry", "import autograder  # Self-check", "student-visible code mentions the autograder"),
-    ("### BEGIN HIDDEN TESTS\nimport autograder.hidden.lesson02 as _hidden\n_hidden.rel_error_values(rel_error)\n"
-     "### END HIDDEN TESTS\n", "", "a test cell needs a hidden check"),
-])
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        (
+            '"grade_id": "test-rel-error"',
+            '"grade_id": "test-embedding-forward"',
+            "grade_id 'test-embedding-forward' is used again",
+        ),
+        (
+            '"grade_id": "test-rel-error", "locked": true, "points": 3,',
+            '"grade_id": "test-rel-error", "locked": true,',
+            "a graded cell needs positive points",
+        ),
+        (
+            '"grade_id": "test-rel-error", "locked": true',
+            '"grade_id": "test-rel-error", "locked": false',
+            "a test cell must be locked",
+        ),
+        ("        ### END SOLUTION\n\n    def backward", "\n    def backward", "nested '### BEGIN SOLUTION'"),
+        ('got {z}"\n', 'got {z}"\nrel_error(1.0, 0.5)\n', "ends in a bare value"),
+        (
+            "def rel_error(a, b):",
+            "def numerical_gradient(a, b):",
+            "'numerical_gradient' must be defined in exactly one solution cell",
+        ),
+        (
+            "_hidden.rel_error_values(rel_error)",
+            "_hidden.no_such_check(rel_error)",
+            "has no check named 'no_such_check'",
+        ),
+        (
+            "# Self-check: relative, entry by entry",
+            "import autograder  # Self-check",
+            "student-visible code mentions the autograder",
+        ),
+        (
+            "### BEGIN HIDDEN TESTS\nimport autograder.hidden.lesson02 as _hidden\n_hidden.rel_error_values(rel_error)\n"
+            "### END HIDDEN TESTS\n",
+            "",
+            "a test cell needs a hidden check",
+        ),
+    ],
+)
 def test_bad_authoring_fails_naming_file_and_cell(tmp_path, old, new, expected):
     repo = copy_authoring(tmp_path)
     break_lesson(repo, old, new)
@@ -67,7 +98,9 @@ def test_bad_authoring_fails_naming_file_and_cell(tmp_path, old, new, expected):
 def test_an_include_that_includes_itself_fails_naming_the_lesson(tmp_path):
     repo = copy_authoring(tmp_path)
     shared = repo / "assignments" / ASSIGNMENT / "_shared" / "verdict.py"
-    shared.write_text(shared.read_text() + "\n# kit-include: _shared/gradcheck.py\n")  # gradcheck.py includes verdict.py
+    shared.write_text(
+        shared.read_text() + "\n# kit-include: _shared/gradcheck.py\n"
+    )  # gradcheck.py includes verdict.py
     with pytest.raises(AuthoringError) as err:
         build(repo)
     assert f"{LESSON}.py" in str(err.value) and "includes itself" in str(err.value), str(err.value)
@@ -75,6 +108,7 @@ def test_an_include_that_includes_itself_fails_naming_the_lesson(tmp_path):
 
 def test_build_command_reports_failure(tmp_path):
     from .conftest import kit
+
     repo = copy_authoring(tmp_path)
     break_lesson(repo, '"grade_id": "test-rel-error", "locked": true', '"grade_id": "test-rel-error", "locked": false')
     result = kit("build", "--repo", str(repo), check=False)

@@ -1,4 +1,5 @@
 """Bulk grading with the kit's `grade` and `collect` commands, as an instructor runs them."""
+
 from __future__ import annotations
 
 import os
@@ -12,8 +13,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course import ASSIGNMENT, NOTEBOOKS
-from autograder.course import make_scratch_course
+from autograder.course import ASSIGNMENT, NOTEBOOKS, make_scratch_course
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
 
@@ -96,9 +96,14 @@ def test_second_run_skips_unchanged_and_regrades_a_resubmission(graded_two_ways)
 def test_killed_run_resumes_and_grades_everyone_once(tmp_path):
     course = tmp_path / "course"
     make_class(course, CLASS)
-    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course),
-                             "--jobs", "1"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1"],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     done = 0
     deadline = time.monotonic() + 300
     for line in proc.stdout:
@@ -138,7 +143,9 @@ def test_collect_places_canvas_zip_and_reports_unmatched(tmp_path):
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr(zipfile.ZipInfo("subs/doejane_12345_67890_02_token_embeddings.ipynb", (2026, 11, 2, 10, 0, 0)), ref)
         z.writestr(zipfile.ZipInfo("subs/doejane_12345_67001_02_token_embeddings-1.ipynb", (2026, 11, 1, 9, 0, 0)), old)
-        z.writestr(zipfile.ZipInfo("subs/nested/roe_LATE_555_777_05_embedding_layer.ipynb", (2026, 11, 3, 9, 0, 0)), ref)
+        z.writestr(
+            zipfile.ZipInfo("subs/nested/roe_LATE_555_777_05_embedding_layer.ipynb", (2026, 11, 3, 9, 0, 0)), ref
+        )
         z.writestr(zipfile.ZipInfo("subs/smith_999_111_my_notes.ipynb", (2026, 11, 3, 9, 0, 0)), ref)
         z.writestr(zipfile.ZipInfo("subs/stranger_4242_1_01_why_position.ipynb", (2026, 11, 3, 9, 0, 0)), ref)
         z.writestr(zipfile.ZipInfo("subs/photo.png", (2026, 11, 3, 9, 0, 0)), b"\x89PNG")
@@ -155,6 +162,8 @@ def test_collect_places_canvas_zip_and_reports_unmatched(tmp_path):
     # collecting an older download again never replaces the newer submission
     with zipfile.ZipFile(tmp_path / "older.zip", "w") as z:
         z.writestr(zipfile.ZipInfo("doejane_12345_60000_02_token_embeddings.ipynb", (2026, 10, 1, 9, 0, 0)), old)
-    result = kit("collect", ASSIGNMENT, str(tmp_path / "older.zip"), "--roster", str(roster), "--course-dir", str(course))
+    result = kit(
+        "collect", ASSIGNMENT, str(tmp_path / "older.zip"), "--roster", str(roster), "--course-dir", str(course)
+    )
     assert (course / "submitted" / "jane" / ASSIGNMENT / "02_token_embeddings.ipynb").read_text() == ref
     assert "kept the newer submission already in place" in result.stdout

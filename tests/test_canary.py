@@ -1,4 +1,5 @@
 """The canary: a course whose grading kernels cannot import the kit is refused before any student is graded."""
+
 from __future__ import annotations
 
 import shutil
@@ -21,8 +22,10 @@ def test_a_course_whose_kernels_cannot_import_the_kit_is_refused_before_any_stud
     result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2", cwd=course, check=False)
     assert result.returncode != 0, result.stdout[-2000:]
     line = result.stderr.strip().splitlines()[-1]
-    assert line.startswith("grade: no student was graded: the canary failed: the grading kernel cannot import the "
-                           "kit's public package `autograder`"), result.stderr[-2000:]
+    assert line.startswith(
+        "grade: no student was graded: the canary failed: the grading kernel cannot import the "
+        "kit's public package `autograder`"
+    ), result.stderr[-2000:]
     assert f"imported the kit's `autograder` from {course / 'autograder'}" in line, line
     assert "graded ref" not in result.stdout and "graded stub" not in result.stdout
     # no grade recorded anywhere: no gradebook submission, no CSV, no autograded folder, no state file

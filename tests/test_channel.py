@@ -1,4 +1,5 @@
 """The channel on its own: the kernel's public client and the checker's proxies over a socket pair."""
+
 from __future__ import annotations
 
 import socket
@@ -24,8 +25,11 @@ class Counter:
         return x.sum()
 
     def fail(self, kind):
-        raise {"index": IndexError("id 9 >= 5"), "custom": type("MyError", (ValueError,), {})("mine"),
-                "odd": type("Odd", (BaseException,), {})("odd")}[kind]
+        raise {
+            "index": IndexError("id 9 >= 5"),
+            "custom": type("MyError", (ValueError,), {})("mine"),
+            "odd": type("Odd", (BaseException,), {})("odd"),
+        }[kind]
 
     def liar(self):
         class Liar:
@@ -37,6 +41,7 @@ class Counter:
 
             def __array__(self, *a, **k):
                 return np.ones(3)
+
         return Liar()
 
     def hang(self):
@@ -118,16 +123,19 @@ def test_a_hang_breaks_the_channel_at_the_deadline():
         c.hang()
     assert time.monotonic() - start < 2.0
     with pytest.raises(ChannelBroken):
-        c.n  # every later question fails at once
+        _ = c.n  # every later question fails at once
     assert "did not answer" in session.broken
 
 
-@pytest.mark.parametrize("frame", [
-    b"not a frame at all, just garbage bytes",
-    struct.pack(">QI", 2**40, 10),                                            # a flood announced
-    struct.pack(">QI", 4 + 9, 9) + b"{not json",
-    struct.pack(">QI", 4 + 38, 38) + b'{"value": 1, "arrays": [["|O", [1]]]}',  # object dtype
-])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b"not a frame at all, just garbage bytes",
+        struct.pack(">QI", 2**40, 10),  # a flood announced
+        struct.pack(">QI", 4 + 9, 9) + b"{not json",
+        struct.pack(">QI", 4 + 38, 38) + b'{"value": 1, "arrays": [["|O", [1]]]}',  # object dtype
+    ],
+)
 def test_garbage_breaks_the_channel(frame):
     ours, theirs = socket.socketpair()
     session = Session(ours, time.monotonic() + 2)

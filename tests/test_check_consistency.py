@@ -5,6 +5,7 @@ fails; but a given submission must get the same score on every run (a class grad
 more workers, gets exactly the same grades). This runs each check of each catalogued mutant and
 alternative in-process over many seeds and requires one verdict per (submission, check).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -33,6 +34,7 @@ def test_one_verdict_per_check_whatever_the_seed(mutant):
 
 def test_reference_passes_every_check_on_every_seed():
     from autograder.course import NOTEBOOKS
+
     for name in NOTEBOOKS:
         ns, tests = load(name)
         for seed in range(50):

@@ -5,6 +5,7 @@ command, `python -m autograder check NOTEBOOK` run in a copy of the kit's folder
 table, with no traceback and no word from Jupyter on stderr, and the other commands must say what
 they need instead of failing with an import error.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,9 +18,9 @@ import numpy
 import pytest
 
 from autograder.course import ASSIGNMENT
+from autograder.devtools.personas import filled_notebook
 
 from .conftest import REPO
-from autograder.devtools.personas import filled_notebook
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +29,17 @@ def numpy_only(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("numpy-only")
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(root / "venv")
     python = root / "venv" / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", f"numpy=={numpy.__version__}"],
-                             capture_output=True, text=True, timeout=600)
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", f"numpy=={numpy.__version__}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if install.returncode != 0:
-        pytest.skip(f"pip could not install numpy=={numpy.__version__} into a fresh venv: "
-                    f"{(install.stderr or install.stdout).strip().splitlines()[-1:]}")
+        pytest.skip(
+            f"pip could not install numpy=={numpy.__version__} into a fresh venv: "
+            f"{(install.stderr or install.stdout).strip().splitlines()[-1:]}"
+        )
     listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True)
     assert {line.split("==")[0].lower() for line in listed.stdout.split()} <= {"numpy", "pip", "setuptools"}
     return python
@@ -42,13 +49,16 @@ def student(python: Path, *args: str) -> subprocess.CompletedProcess:
     """A student's command in the kit's folder, with nothing of the test's environment on the path."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["PATH"] = f"{python.parent}{os.pathsep}/usr/bin:/bin"
-    return subprocess.run([str(python), "-m", "autograder", *args], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [str(python), "-m", "autograder", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_numpy_only_python_cannot_import_the_kits_other_packages(numpy_only):
-    probe = "import importlib.util as u; print([m for m in ('traitlets', 'nbformat', 'nbclient', 'ipykernel', " \
-            "'jupyter_client', 'nbgrader', 'zmq') if u.find_spec(m)])"
+    probe = (
+        "import importlib.util as u; print([m for m in ('traitlets', 'nbformat', 'nbclient', 'ipykernel', "
+        "'jupyter_client', 'nbgrader', 'zmq') if u.find_spec(m)])"
+    )
     assert subprocess.run([str(numpy_only), "-c", probe], capture_output=True, text=True).stdout.strip() == "[]"
 
 
@@ -72,4 +82,3 @@ def test_the_other_commands_say_what_they_need(numpy_only):
         assert result.returncode == 2
         assert "needs the whole kit" in result.stderr and "make setup" in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
-

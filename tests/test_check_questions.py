@@ -6,6 +6,7 @@ changed to scribble over every array it is given after each call.  No array a ch
 under it, except the ones it watches to judge exactly that (``fixtures.watch``), and those checks still
 name the side effect.
 """
+
 from __future__ import annotations
 
 import functools
@@ -122,9 +123,15 @@ def test_student_code_changing_its_inputs_cannot_change_a_check(changed_under_ch
     # lesson 3's checks pass only sizes; every other lesson's checks pass arrays
     assert len(with_arrays) >= 15, f"only these hidden checks passed arrays to student code: {with_arrays}"
     assert changed_under_checks["changed"] == [], (
-        f"student code changed the arrays of these checks in place: {sorted(set(changed_under_checks['changed']))}")
+        f"student code changed the arrays of these checks in place: {sorted(set(changed_under_checks['changed']))}"
+    )
     # the checks that judge in-place changes still see them
-    watching = {"softmax_values": "side-effect", "attention_values": "side-effect",
-                "permutation_gap_no_pos": "side-effect", "numerical_gradient_restore": "no-restore",
-                "positional_forward": "side-effect", "layer_forward": "side-effect"}
+    watching = {
+        "softmax_values": "side-effect",
+        "attention_values": "side-effect",
+        "permutation_gap_no_pos": "side-effect",
+        "numerical_gradient_restore": "no-restore",
+        "positional_forward": "side-effect",
+        "layer_forward": "side-effect",
+    }
     assert {f: verdicts[f] for f in watching} == watching

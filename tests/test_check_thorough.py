@@ -2,6 +2,7 @@
 
 Real nbgrader, real kernels: one command grades two notebooks in one scratch course.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,10 +14,10 @@ import pytest
 
 from autograder.config import SANDBOX_SWITCH
 from autograder.course import NOTEBOOKS
+from autograder.devtools.personas import filled_notebook
 from autograder.student.thorough import ThoroughError, choose_sandbox
 
 from .conftest import REPO, kit
-from autograder.devtools.personas import filled_notebook
 
 SCATTER = "np.add.at(self.dE, idx, dout)"
 
@@ -36,23 +37,25 @@ def test_thorough_grades_with_the_hidden_checks_and_names_the_misconception(tmp_
     (tmp_path / "mine").mkdir()
     wrong = tmp_path / "mine" / "02_token_embeddings.ipynb"
     nbformat.write(scatter, str(wrong))
-    right = tmp_path / "copy of lesson 2.ipynb"          # renamed: recognised by its cells
+    right = tmp_path / "copy of lesson 2.ipynb"  # renamed: recognised by its cells
     nbformat.write(filled_notebook(REPO, "02_token_embeddings"), str(right))
     before = wrong.read_bytes(), right.read_bytes()
 
     result = kit("check", "--thorough", str(wrong), str(right), check=False)
 
-    assert result.returncode == 1, result.stdout + result.stderr      # one notebook short of full marks
+    assert result.returncode == 1, result.stdout + result.stderr  # one notebook short of full marks
     assert "sandboxed with bubblewrap" in result.stdout or "UNSANDBOXED" in result.stdout
     mine = result.stdout.split(str(right))[0]
     assert "Diagnosis [scatter-overwrite]: Row" in mine and "is used twice so its gradient should be" in mine
-    assert "np.add.at(dE, idx, dout)" in mine                           # the fix, on the line under it
+    assert "np.add.at(dE, idx, dout)" in mine  # the fix, on the line under it
     assert re.search(r"test-embedding-backward\s+0/\d+\s+FAIL", mine), mine
     assert re.search(r"test-embedding-forward\s+(\d+)/\1\s+pass", mine), mine
     score, full = map(float, re.search(r"pass: ([\d.]+)/([\d.]+) points", points_line(result.stdout, wrong)).groups())
     assert 0 < score < full == 25
-    assert "25/25 points" in points_line(result.stdout, right) and "graded as 02_token_embeddings.ipynb" in result.stdout
-    assert (wrong.read_bytes(), right.read_bytes()) == before            # the student's files are never written
+    assert (
+        "25/25 points" in points_line(result.stdout, right) and "graded as 02_token_embeddings.ipynb" in result.stdout
+    )
+    assert (wrong.read_bytes(), right.read_bytes()) == before  # the student's files are never written
 
 
 def test_thorough_says_what_it_cannot_grade(tmp_path):

@@ -8,6 +8,7 @@ and the report; a feedback page for the corrupt and the missing notebook; a summ
 graded feedback page; pass rates that leave out notebooks that were not graded; grades.csv with the
 roster's names, sorted by student id.
 """
+
 from __future__ import annotations
 
 import csv
@@ -20,14 +21,16 @@ from autograder.cells import is_test_cell
 from autograder.classroom.report import figures, text_report
 from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.devtools.personas import write_submission
-from autograder.grading.notes import group_notes, grouped_reason
 from autograder.grading import results
+from autograder.grading.notes import group_notes, grouped_reason
 
 from .conftest import kit, new_course, persona_notebooks
 
 HEADLINE = "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
-ROSTER = "student_id,name,email\nlock,\"Lovelace, Ada\",lock@example.org\neli,Eli Whitney,eli@example.org\n" \
-         "cor,Cora Brown,cor@example.org\nada,Ada King,ada@example.org\n"
+ROSTER = (
+    'student_id,name,email\nlock,"Lovelace, Ada",lock@example.org\neli,Eli Whitney,eli@example.org\n'
+    "cor,Cora Brown,cor@example.org\nada,Ada King,ada@example.org\n"
+)
 
 
 def edited_locked_cells() -> tuple[dict[str, nbformat.NotebookNode], int]:
@@ -51,8 +54,12 @@ def graded_class(tmp_path_factory):
     corrupt[NOTEBOOKS[0]] = text[: len(text) // 2]  # a copy cut short: not JSON
     del corrupt[NOTEBOOKS[1]]
     locked, edited = edited_locked_cells()
-    for student, notebooks in {"ada": persona_notebooks("reference"), "eli": persona_notebooks(["scatter-overwrite"]),
-                               "cor": corrupt, "lock": locked}.items():
+    for student, notebooks in {
+        "ada": persona_notebooks("reference"),
+        "eli": persona_notebooks(["scatter-overwrite"]),
+        "cor": corrupt,
+        "lock": locked,
+    }.items():
         write_submission(drop, student, notebooks)  # drop/submitted/<student>/<assignment>/, a layout collect reads
     (base / "roster.csv").write_text(ROSTER)
     kit("collect", ASSIGNMENT, str(drop / "submitted"), "--roster", str(base / "roster.csv"), "--course-dir", str(root))
@@ -108,8 +115,10 @@ def test_pass_rates_leave_out_notebooks_that_were_not_graded(graded_class):
     report = (graded_class["root"] / "reports" / ASSIGNMENT / "index.html").read_text()
     # eli fails it, ada and lock pass it, cor handed no lesson 2 in: 2 of 3 pass (counting cor, it would be 2 of 4)
     assert "02_token_embeddings/test-embedding-backward 67% of 3" in out
-    assert f"Notebooks not graded (missing or not a notebook; left out of the pass rates): 2: cor/{NOTEBOOKS[0]}, " \
-           f"cor/{NOTEBOOKS[1]}" in out
+    assert (
+        f"Notebooks not graded (missing or not a notebook; left out of the pass rates): 2: cor/{NOTEBOOKS[0]}, "
+        f"cor/{NOTEBOOKS[1]}" in out
+    )
     assert "left out of the pass rates" in report
     with open(graded_class["root"] / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["student"] == "cor"]
@@ -137,24 +146,30 @@ def test_report_summary_wraps_and_its_charts_are_drawn(graded_class):
 
 # --- in this process: the grouping and the counting themselves ---------------------------------------
 
+
 def test_group_notes_collapses_a_kind_and_keeps_a_note_alone():
     notes = ["01_why_position.ipynb: not a notebook: invalid JSON at line 445, column 5"]
     notes += [f"03_sinusoidal: locked cell `test-{i}` was edited (the original is graded)" for i in range(5)]
-    notes += ["02_token_embeddings.ipynb: missing from the submission (0 points)",
-              "04_learned_positions.ipynb: missing from the submission (0 points)", "05_embedding_layer: timed out"]
+    notes += [
+        "02_token_embeddings.ipynb: missing from the submission (0 points)",
+        "04_learned_positions.ipynb: missing from the submission (0 points)",
+        "05_embedding_layer: timed out",
+    ]
     assert group_notes(notes) == [
         notes[0],
         "locked cell was edited (the original is graded) ×5: 03_sinusoidal `test-0`, 03_sinusoidal `test-1`, "
         "03_sinusoidal `test-2` and 2 more",
         "missing from the submission (0 points) ×2: 02_token_embeddings.ipynb, 04_learned_positions.ipynb",
-        "05_embedding_layer: timed out"]
+        "05_embedding_layer: timed out",
+    ]
     assert grouped_reason("; ".join(notes[:2])) == "; ".join(notes[:2])  # one of a kind is left as written
 
 
 def test_a_notebook_that_was_not_graded_is_neither_passed_nor_failed():
     def student(sid, diagnosis, points):  # (results.TestResult by its module: pytest would collect the name)
-        return results.StudentResult(sid, results.Status.GRADED, "", points, 10, 0,
-                                     [results.TestResult("n1", "t1", points, 10, diagnosis)])
+        return results.StudentResult(
+            sid, results.Status.GRADED, "", points, 10, 0, [results.TestResult("n1", "t1", points, 10, diagnosis)]
+        )
 
     f = figures([student("a", None, 10), student("b", results.NOT_GRADED, 0), student("c", "wrong-value", 0)])
     assert f.pass_rate == [("n1/t1", 0.5)] and f.ran == {"n1/t1": 2}

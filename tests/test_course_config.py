@@ -1,4 +1,5 @@
 """The course's nbgrader_config.py is the kit's configuration: its folder names and the kit's options."""
+
 from __future__ import annotations
 
 import csv
@@ -14,8 +15,11 @@ from autograder.grading.grade import course_config
 
 from .conftest import kit
 
-RENAMED = {"submitted_directory": "handed-in", "autograded_directory": "graded-copies",
-           "feedback_directory": "for-students"}
+RENAMED = {
+    "submitted_directory": "handed-in",
+    "autograded_directory": "graded-copies",
+    "feedback_directory": "for-students",
+}
 
 
 def add_to_config(course: Path, lines: list[str]) -> None:
@@ -48,8 +52,12 @@ def test_a_renamed_course_is_graded_in_its_own_folders(renamed_course):
         scores = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
     assert scores["ada"] == 100 and 0 < scores["eli"] < 100
     for student in ("ada", "eli"):
-        assert sorted(p.stem for p in (course / "graded-copies" / student / ASSIGNMENT).glob("*.ipynb")) == sorted(NOTEBOOKS)
-        assert sorted(p.stem for p in (course / "for-students" / student / ASSIGNMENT).glob("*.html")) == sorted(NOTEBOOKS)
+        assert sorted(p.stem for p in (course / "graded-copies" / student / ASSIGNMENT).glob("*.ipynb")) == sorted(
+            NOTEBOOKS
+        )
+        assert sorted(p.stem for p in (course / "for-students" / student / ASSIGNMENT).glob("*.html")) == sorted(
+            NOTEBOOKS
+        )
     assert not (course / "autograded").exists() and not (course / "feedback").exists()
     assert f"feedback: {course / 'for-students'}" in result.stdout
 
@@ -67,15 +75,17 @@ def test_diagnoses_are_read_from_the_renamed_autograded_folder(renamed_course):
 def test_kit_options_come_from_the_course_config_and_flags_win(tmp_path):
     course = tmp_path / "course"
     course.mkdir()
-    (course / "nbgrader_config.py").write_text("c = get_config()\nc.KitConfig.notebook_budget = 90\n"
-                                               "c.KitConfig.memory_limit_mb = 2048\nc.KitConfig.jobs = 3\n")
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.KitConfig.notebook_budget = 90\nc.KitConfig.memory_limit_mb = 2048\nc.KitConfig.jobs = 3\n"
+    )
     assert grading_options(read_course_config(course)).jobs == 3
     config = course_config(course)
     assert config.BudgetedExecute.notebook_budget == 90
     assert config.SandboxedKernelManager.memory_limit_mb == "2048"
     assert config.BudgetedExecute.timeout == CELL_TIMEOUT  # no c.Execute.timeout in the course: the kit's default
-    flagged = course_config(course, options=grading_options(read_course_config(course), notebook_budget=30,
-                                                            cell_timeout=5))
+    flagged = course_config(
+        course, options=grading_options(read_course_config(course), notebook_budget=30, cell_timeout=5)
+    )
     assert flagged.BudgetedExecute.notebook_budget == 30 and flagged.Execute.timeout == 5
 
 

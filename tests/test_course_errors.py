@@ -1,5 +1,6 @@
 """Errors that point the right way: a folder that is not a course says so and names --course-dir; a
 misspelt assignment gets the closest name the course has.  The real command line, in this process."""
+
 from __future__ import annotations
 
 import shutil
@@ -33,7 +34,9 @@ def test_a_misspelt_assignment_gets_the_closest_name(tmp_path, capsys, command):
     source = ["."] if command == "collect" else []
     code, err = run(capsys, command, "embedings", *source, "--course-dir", str(tmp_path))
     assert code == 2
-    assert f"unknown assignment 'embedings': no source notebooks in {tmp_path / 'source' / 'embedings'}; " \
-           f"did you mean '{ASSIGNMENT}'?" in err
+    assert (
+        f"unknown assignment 'embedings': no source notebooks in {tmp_path / 'source' / 'embedings'}; "
+        f"did you mean '{ASSIGNMENT}'?" in err
+    )
     code, err = run(capsys, command, "lesson-zero", *source, "--course-dir", str(tmp_path))
     assert code == 2 and f"the course has '{ASSIGNMENT}'" in err

@@ -4,6 +4,7 @@ Each process of the cluster runs in an empty folder of its own, never the course
 reaches the workers only through the tasks.  The class is graded the same on the cluster as by the
 local pool, and a worker killed mid-student loses nothing.
 """
+
 from __future__ import annotations
 
 import os
@@ -42,8 +43,9 @@ def free_port() -> int:
 
 def start(cmd: list[str], folder: Path, log: Path) -> subprocess.Popen:
     folder.mkdir(parents=True, exist_ok=True)
-    return subprocess.Popen(cmd, cwd=folder, env=ENV, stdout=log.open("w"), stderr=subprocess.STDOUT,
-                            start_new_session=True)  # its own process group: killing it kills what it started
+    return subprocess.Popen(
+        cmd, cwd=folder, env=ENV, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True
+    )  # its own process group: killing it kills what it started
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -60,9 +62,19 @@ class Cluster:
     def __init__(self, root: Path):
         self.root = root
         self.address = f"tcp://127.0.0.1:{free_port()}"
-        self.scheduler = start([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port",
-                                self.address.rsplit(":", 1)[1], "--no-dashboard"],
-                               root / "scheduler", root / "scheduler.log")
+        self.scheduler = start(
+            [
+                str(BIN / "dask"),
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                self.address.rsplit(":", 1)[1],
+                "--no-dashboard",
+            ],
+            root / "scheduler",
+            root / "scheduler.log",
+        )
         self.workers: dict[str, subprocess.Popen] = {}
         for name in ("worker1", "worker2"):
             self.add_worker(name)
@@ -71,8 +83,23 @@ class Cluster:
     def add_worker(self, name: str) -> None:
         port = free_port()
         self.workers[f"tcp://127.0.0.1:{port}"] = start(
-            [str(BIN / "dask"), "worker", self.address, "--host", "127.0.0.1", "--worker-port", str(port),
-             "--nthreads", "1", "--no-dashboard", "--name", name], self.root / name, self.root / f"{name}.log")
+            [
+                str(BIN / "dask"),
+                "worker",
+                self.address,
+                "--host",
+                "127.0.0.1",
+                "--worker-port",
+                str(port),
+                "--nthreads",
+                "1",
+                "--no-dashboard",
+                "--name",
+                name,
+            ],
+            self.root / name,
+            self.root / f"{name}.log",
+        )
 
     def client(self):
         from distributed import Client
@@ -112,8 +139,12 @@ def files_under(folder: Path) -> list[str]:
 def gradebook_rows(db_url: str) -> list[tuple]:
     """(student, notebook, grade) for every grade of the assignment: duplicates would show twice."""
     with Gradebook(db_url) as gb:
-        return sorted((s.student.id, nb.name, g.name) for s in gb.assignment_submissions(ASSIGNMENT)
-                      for nb in s.notebooks for g in nb.grades)
+        return sorted(
+            (s.student.id, nb.name, g.name)
+            for s in gb.assignment_submissions(ASSIGNMENT)
+            for nb in s.notebooks
+            for g in nb.grades
+        )
 
 
 def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, gradebooks):
@@ -121,11 +152,25 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     make_class(local, CLASS)
     make_class(remote, CLASS)
     kit("grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "2", *BUDGET)
-    command = ["grade", ASSIGNMENT, "--course-dir", str(remote), "--scheduler", cluster.address,
-               "--db-url", gradebooks["cluster"], *BUDGET]
+    command = [
+        "grade",
+        ASSIGNMENT,
+        "--course-dir",
+        str(remote),
+        "--scheduler",
+        cluster.address,
+        "--db-url",
+        gradebooks["cluster"],
+        *BUDGET,
+    ]
     # the instructor's process killed mid-run (its tasks still running on the cluster) ...
-    first = subprocess.Popen([sys.executable, "-m", "autograder", *command], env=ENV, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "autograder", *command],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     state = remote / ".kit" / ASSIGNMENT
     deadline = time.monotonic() + 600
     while len(list(state.glob("*.json"))) < 2 and time.monotonic() < deadline and first.poll() is None:
@@ -150,8 +195,17 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     for name in ("worker1", "worker2"):
         assert not any((cluster.root / name).rglob("*.ipynb"))
     # a second run resumes from the state files: nothing is graded again
-    again = kit("grade", ASSIGNMENT, "--course-dir", str(remote), "--scheduler", cluster.address,
-                "--db-url", gradebooks["cluster"], *BUDGET)
+    again = kit(
+        "grade",
+        ASSIGNMENT,
+        "--course-dir",
+        str(remote),
+        "--scheduler",
+        cluster.address,
+        "--db-url",
+        gradebooks["cluster"],
+        *BUDGET,
+    )
     assert f"skipping {len(CLASS)} submission(s)" in again.stdout
     assert len({row[0] for row in gradebook_rows(gradebooks["cluster"])}) == len(CLASS)
 
@@ -160,9 +214,13 @@ def test_sqlite_gradebook_is_refused_on_a_cluster(tmp_path, cluster):
     """Dask's own DASK_SCHEDULER_ADDRESS picks the cluster too; a SQLite gradebook cannot travel there."""
     course = tmp_path / "course"
     make_class(course, {"ada": "stub"})
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course)],
-                            env=dict(ENV, DASK_SCHEDULER_ADDRESS=cluster.address), capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course)],
+        env=dict(ENV, DASK_SCHEDULER_ADDRESS=cluster.address),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 2
     assert f"--scheduler {cluster.address}: a Dask run needs a gradebook every worker reaches" in result.stderr
     assert "--db-url postgresql://" in result.stderr
@@ -173,9 +231,26 @@ def test_a_worker_killed_mid_student_loses_nothing(tmp_path, cluster, gradebooks
     students = {"ada": "reference", "ben": "stub", "eli": ["scatter-overwrite"], "pia": ["positions-by-token"]}
     course = tmp_path / "course"
     make_class(course, students)
-    run = subprocess.Popen([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course),
-                            "--scheduler", cluster.address, "--db-url", gradebooks["killed"], *BUDGET],
-                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            ASSIGNMENT,
+            "--course-dir",
+            str(course),
+            "--scheduler",
+            cluster.address,
+            "--db-url",
+            gradebooks["killed"],
+            *BUDGET,
+        ],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     client = cluster.client()
     deadline, victim = time.monotonic() + 120, None
     while victim is None and time.monotonic() < deadline:
@@ -211,19 +286,47 @@ def test_workers_of_another_kit_version_or_without_a_sandbox_are_refused(tmp_pat
         f.write("# a later version of the kit\n")
     before = set(cluster.client().scheduler_info()["workers"])
     strangers = {}
-    for name, env in {"strange-version": dict(ENV, PYTHONPATH=str(strange)),
-                      "no-bwrap": dict(ENV, PATH=str(BIN))}.items():
+    for name, env in {
+        "strange-version": dict(ENV, PYTHONPATH=str(strange)),
+        "no-bwrap": dict(ENV, PATH=str(BIN)),
+    }.items():
         port = free_port()
         strangers[name] = subprocess.Popen(
-            [str(BIN / "dask"), "worker", cluster.address, "--host", "127.0.0.1", "--worker-port", str(port),
-             "--nthreads", "1", "--no-dashboard", "--name", name], cwd=tmp_path, env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            [
+                str(BIN / "dask"),
+                "worker",
+                cluster.address,
+                "--host",
+                "127.0.0.1",
+                "--worker-port",
+                str(port),
+                "--nthreads",
+                "1",
+                "--no-dashboard",
+                "--name",
+                name,
+            ],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     try:
         cluster.client().wait_for_workers(len(before) + 2, timeout=120)
         course = tmp_path / "course"
         make_class(course, {"ada": "reference"})
-        result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--scheduler", cluster.address,
-                     "--db-url", gradebooks["refused"], check=False)
+        result = kit(
+            "grade",
+            ASSIGNMENT,
+            "--course-dir",
+            str(course),
+            "--scheduler",
+            cluster.address,
+            "--db-url",
+            gradebooks["refused"],
+            check=False,
+        )
         assert result.returncode == 2, result.stdout
         assert "refusing to grade on this cluster" in result.stderr
         assert "runs kit" in result.stderr and "cannot sandbox: bubblewrap (bwrap) is not installed" in result.stderr

@@ -1,4 +1,5 @@
 """`make demo`: the whole kit on the built-in class, in a scratch course."""
+
 from __future__ import annotations
 
 import csv
@@ -14,7 +15,7 @@ def test_demo_collects_grades_and_reports_the_built_in_class(tmp_path):
     result = kit("demo", "--workdir", str(tmp_path), timeout=1200)
     out = result.stdout
     course = tmp_path / "course"
-    assert f"collected " in out and "readme_from_lms.txt: not a notebook (.ipynb)" in out
+    assert "collected " in out and "readme_from_lms.txt: not a notebook (.ipynb)" in out
     for student in CLASS:
         assert f"\n{student} " in out, f"{student} missing from the class table"
     with open(course / "grades.csv", newline="") as f:
@@ -34,4 +35,6 @@ def test_demo_collects_grades_and_reports_the_built_in_class(tmp_path):
     assert float(next(row for row in canvas if row["Student"] == "s01-ada")[ASSIGNMENT]) == 100
     assert (course / "feedback-upload.zip").stat().st_size > 0 and "feedback file(s) named as in the LMS" in out
     # and it says where the scratch course stays and how large it is
-    assert re.search(rf"The demo course stays for you to look at: {re.escape(str(tmp_path))} \(\d+ MiB\)", out), out[-500:]
+    assert re.search(rf"The demo course stays for you to look at: {re.escape(str(tmp_path))} \(\d+ MiB\)", out), out[
+        -500:
+    ]

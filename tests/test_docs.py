@@ -3,6 +3,7 @@ architecture's floor table is the one ``tests/test_layers.py`` enforces.
 
 In-process and quick: nothing here runs nbgrader or a kernel.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,8 +46,13 @@ def test_every_link_stays_in_the_repository_and_resolves(page):
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_file_a_page_names_exists(page):
-    missing = sorted({name for name in NAMED_FILE.findall(page.read_text(encoding="utf-8"))
-                      if "NN" not in name and not (REPO / name).exists()})
+    missing = sorted(
+        {
+            name
+            for name in NAMED_FILE.findall(page.read_text(encoding="utf-8"))
+            if "NN" not in name and not (REPO / name).exists()
+        }
+    )
     assert not missing, f"{page.name} names files that do not exist: {missing}"
 
 

@@ -4,6 +4,7 @@ A grading worker killed mid-batch (as the OOM killer or an administrator would),
 fills up mid-run, each on a small class graded with the kit's real `grade` (local pool, real nbgrader,
 real kernels).
 """
+
 from __future__ import annotations
 
 import csv
@@ -65,8 +66,13 @@ def grade(course: Path, *args: str, killer: WorkerKiller | None = None) -> subpr
     if killer:
         killer.start()
     try:
-        return subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course),
-                               *args], env=ENV, capture_output=True, text=True, timeout=1200)
+        return subprocess.run(
+            [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), *args],
+            env=ENV,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+        )
     finally:
         if killer:
             killer.stop = True
@@ -91,7 +97,7 @@ def test_a_killed_worker_costs_a_retry_and_never_another_students_grade(tmp_path
     result = grade(course, "--jobs", "2", "--force", killer=killer)
     assert len(killer.killed) == 2, result.stdout[-3000:]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    line = next(l for l in result.stdout.splitlines() if "FAILED victim" in l)
+    line = next(line for line in result.stdout.splitlines() if "FAILED victim" in line)
     assert "killed the grading worker process twice" in line, line
     after = grades(course)
     assert after["alice"][0] == 100 and after["bob"][0] == 0

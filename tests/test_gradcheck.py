@@ -1,12 +1,13 @@
 """The kit's float64 numerical tools and the diagnosis rendering."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from autograder.hidden import hidden_check
 from autograder.hidden.diagnostics import Diagnosis
 from autograder.hidden.gradcheck import PASS_BAR, compare, numerical_gradient, rel_error
-from autograder.hidden import hidden_check
 
 
 def test_numerical_gradient_matches_analytic_and_restores_x():
@@ -19,7 +20,8 @@ def test_numerical_gradient_matches_analytic_and_restores_x():
 
 
 def test_compare_names_the_worst_entry():
-    a = np.zeros((3, 2)); b = np.zeros((3, 2))
+    a = np.zeros((3, 2))
+    b = np.zeros((3, 2))
     a[2, 1], b[2, 1] = 1.0, 2.0
     report = compare("dE", a, b)
     assert not report.ok and report.worst_index == (2, 1)
@@ -33,7 +35,10 @@ def test_rel_error_is_zero_for_two_zero_arrays():
 
 def test_diagnosis_renders_only_its_message():
     d = Diagnosis("scatter-overwrite", "Row 0 is used twice\nsecond line")
-    assert d._render_traceback_() == ["\x1b[0;31mDiagnosis [scatter-overwrite]\x1b[0m: Row 0 is used twice", "second line"]
+    assert d._render_traceback_() == [
+        "\x1b[0;31mDiagnosis [scatter-overwrite]\x1b[0m: Row 0 is used twice",
+        "second line",
+    ]
     with pytest.raises(ValueError):
         Diagnosis("made-up-id", "x")
 

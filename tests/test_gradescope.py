@@ -2,11 +2,11 @@
 setup.sh (reusing this test's Python instead of installing one) and run_autograder on three uploads, and
 check results.json against Gradescope's format and the scores the same notebooks get from plain nbgrader.
 """
+
 from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 import stat
 import subprocess
@@ -70,7 +70,9 @@ def run_autograder(root: Path, files: dict[str, object]) -> tuple[dict, str]:
     (root / "results").mkdir()
     env = dict(ENV, AUTOGRADER_ROOT=str(root), KIT_PYTHON=sys.executable)
     env.pop("AUTOGRADER_SANDBOX", None)  # run_autograder decides, as it does on Gradescope
-    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "canary: the reference solution" in done.stdout, done.stdout[-3000:]  # graded, or passed before
     if shutil.which("bwrap"):  # where bubblewrap works, student code runs inside it here too
@@ -118,7 +120,9 @@ def test_zip_has_gradescope_layout_and_keeps_the_mutants_home(tmp_path):
 
 
 def test_gradescope_grades_reference_stub_and_scatter_overwrite(gradescope_root, plain_course):
-    ref, ref_text = run_autograder(gradescope_root, {f"{n}.ipynb": nb for n, nb in persona_notebooks("reference").items()})
+    ref, ref_text = run_autograder(
+        gradescope_root, {f"{n}.ipynb": nb for n, nb in persona_notebooks("reference").items()}
+    )
     check_format(ref)
     assert ref["score"] == 100 and all(t["output"] == "Passed." for t in ref["tests"])
     assert_no_hidden_code(ref_text)
@@ -129,15 +133,20 @@ def test_gradescope_grades_reference_stub_and_scatter_overwrite(gradescope_root,
     assert_no_hidden_code(stub_text)
 
     # uploaded in a folder, as a zip of the work folder gives them
-    scatter, text = run_autograder(gradescope_root, {f"my work/{n}.ipynb": nb for n, nb in
-                                                     persona_notebooks(["scatter-overwrite"]).items()})
+    scatter, text = run_autograder(
+        gradescope_root, {f"my work/{n}.ipynb": nb for n, nb in persona_notebooks(["scatter-overwrite"]).items()}
+    )
     check_format(scatter)
     with open(plain_course / "grades.csv", newline="") as f:
         plain = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
     assert 0 < scatter["score"] < 100 and scatter["score"] == plain["overwriter"]  # what nbgrader itself gives
     failed = [t for t in scatter["tests"] if t["score"] < t["max_score"]]
-    assert failed and all("Diagnosis [scatter-overwrite]: Row 0 is used twice so its gradient should be [2, 2], "
-                          "got [1. 1.]" in t["output"] and "np.add.at" in t["output"] for t in failed)
+    assert failed and all(
+        "Diagnosis [scatter-overwrite]: Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
+        in t["output"]
+        and "np.add.at" in t["output"]
+        for t in failed
+    )
     assert_no_hidden_code(text)
 
 

@@ -6,6 +6,7 @@ the history run in this process; grading runs as the user runs it.
 The instructor then gives lesson 1's test-softmax-values 5 points instead of 3 (only ada passes it)
 and ben resubmits lesson 3 fixed; cy changes in nothing.
 """
+
 from __future__ import annotations
 
 import csv
@@ -62,8 +63,10 @@ def tables(db_url: str) -> dict[str, list[tuple]]:
         meta = MetaData()
         meta.reflect(engine)
         with engine.connect() as db:
-            return {name: sorted(tuple(map(str, row)) for row in db.execute(select(table)))
-                    for name, table in meta.tables.items()}
+            return {
+                name: sorted(tuple(map(str, row)) for row in db.execute(select(table)))
+                for name, table in meta.tables.items()
+            }
     finally:
         engine.dispose()
 
@@ -87,7 +90,7 @@ def change_block(stdout: str) -> list[str]:
     lines = stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if " student(s) changed; class mean " in line)
     block = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.strip():
             break
         block.append(line)
@@ -130,29 +133,54 @@ def test_regrade_previewed_recorded_compared_and_exported(tmp_path, request, cap
     rows = csv_rows(run_cli(capsys, "diff", ASSIGNMENT, "--csv", *where))
     assert {r["student"] for r in rows} == {"ada", "ben"}
     assert [r for r in rows if r["student"] == "ada"] == [
-        {"student": "ada", "notebook": "01_why_position", "test": "test-softmax-values", "before": "3", "after": "5"}]
+        {"student": "ada", "notebook": "01_why_position", "test": "test-softmax-values", "before": "3", "after": "5"}
+    ]
     ben = [r for r in rows if r["student"] == "ben"]
     assert ben and all(r["notebook"] == "03_sinusoidal" and float(r["before"]) < float(r["after"]) for r in ben)
 
-    run_cli(capsys, "export", ASSIGNMENT, "--to", "csv", "--changed-since", "1", "--out", str(tmp_path / "changed.csv"),
-            *where)
+    run_cli(
+        capsys,
+        "export",
+        ASSIGNMENT,
+        "--to",
+        "csv",
+        "--changed-since",
+        "1",
+        "--out",
+        str(tmp_path / "changed.csv"),
+        *where,
+    )
     with open(tmp_path / "changed.csv", newline="") as f:
         assert sorted(r["student_id"] for r in csv.DictReader(f)) == ["ada", "ben"]
     roster = tmp_path / "roster.csv"
     roster.write_text("student_id,canvas_id\nada,101\nben,102\ncy,103\n")
-    run_cli(capsys, "export", ASSIGNMENT, "--to", "canvas", "--roster", str(roster), "--changed-since", "1",
-        "--out", str(tmp_path / "canvas.csv"), *where)
+    run_cli(
+        capsys,
+        "export",
+        ASSIGNMENT,
+        "--to",
+        "canvas",
+        "--roster",
+        str(roster),
+        "--changed-since",
+        "1",
+        "--out",
+        str(tmp_path / "canvas.csv"),
+        *where,
+    )
     with open(tmp_path / "canvas.csv", newline="") as f:
         assert [row[1] for row in list(csv.reader(f))[1:]] == ["101", "102"]
-    assert run_cli(capsys, "export", ASSIGNMENT, "--changed-since", "2", "--out", str(tmp_path / "none.csv"),
-                   *where).startswith("0 student(s) whose score changed since run 2")
+    assert run_cli(
+        capsys, "export", ASSIGNMENT, "--changed-since", "2", "--out", str(tmp_path / "none.csv"), *where
+    ).startswith("0 student(s) whose score changed since run 2")
 
     # the first run's grades are still there, though nbgrader's tables hold the new ones
     with History(db_url) as history:
         assert history.grades_as_of(ASSIGNMENT, 1)["ada"].tests[CHANGED_TEST][0] == 3
         assert history.grades_as_of(ASSIGNMENT, 2)["ada"].tests[CHANGED_TEST][0] == 5
-    back = csv_rows(run_cli(capsys, "diff", ASSIGNMENT, "--from", "1", "--to", "2", "--student", "ada", "--csv",
-                            *where))
+    back = csv_rows(
+        run_cli(capsys, "diff", ASSIGNMENT, "--from", "1", "--to", "2", "--student", "ada", "--csv", *where)
+    )
     assert [(r["before"], r["after"]) for r in back] == [("3", "5")]
     missing = run_cli(capsys, "diff", ASSIGNMENT, "--from", "7", *where, code=2)
     assert "no run 7" in missing and "recorded runs: 1, 2" in missing
@@ -161,9 +189,14 @@ def test_regrade_previewed_recorded_compared_and_exported(tmp_path, request, cap
 def test_killed_run_is_unfinished_and_the_next_completes_it(tmp_path, capsys):
     course = tmp_path / "course"
     db_url = small_class(course)
-    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course),
-                             "--jobs", "1"], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1"],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 300
     graded = None
     for line in proc.stdout:
@@ -179,8 +212,10 @@ def test_killed_run_is_unfinished_and_the_next_completes_it(tmp_path, capsys):
     again = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
     assert "skipping 1 submission(s)" in again.stdout
     runs = csv_rows(run_cli(capsys, "runs", ASSIGNMENT, "--csv", "--course-dir", str(course)))
-    assert [(r["run"], r["finished"] == "unfinished", r["students"]) for r in runs] == [("1", True, "1"),
-                                                                                        ("2", False, "2")]
+    assert [(r["run"], r["finished"] == "unfinished", r["students"]) for r in runs] == [
+        ("1", True, "1"),
+        ("2", False, "2"),
+    ]
     from nbgrader.api import Gradebook
 
     recorded = tables(db_url)
@@ -199,17 +234,24 @@ def grade(student: str, run_id: int, score: float, tests: dict, status: str = "g
 
 
 def test_comparison_names_changed_tests_newcomers_and_failures_only():
-    before = {"ann": grade("ann", 1, 10, {("nb", "a"): 5, ("nb", "b"): 5}),
-              "bob": grade("bob", 1, 5, {("nb", "a"): 5, ("nb", "b"): 0}),
-              "cat": grade("cat", 1, 5, {("nb", "a"): 5})}
-    after = {"ann": grade("ann", 2, 10, {("nb", "a"): 5, ("nb", "b"): 5}),
-             "bob": grade("bob", 2, 10, {("nb", "a"): 5, ("nb", "b"): 5}),
-             "cat": grade("cat", 2, 0, {}, status="failed"),
-             "dan": grade("dan", 2, 5, {("nb", "a"): 5})}
+    before = {
+        "ann": grade("ann", 1, 10, {("nb", "a"): 5, ("nb", "b"): 5}),
+        "bob": grade("bob", 1, 5, {("nb", "a"): 5, ("nb", "b"): 0}),
+        "cat": grade("cat", 1, 5, {("nb", "a"): 5}),
+    }
+    after = {
+        "ann": grade("ann", 2, 10, {("nb", "a"): 5, ("nb", "b"): 5}),
+        "bob": grade("bob", 2, 10, {("nb", "a"): 5, ("nb", "b"): 5}),
+        "cat": grade("cat", 2, 0, {}, status="failed"),
+        "dan": grade("dan", 2, 5, {("nb", "a"): 5}),
+    }
     comparison = compare_grades(before, after)
     assert comparison.changed == ["bob", "cat", "dan"]
-    assert diff_rows(comparison) == [["bob", "nb", "b", "0", "5"], ["cat", "nb", "a", "5", ""],
-                                     ["dan", "nb", "a", "", "5"]]
+    assert diff_rows(comparison) == [
+        ["bob", "nb", "b", "0", "5"],
+        ["cat", "nb", "a", "5", ""],
+        ["dan", "nb", "a", "", "5"],
+    ]
     assert [c.delta for c in comparison.students] == [5, -5, 5]
     assert [c.student for c in comparison.changed_grades] == ["bob", "cat"]  # dan is new, not changed
 
@@ -217,7 +259,8 @@ def test_comparison_names_changed_tests_newcomers_and_failures_only():
 def test_runs_of_a_gradebook_without_history_say_how_to_get_one(tmp_path, capsys):
     course = tmp_path / "course"
     make_scratch_course(course)
-    assert "no recorded grade runs of 'embeddings'" in run_cli(capsys, "runs", ASSIGNMENT, "--course-dir", str(course),
-                                                               code=2)
+    assert "no recorded grade runs of 'embeddings'" in run_cli(
+        capsys, "runs", ASSIGNMENT, "--course-dir", str(course), code=2
+    )
     with History(sqlite_url(course / "gradebook.db")) as history:
         assert not history.exists()  # reading never creates the kit's tables

@@ -4,6 +4,7 @@ The honest student keeps full marks. Every attacker ends with a recorded score a
 nothing, and the course files and the other students' results stay byte-for-byte unchanged. The
 same attacks are also graded by plain nbgrader, to show which ones it falls for.
 """
+
 from __future__ import annotations
 
 import csv
@@ -20,11 +21,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import ASSIGNMENT, NOTEBOOKS
-from autograder.course import make_scratch_course
+from autograder.course import ASSIGNMENT, NOTEBOOKS, STAGING, make_scratch_course
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook, write_submission
-from autograder.course import STAGING
 
 from .conftest import ENV, REPO, kit, nbgrader, new_course, sandbox_or_skip
 
@@ -60,8 +59,9 @@ def huge_error() -> nbformat.NotebookNode:
     nb = filled_notebook(REPO, LESSON)
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
-            cell.source = cell.source.replace("def forward(self, idx):",
-                                              "def forward(self, idx):\n        raise ValueError('x' * (40 * 2**20))", 1)
+            cell.source = cell.source.replace(
+                "def forward(self, idx):", "def forward(self, idx):\n        raise ValueError('x' * (40 * 2**20))", 1
+            )
     return nb
 
 
@@ -80,11 +80,15 @@ def release_text() -> str:
 
 def edited_test_cells() -> nbformat.NotebookNode:
     nb = nbformat.read(str(REPO / "release" / ASSIGNMENT / f"{LESSON}.ipynb"), as_version=4)
-    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")]
-    tests[0].source = "pass"                                   # edited
-    tests[1].metadata["nbgrader"]["points"] = 1000             # changed metadata
-    tests[2].metadata["nbgrader"]["grade"] = False             # no longer a test
-    nb.cells.remove(tests[3])                                  # deleted
+    tests = [
+        c
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")
+    ]
+    tests[0].source = "pass"  # edited
+    tests[1].metadata["nbgrader"]["points"] = 1000  # changed metadata
+    tests[2].metadata["nbgrader"]["grade"] = False  # no longer a test
+    nb.cells.remove(tests[3])  # deleted
     nb.cells.append(nbformat.from_dict(json.loads(json.dumps(tests[4]))))  # duplicated
     return nb
 
@@ -100,8 +104,10 @@ CASES = {
     # break it
     "broken-json": {LESSON: release_text()[:-300]},
     "wrong-nbformat": {LESSON: release_text().replace('"nbformat": 4', '"nbformat": 9')},
-    "missing-and-extra": {"01_why_position": filled_notebook(REPO, "01_why_position", solve=False),
-                          "scratch": nbformat.v4.new_notebook()},
+    "missing-and-extra": {
+        "01_why_position": filled_notebook(REPO, "01_why_position", solve=False),
+        "scratch": nbformat.v4.new_notebook(),
+    },
     "edited-tests": {LESSON: edited_test_cells()},
     "non-utf8": {LESSON: b"\xff\xfe{\x00 \x00" + release_text().encode("utf-16-le")},
     # hang or crash it
@@ -113,9 +119,12 @@ CASES = {
     "kill-kernel": {LESSON: stub_with(attack("kill_kernel"))},
     # cheat
     "custom-exc": {LESSON: stub_with(attack("custom_exc"))},
-    "shadow-kit": {LESSON: stub_with(attack("self_check_noop")),
-                   "autograder/__init__.py": "", "autograder/hidden/__init__.py": "",
-                   "autograder/hidden/lesson02.py": "def __getattr__(name):\n    return lambda *a, **k: None\n"},
+    "shadow-kit": {
+        LESSON: stub_with(attack("self_check_noop")),
+        "autograder/__init__.py": "",
+        "autograder/hidden/__init__.py": "",
+        "autograder/hidden/lesson02.py": "def __getattr__(name):\n    return lambda *a, **k: None\n",
+    },
     "import-hook": {LESSON: stub_with(attack("import_hook", "self_check_noop"))},
     "numpy-patch": {LESSON: stub_with(attack("numpy_patch", "self_check_noop"), replace=True)},
     "read-reference": {LESSON: stub_with(attack("read_reference"), replace=True)},
@@ -151,8 +160,11 @@ HONEST_BUT_ODD = {
     "renamed": {f"{LESSON} (1)": filled_notebook(REPO, LESSON)},
     "huge-output": {LESSON: huge_output()},
     # a data file over the cap on submitted files (20 MiB by default) next to a small one
-    "big-upload": {LESSON: filled_notebook(REPO, LESSON), "data/notes.txt": "small",
-                   "data/weights.bin": b"\x00" * (25 * 2**20)},
+    "big-upload": {
+        LESSON: filled_notebook(REPO, LESSON),
+        "data/notes.txt": "small",
+        "data/weights.bin": b"\x00" * (25 * 2**20),
+    },
 }
 REASONS = {
     "broken-json": "not a notebook: invalid JSON at line",
@@ -162,8 +174,11 @@ REASONS = {
     "non-utf8": "not UTF-8",
     "hang": "timed out in cell `embedding`",
     # deep recursion grows the heap (Python frames) until the memory limit or the cell timeout stops it
-    "recursion": ("timed out in cell `embedding`", "used more than 1024 MiB of memory: stopped in cell `embedding`",
-                  "kernel died in cell `embedding`"),  # a C stack overflow may take the kernel down first
+    "recursion": (
+        "timed out in cell `embedding`",
+        "used more than 1024 MiB of memory: stopped in cell `embedding`",
+        "kernel died in cell `embedding`",
+    ),  # a C stack overflow may take the kernel down first
     "allocate": "cell `embedding` raised MemoryError",
     "os-exit": "kernel died in cell `embedding`",
     "sys-exit": "cell `embedding` raised SystemExit",
@@ -194,8 +209,11 @@ def write_files(course: Path, student: str, files: dict) -> None:
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 class Listener:
@@ -227,8 +245,9 @@ class Probe:
     SCRIPT = "import subprocess, sys\nfor line in sys.stdin:\n    subprocess.run(['true'])\n    print(line.strip(), flush=True)\n"
 
     def __init__(self, every: float = 0.5):
-        self.proc = subprocess.Popen([sys.executable, "-c", self.SCRIPT], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", self.SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         self.every, self.latencies, self.stop = every, [], False
         threading.Thread(target=self._run, daemon=True).start()
 
@@ -262,7 +281,9 @@ def hostile_course(tmp_path_factory):
     listener = Listener()
     write_submission(course, "honest", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
     kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
-    honest_before = {folder: tree_digest(course / folder / "honest") for folder in ("submitted", "autograded", "feedback")}
+    honest_before = {
+        folder: tree_digest(course / folder / "honest") for folder in ("submitted", "autograded", "feedback")
+    }
     course_before = {name: tree_digest(course / name) for name in ("source",)}
     for student, files in {**CASES, **HONEST_BUT_ODD, **PLAIN_WRONG, **ON_WRONG_CODE}.items():
         write_files(course, student, files)
@@ -271,19 +292,41 @@ def hostile_course(tmp_path_factory):
     (course / "submitted" / "network" / ASSIGNMENT / "port.txt").write_text(str(listener.port))
     submitted_before = tree_digest(course / "submitted")
     probe = Probe()
-    result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2",
-                 "--notebook-budget", "20", "--cell-timeout", "15")
+    result = kit(
+        "grade",
+        ASSIGNMENT,
+        "--course-dir",
+        str(course),
+        "--jobs",
+        "2",
+        "--notebook-budget",
+        "20",
+        "--cell-timeout",
+        "15",
+    )
     probe_latencies = probe.finish()
     listener.stop = True
     with open(course / "grades.csv", newline="") as f:
         scores = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
-    return dict(course=course, db_url=db_url, result=result, scores=scores, listener=listener,
-                honest_before=honest_before, course_before=course_before, submitted_before=submitted_before,
-                probe_latencies=probe_latencies)
+    return dict(
+        course=course,
+        db_url=db_url,
+        result=result,
+        scores=scores,
+        listener=listener,
+        honest_before=honest_before,
+        course_before=course_before,
+        submitted_before=submitted_before,
+        probe_latencies=probe_latencies,
+    )
 
 
 def student_line(result, student: str) -> str:
-    lines = [l for l in result.stdout.splitlines() if l.strip().startswith((f"graded {student}:", f"FAILED {student}:"))]
+    lines = [
+        line
+        for line in result.stdout.splitlines()
+        if line.strip().startswith((f"graded {student}:", f"FAILED {student}:"))
+    ]
     assert len(lines) == 1, f"{student}: {lines}\n{result.stdout[-4000:]}"
     return lines[0]
 
@@ -328,6 +371,7 @@ def test_course_files_and_other_students_are_untouched(hostile_course):
     assert tree_digest(course / "source") == hostile_course["course_before"]["source"]
     assert tree_digest(course / "submitted") == hostile_course["submitted_before"], "a submission was modified"
     from nbgrader.api import Gradebook
+
     with Gradebook(hostile_course["db_url"]) as gb:
         assert gb.find_submission(ASSIGNMENT, "honest").score == 100
 
@@ -339,7 +383,7 @@ def printed(course: Path, student: str, label: str) -> str:
         for out in cell.get("outputs", []):
             for line in out.get("text", "").splitlines():
                 if line.startswith(label + ": "):
-                    return line[len(label) + 2:]
+                    return line[len(label) + 2 :]
     raise AssertionError(f"{student} printed no {label!r}")
 
 
@@ -360,8 +404,15 @@ def test_an_attack_on_wrong_code_earns_no_more_than_the_wrong_code(hostile_cours
 
 
 # text that only the kit's hidden checks, reference computations and mutants contain
-SECRET = ["_scatter_overwrite_probe", "def _reference_table", "ATTENTION_VARIANTS", "def hidden_check", "COMPARE_FLOOR",
-          "def _ids_with_repeats", "BEGIN SOLUTION"]
+SECRET = [
+    "_scatter_overwrite_probe",
+    "def _reference_table",
+    "ATTENTION_VARIANTS",
+    "def hidden_check",
+    "COMPARE_FLOOR",
+    "def _ids_with_repeats",
+    "BEGIN SOLUTION",
+]
 
 
 def test_no_check_source_reaches_the_kernel_or_the_feedback(hostile_course):
@@ -395,6 +446,7 @@ def test_plain_nbgrader_falls_for_the_cheats_the_kit_stops(tmp_path):
         write_files(course, student, CASES[student])
     nbgrader(course, "autograde", ASSIGNMENT)
     from nbgrader.api import Gradebook
+
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         earned = {s: gb.find_submission(ASSIGNMENT, s).score for s in PLAIN_FALLS_FOR}
     assert all(points > 0 for points in earned.values()), earned
@@ -402,6 +454,7 @@ def test_plain_nbgrader_falls_for_the_cheats_the_kit_stops(tmp_path):
 
 def test_a_hanging_notebook_costs_at_most_one_budget(hostile_course):
     import re
+
     line = student_line(hostile_course["result"], "hang").strip()
     seconds = float(re.search(r"\[([0-9.]+)s\]$", line).group(1))
     assert seconds < 20 + 10, f"a 20 s notebook budget, but grading the hanging student took {seconds} s"
@@ -409,9 +462,11 @@ def test_a_hanging_notebook_costs_at_most_one_budget(hostile_course):
 
 def test_grade_prints_the_limits_in_force(hostile_course):
     out = hostile_course["result"].stdout
-    assert ("limits per notebook: 64 processes and threads, 1024 MiB of memory (all processes together), 64 MiB "
-            "written and 10000 files (working folder and /tmp together), 256 open files per process, 20 s of running time in "
-            "all (--notebook-budget)") in out, out[:2000]
+    assert (
+        "limits per notebook: 64 processes and threads, 1024 MiB of memory (all processes together), 64 MiB "
+        "written and 10000 files (working folder and /tmp together), 256 open files per process, 20 s of running time in "
+        "all (--notebook-budget)"
+    ) in out, out[:2000]
     assert "enforced by: " in out and "size-capped tmpfs" in out
 
 
@@ -420,8 +475,10 @@ def test_resource_attacks_leave_nothing_in_the_course(hostile_course):
     course = hostile_course["course"]
     made = {"ballast.bin", "many"}
     assert not [p for p in course.rglob("*") if p.name in made], "a file made by graded code reached the course"
-    grown = {student: sum(folder_bytes(course / folder / student) for folder in ("autograded", "feedback", STAGING))
-             for student in RESOURCE_ATTACKS}
+    grown = {
+        student: sum(folder_bytes(course / folder / student) for folder in ("autograded", "feedback", STAGING))
+        for student in RESOURCE_ATTACKS
+    }
     assert sum(grown.values()) < 4 * 2**20, grown
 
 
@@ -437,14 +494,31 @@ NOBODY = 65534
 def unprivileged_run_unavailable() -> str | None:
     """Why `grade` cannot be run as an unprivileged user here, or None when it can."""
     import shutil
+
     if os.geteuid() != 0:
         return "needs root to switch to an unprivileged uid (setpriv)"
     if not shutil.which("setpriv"):
         return "setpriv (util-linux) is not installed"
     try:
-        probe = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "bwrap",
-                                "--ro-bind", "/", "/", "--unshare-pid", "--proc", "/proc", "true"],
-                               capture_output=True, text=True, timeout=30)
+        probe = subprocess.run(
+            [
+                "setpriv",
+                f"--reuid={NOBODY}",
+                f"--regid={NOBODY}",
+                "--clear-groups",
+                "bwrap",
+                "--ro-bind",
+                "/",
+                "/",
+                "--unshare-pid",
+                "--proc",
+                "/proc",
+                "true",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"setpriv failed: {e}"
     if probe.returncode != 0:
@@ -452,10 +526,17 @@ def unprivileged_run_unavailable() -> str | None:
     venv = Path(sys.prefix) if sys.prefix != sys.base_prefix else None
     closed = folder_closed_to_others(REPO) or (venv and folder_closed_to_others(venv))
     if closed:
-        return (f"uid {NOBODY} cannot reach the kit or its environment: {closed} is closed to other users "
-                "(mktemp -d makes mode 0700); clone the kit under a folder others may enter to run this test")
-    probe = subprocess.run(as_nobody([sys.executable, "-c", "import autograder.cli, nbgrader"]), cwd="/",
-                           capture_output=True, text=True, timeout=120)
+        return (
+            f"uid {NOBODY} cannot reach the kit or its environment: {closed} is closed to other users "
+            "(mktemp -d makes mode 0700); clone the kit under a folder others may enter to run this test"
+        )
+    probe = subprocess.run(
+        as_nobody([sys.executable, "-c", "import autograder.cli, nbgrader"]),
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if probe.returncode != 0:
         return f"uid {NOBODY} cannot import the kit here: {probe.stderr.strip().splitlines()[-1:]}"
     return None
@@ -482,10 +563,24 @@ def as_nobody(cmd: list[str]) -> list[str]:
     if closed is None:
         return setpriv + cmd
     inner = python.parents[len(python.parents) - len(closed.parts) - 1]  # the folder inside `closed` holding Python
-    script = ('d=$(mktemp -d) && mount --bind "$1" "$d" && mount -t tmpfs -o mode=755,size=1m tmpfs "$2" && '
-              'mkdir -p "$1" && mount --move "$d" "$1" && rmdir "$d" && shift 2 && exec "$@"')
-    return ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "as-nobody", str(inner), str(closed),
-            *setpriv, *cmd]
+    script = (
+        'd=$(mktemp -d) && mount --bind "$1" "$d" && mount -t tmpfs -o mode=755,size=1m tmpfs "$2" && '
+        'mkdir -p "$1" && mount --move "$d" "$1" && rmdir "$d" && shift 2 && exec "$@"'
+    )
+    return [
+        "unshare",
+        "-m",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        script,
+        "as-nobody",
+        str(inner),
+        str(closed),
+        *setpriv,
+        *cmd,
+    ]
 
 
 def test_limits_hold_for_an_unprivileged_user():
@@ -493,6 +588,7 @@ def test_limits_hold_for_an_unprivileged_user():
     size-capped tmpfs and the watchdog must stop the attacks, and the honest student keeps full marks."""
     import shutil
     import tempfile
+
     sandbox_or_skip()
     why = unprivileged_run_unavailable()
     if why:
@@ -512,9 +608,30 @@ def test_limits_hold_for_an_unprivileged_user():
             os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
         env = dict(ENV, HOME=str(root / "home"))
         env.pop("XDG_RUNTIME_DIR", None)
-        result = subprocess.run(as_nobody([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir",
-                                           str(course), "--jobs", "2", "--notebook-budget", "20", "--cell-timeout", "15"]),
-                                cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        result = subprocess.run(
+            as_nobody(
+                [
+                    sys.executable,
+                    "-m",
+                    "autograder",
+                    "grade",
+                    ASSIGNMENT,
+                    "--course-dir",
+                    str(course),
+                    "--jobs",
+                    "2",
+                    "--notebook-budget",
+                    "20",
+                    "--cell-timeout",
+                    "15",
+                ]
+            ),
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         assert "enforced by: rlimits in bubblewrap's user namespace" in result.stdout, result.stdout[:2000]
         assert "graded honest: 25/100" in student_line(result, "honest"), result.stdout[-3000:]

@@ -11,6 +11,7 @@ Students never see the course's nbgrader_config.py, so both sides learn the exch
 system-wide config, here a scratch stand-in for /etc/jupyter/nbgrader_config.py named by
 JUPYTER_CONFIG_PATH.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,8 +42,14 @@ STUDENTS = {
     "max": ["stub", "reference"],
 }
 # a hub user's environment must not leak in: nbgrader would read these instead
-DROP = ("NBGRADER_EXCHANGE", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
-        "JUPYTERHUB_USER", "JUPYTER_CONFIG_PATH")
+DROP = (
+    "NBGRADER_EXCHANGE",
+    "JUPYTER_CONFIG_DIR",
+    "JUPYTER_DATA_DIR",
+    "JUPYTER_RUNTIME_DIR",
+    "JUPYTERHUB_USER",
+    "JUPYTER_CONFIG_PATH",
+)
 
 
 def hub_env(system_config: Path, **extra: str) -> dict[str, str]:
@@ -53,10 +60,18 @@ def hub_env(system_config: Path, **extra: str) -> dict[str, str]:
 
 
 def run(cwd: Path, env: dict[str, str], *args: str, prefix: list[str] = ()) -> subprocess.CompletedProcess:
-    result = subprocess.run([*prefix, sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [*prefix, sys.executable, "-m", "nbgrader", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if result.returncode != 0:
-        raise AssertionError(f"nbgrader {' '.join(args)} in {cwd} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+        raise AssertionError(
+            f"nbgrader {' '.join(args)} in {cwd} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
     return result
 
 
@@ -71,8 +86,23 @@ class Student:
         account = "jovyan" if sid == JOVYAN else sid
         passwd = home.parent / f".passwd-{sid}"
         passwd.write_text(f"root:x:0:0:root:/root:/bin/sh\n{account}:x:1000:1000::{home}:/bin/sh\n")
-        self.prefix = [shutil.which("bwrap") or "bwrap", "--dev-bind", "/", "/", "--ro-bind", str(passwd),
-                       "/etc/passwd", "--unshare-user", "--uid", "1000", "--gid", "1000", "--chdir", str(home), "--"]
+        self.prefix = [
+            shutil.which("bwrap") or "bwrap",
+            "--dev-bind",
+            "/",
+            "/",
+            "--ro-bind",
+            str(passwd),
+            "/etc/passwd",
+            "--unshare-user",
+            "--uid",
+            "1000",
+            "--gid",
+            "1000",
+            "--chdir",
+            str(home),
+            "--",
+        ]
         extra = {"JUPYTERHUB_USER": sid} if sid == JOVYAN else {}
         self.env = hub_env(system_config, HOME=str(home), USER=account, LOGNAME=account, **extra)
 
@@ -124,15 +154,28 @@ def hub(tmp_path_factory):
     for student in students.values():
         student.nbgrader("fetch_feedback", ASSIGNMENT, "--course", COURSE_ID)
     homes = {sid: student.home for sid, student in students.items()}
-    return {"course": course, "exchange": exchange, "homes": homes, "system_config": system_config,
-            "collect": collected, "grade": graded}
+    return {
+        "course": course,
+        "exchange": exchange,
+        "homes": homes,
+        "system_config": system_config,
+        "collect": collected,
+        "grade": graded,
+    }
 
 
 def fetched_feedback(home: Path) -> dict[str, dict[str, str]]:
     """timestamp -> {notebook name: feedback HTML} that fetch_feedback put under the student's home."""
     root = home / ASSIGNMENT / "feedback"
-    return {d.name: {p.stem: p.read_text() for p in sorted(d.glob("*.html"))}
-            for d in sorted(root.iterdir()) if d.is_dir()} if root.is_dir() else {}
+    return (
+        {
+            d.name: {p.stem: p.read_text() for p in sorted(d.glob("*.html"))}
+            for d in sorted(root.iterdir())
+            if d.is_dir()
+        }
+        if root.is_dir()
+        else {}
+    )
 
 
 def test_every_student_fetched_the_release_into_their_home(hub):
@@ -173,7 +216,7 @@ def test_every_student_fetches_feedback_for_every_notebook(hub):
     for student, home in hub["homes"].items():
         feedback = fetched_feedback(home)
         assert len(feedback) == 1, (student, list(feedback))  # only the collected submission has feedback
-        (stamp, pages), = feedback.items()
+        ((stamp, pages),) = feedback.items()
         assert stamp == inbound(hub["exchange"], student)[-1]
         assert sorted(pages) == sorted(NOTEBOOKS), student
 
@@ -198,8 +241,13 @@ def test_nbgrader_exchange_overrides_the_system_config_for_the_instructor(hub, t
     other = tmp_path / "other-exchange"
     other.mkdir()
     os.chmod(other, 0o777)
-    run(hub["course"], hub_env(hub["system_config"], NBGRADER_EXCHANGE=str(other)),
-        "release_assignment", ASSIGNMENT, "--force")
+    run(
+        hub["course"],
+        hub_env(hub["system_config"], NBGRADER_EXCHANGE=str(other)),
+        "release_assignment",
+        ASSIGNMENT,
+        "--force",
+    )
     released = other / COURSE_ID / "outbound" / ASSIGNMENT
     assert sorted(p.stem for p in released.glob("*.ipynb")) == sorted(NOTEBOOKS)
 
@@ -220,8 +268,14 @@ def validate(tmp_path: Path, nb) -> str:
         nbformat.write(nb, str(target))
     env = {k: v for k, v in ENV.items() if k not in DROP}
     env["HOME"] = str(folder)
-    result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", target.name], cwd=folder, env=env,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "validate", target.name],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 

@@ -3,6 +3,7 @@
 Every import statement of ``autograder/`` (at the top of a module or inside a function) is read with
 ``ast``; none may reach a layer above its own, and the module graph has no cycle.
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,18 +17,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
 # Lowest first.  A module may import from its own part of the package or from a layer below, never
 # from a layer above, nor from another part of its own layer.
 LAYERS = [
-    ["autograder", "channel"],           # the kernel's public client, the wire format, the checker's proxies
-    ["hidden"],                          # the hidden checks: run by the checker, or in the kernel in plain nbgrader
-    ["cells", "config", "notebooks"],    # the vocabulary, the options, reading a notebook file
-    ["course"],                          # the course's folders and lessons
+    ["autograder", "channel"],  # the kernel's public client, the wire format, the checker's proxies
+    ["hidden"],  # the hidden checks: run by the checker, or in the kernel in plain nbgrader
+    ["cells", "config", "notebooks"],  # the vocabulary, the options, reading a notebook file
+    ["course"],  # the course's folders and lessons
     ["sandbox", "authoring"],
-    ["grading"],                         # one submission
+    ["grading"],  # one submission
     # the whole class; and the student's side, which sits here because `check --thorough` grades the
     # student's own notebook with grading's grade_student, as the instructor's `grade` does
     ["classroom", "student"],
-    ["devtools"],                        # mutants, personas, demo: never imported by anything above
+    ["devtools"],  # mutants, personas, demo: never imported by anything above
     ["cli"],
-    ["__main__"],                        # python -m autograder
+    ["__main__"],  # python -m autograder
 ]
 LAYER = {part: level for level, parts in enumerate(LAYERS) for part in parts}
 
@@ -84,8 +85,11 @@ def test_every_part_of_the_package_has_a_layer():
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_never_reach_up_a_layer(module):
     mine = part(module)
-    wrong = sorted(target for target in GRAPH[module]
-                   if part(target) != mine and part(target) != "autograder" and LAYER[part(target)] >= LAYER[mine])
+    wrong = sorted(
+        target
+        for target in GRAPH[module]
+        if part(target) != mine and part(target) != "autograder" and LAYER[part(target)] >= LAYER[mine]
+    )
     assert not wrong, f"{module} (layer {LAYER[mine]}, {mine}) imports {wrong} from its own layer or above"
 
 
@@ -96,7 +100,7 @@ def test_the_import_graph_has_no_cycle():
         state[module] = "open"
         for target in sorted(GRAPH[module]):
             if state.get(target) == "open":
-                cycle = path[path.index(target):] + [target]
+                cycle = path[path.index(target) :] + [target]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if target not in state:
                 visit(target, path + [target])
@@ -111,7 +115,7 @@ def test_the_reader_sees_real_imports():
     """The checks above mean something only if the parser finds the imports that are there."""
     assert "autograder.grading.checker" in GRAPH["autograder.grading.execute"]
     assert "autograder.hidden.diagnostics" in GRAPH["autograder.hidden.lesson01"]
-    assert "autograder.sandbox" in GRAPH["autograder.grading.execute"]       # a lazy import, inside a function
+    assert "autograder.sandbox" in GRAPH["autograder.grading.execute"]  # a lazy import, inside a function
     assert "autograder.hidden.lesson04" in GRAPH["autograder.hidden.lesson05"]
 
 
@@ -126,10 +130,16 @@ def test_devtools_are_out_of_sight_in_the_sandbox(tmp_path):
 
     sandbox_or_skip()
     assert any((PACKAGE_DIR / "devtools" / "mutants").glob("lesson*.py"))  # there is something to hide
-    probe = ("import json, os, autograder.hidden.lesson02; "
-             f"print(json.dumps([os.listdir({str(PACKAGE_DIR / 'devtools')!r}), os.listdir({str(PACKAGE_DIR)!r})]))")
-    result = subprocess.run(bwrap_command(tmp_path, [], []) + [sys.executable, "-I", "-c", probe],
-                            capture_output=True, text=True, timeout=60)
+    probe = (
+        "import json, os, autograder.hidden.lesson02; "
+        f"print(json.dumps([os.listdir({str(PACKAGE_DIR / 'devtools')!r}), os.listdir({str(PACKAGE_DIR)!r})]))"
+    )
+    result = subprocess.run(
+        bwrap_command(tmp_path, [], []) + [sys.executable, "-I", "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     devtools, package = json.loads(result.stdout)
     assert devtools == [] and "hidden" in package and "grading" in package
@@ -145,9 +155,16 @@ def test_what_a_kernel_imports_needs_no_hypothesis():
             reached.add(module)
             todo += GRAPH[module]
     assert "autograder.hidden.lesson05" in reached and "autograder.hidden.cases" not in reached
-    needs = sorted(m for m in reached if "hypothesis" in {
-        (n.module or "").split(".")[0] if isinstance(n, ast.ImportFrom) else alias.name.split(".")[0]
-        for n in ast.walk(ast.parse(MODULES[m].read_text(encoding="utf-8")))
-        if isinstance(n, (ast.Import, ast.ImportFrom)) for alias in n.names})
+    needs = sorted(
+        m
+        for m in reached
+        if "hypothesis"
+        in {
+            (n.module or "").split(".")[0] if isinstance(n, ast.ImportFrom) else alias.name.split(".")[0]
+            for n in ast.walk(ast.parse(MODULES[m].read_text(encoding="utf-8")))
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for alias in n.names
+        }
+    )
     assert not needs, needs
     assert "hypothesis" in MODULES["autograder.hidden.cases"].read_text(encoding="utf-8")  # the test can see it

@@ -4,6 +4,7 @@ feedback packed under the LMS's file names, and rosters that cannot be trusted r
 The graded course is the session's ``plain_course`` (reference, stub, independent, noisy, overwriter),
 so nothing here grades a notebook again.
 """
+
 from __future__ import annotations
 
 import csv
@@ -13,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.classroom.lms import canvas_table, moodle_table
 from autograder.classroom.roster import RosterError, read_roster
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 
 from .conftest import REPO, kit
 
@@ -23,10 +24,29 @@ from .conftest import REPO, kit
 # "independent" and "noisy" were graded but are not in it
 ROSTER = [
     ["student_id", "name", "login", "canvas_id", "sis_user_id", "sis_login_id", "section", "email", "idnumber"],
-    ["reference", "Lovelace, Ada", "lovelace", "101", "S-001", "ada@uni.example", "Section A, Mon", "ada@uni.example", "1001"],
+    [
+        "reference",
+        "Lovelace, Ada",
+        "lovelace",
+        "101",
+        "S-001",
+        "ada@uni.example",
+        "Section A, Mon",
+        "ada@uni.example",
+        "1001",
+    ],
     ["stub", "Núñez, José", "nunez", "102", "S-002", "jose@uni.example", "Section B", "jose@uni.example", "1002"],
-    ["overwriter", "Ørsted, Hans Christian", "orsted", "103", "S-003", "hans@uni.example", "Section B",
-     "hans@uni.example", "1003"],
+    [
+        "overwriter",
+        "Ørsted, Hans Christian",
+        "orsted",
+        "103",
+        "S-003",
+        "hans@uni.example",
+        "Section B",
+        "hans@uni.example",
+        "1003",
+    ],
     ["absent", "Zoë Ng", "ng", "104", "S-004", "zoe@uni.example", "Section A, Mon", "zoe@uni.example", "1004"],
 ]
 OUTSIDE = ("independent", "noisy")
@@ -60,8 +80,20 @@ def roster(tmp_path) -> Path:
 
 def test_canvas_file_matches_roster_and_grades(plain_course, roster, tmp_path):
     out = tmp_path / "canvas.csv"
-    result = kit("export", ASSIGNMENT, "--to", "canvas", "--roster", str(roster), "--assignment-id", "4242",
-                 "--out", str(out), "--course-dir", str(plain_course))
+    result = kit(
+        "export",
+        ASSIGNMENT,
+        "--to",
+        "canvas",
+        "--roster",
+        str(roster),
+        "--assignment-id",
+        "4242",
+        "--out",
+        str(out),
+        "--course-dir",
+        str(plain_course),
+    )
     table = read_back(out)
     assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", f"{ASSIGNMENT} (4242)"]
     scores = nbgrader_scores(plain_course)
@@ -83,8 +115,19 @@ def test_canvas_file_matches_roster_and_grades(plain_course, roster, tmp_path):
 
 def test_canvas_missing_as_zero_and_no_assignment_id(plain_course, roster, tmp_path):
     out = tmp_path / "canvas0.csv"
-    kit("export", ASSIGNMENT, "--to", "canvas", "--roster", str(roster), "--missing-as-zero", "--out", str(out),
-        "--course-dir", str(plain_course))
+    kit(
+        "export",
+        ASSIGNMENT,
+        "--to",
+        "canvas",
+        "--roster",
+        str(roster),
+        "--missing-as-zero",
+        "--out",
+        str(out),
+        "--course-dir",
+        str(plain_course),
+    )
     table = read_back(out)
     assert table[0][-1] == ASSIGNMENT
     scores = nbgrader_scores(plain_course)
@@ -95,8 +138,20 @@ def test_canvas_missing_as_zero_and_no_assignment_id(plain_course, roster, tmp_p
 @pytest.mark.parametrize("id_column", ["email", "idnumber"])
 def test_moodle_file_matches_roster_and_grades(plain_course, roster, tmp_path, id_column):
     out = tmp_path / f"moodle-{id_column}.csv"
-    result = kit("export", ASSIGNMENT, "--to", "moodle", "--moodle-id", id_column, "--roster", str(roster),
-                 "--out", str(out), "--course-dir", str(plain_course))
+    result = kit(
+        "export",
+        ASSIGNMENT,
+        "--to",
+        "moodle",
+        "--moodle-id",
+        id_column,
+        "--roster",
+        str(roster),
+        "--out",
+        str(out),
+        "--course-dir",
+        str(plain_course),
+    )
     table = read_back(out)
     column = ROSTER[0].index(id_column)
     scores = nbgrader_scores(plain_course)
@@ -131,12 +186,24 @@ def test_feedback_zip_names_each_file_after_the_lms_download(plain_course, tmp_p
     roster = write_csv(tmp_path / "roster.csv", ROSTER)
     kit("collect", ASSIGNMENT, str(download), "--roster", str(roster), "--course-dir", str(course))
     packed = tmp_path / "feedback-upload.zip"
-    result = kit("export", ASSIGNMENT, "--to", "canvas", "--roster", str(roster), "--out", str(tmp_path / "c.csv"),
-                 "--feedback-zip", str(packed), "--course-dir", str(course))
+    result = kit(
+        "export",
+        ASSIGNMENT,
+        "--to",
+        "canvas",
+        "--roster",
+        str(roster),
+        "--out",
+        str(tmp_path / "c.csv"),
+        "--feedback-zip",
+        str(packed),
+        "--course-dir",
+        str(course),
+    )
     with zipfile.ZipFile(packed) as z:
         names = set(z.namelist())
         for (student, nb), lms_name in lms_names.items():
-            arcname = lms_name[:-len(".ipynb")] + ".html"
+            arcname = lms_name[: -len(".ipynb")] + ".html"
             assert z.read(arcname) == (course / "feedback" / student / ASSIGNMENT / f"{nb}.html").read_bytes()
         html = z.read("orsted_LATE_103_9003_02_token_embeddings-1.html").decode()
         assert "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]" in html
@@ -152,9 +219,14 @@ def test_bad_rosters_are_refused_with_file_and_row(tmp_path):
     cases = {
         "no-id.csv": ("name,email\nAda,ada@x\n", "a roster needs a 'student_id' column"),
         "empty.csv": (header + "ada,Ada,1,ada@x\n,Ben,2,ben@x\n", "row 3: the student_id is empty"),
-        "twice.csv": (header + "ada,Ada,1,ada@x\nben,Ben,2,ben@x\nada,Ada B,3,adab@x\n",
-                      "row 4: student_id 'ada' is already on row 2"),
-        "shared-id.csv": (header + "ada,Ada,1,ada@x\nben,Ben,1,ben@x\n", "row 3: canvas_id '1' also identifies 'ada' (row 2)"),
+        "twice.csv": (
+            header + "ada,Ada,1,ada@x\nben,Ben,2,ben@x\nada,Ada B,3,adab@x\n",
+            "row 4: student_id 'ada' is already on row 2",
+        ),
+        "shared-id.csv": (
+            header + "ada,Ada,1,ada@x\nben,Ben,1,ben@x\n",
+            "row 3: canvas_id '1' also identifies 'ada' (row 2)",
+        ),
         "folder.csv": (header + "../ada,Ada,1,ada@x\n", "row 2: student_id '../ada' cannot name a folder"),
     }
     for name, (text, message) in cases.items():
@@ -170,8 +242,11 @@ def test_bad_rosters_are_refused_with_file_and_row(tmp_path):
     # each LMS needs the column it matches students by, and a value in it on every row
     thin = tmp_path / "thin.csv"
     thin.write_text("student_id,name,sis_user_id\nada,Ada,S1\n", encoding="utf-8")
-    with pytest.raises(RosterError, match=r"thin.csv: --to canvas needs a column canvas_id .*the roster has name, "
-                                          r"sis_user_id, student_id"):
+    with pytest.raises(
+        RosterError,
+        match=r"thin.csv: --to canvas needs a column canvas_id .*the roster has name, "
+        r"sis_user_id, student_id",
+    ):
         canvas_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT)
     with pytest.raises(RosterError, match=r"thin.csv: --to moodle needs a column email"):
         moodle_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT)
@@ -183,19 +258,28 @@ def test_bad_rosters_are_refused_with_file_and_row(tmp_path):
         moodle_table(read_roster(gap), {"ada": 100.0}, ASSIGNMENT)
     # Canvas's own column headers work as roster columns
     canvas_style = tmp_path / "canvas-style.csv"
-    canvas_style.write_text("student_id,Student,ID,SIS User ID,SIS Login ID,Section\nada,\"Lovelace, Ada\",7,S7,ada,A\n",
-                            encoding="utf-8")
+    canvas_style.write_text(
+        'student_id,Student,ID,SIS User ID,SIS Login ID,Section\nada,"Lovelace, Ada",7,S7,ada,A\n', encoding="utf-8"
+    )
     (entry,) = read_roster(canvas_style).entries
-    assert (entry.name, entry.canvas_id, entry.sis_user_id, entry.sis_login_id, entry.section) == \
-        ("Lovelace, Ada", "7", "S7", "ada", "A")
+    assert (entry.name, entry.canvas_id, entry.sis_user_id, entry.sis_login_id, entry.section) == (
+        "Lovelace, Ada",
+        "7",
+        "S7",
+        "ada",
+        "A",
+    )
 
 
 def test_roster_headers_are_checked_by_name(tmp_path):
     """A misspelt column is refused with the column it was meant to be; other headers are named, not used."""
     typo = tmp_path / "typo.csv"
     typo.write_text("student_id,name,canvasid\nada,Ada,7\n", encoding="utf-8")
-    with pytest.raises(RosterError, match=r"typo.csv: the header 'canvasid' is not a roster column; did you mean "
-                                          r"'canvas_id'\?"):
+    with pytest.raises(
+        RosterError,
+        match=r"typo.csv: the header 'canvasid' is not a roster column; did you mean "
+        r"'canvas_id'\?",
+    ):
         read_roster(typo)
     extra = tmp_path / "extra.csv"
     extra.write_text("student_id,canvas_id,Current Score,Integration ID\nada,7,88,x\n", encoding="utf-8")
@@ -216,7 +300,16 @@ def test_export_and_collect_refuse_a_bad_roster_on_the_command_line(tmp_path):
     result = kit("export", ASSIGNMENT, "--to", "moodle", "--course-dir", str(tmp_path), check=False)
     assert result.returncode == 2 and "--to moodle needs --roster" in result.stderr
     no_canvas_ids = write_csv(tmp_path / "sis-only.csv", [["student_id", "sis_user_id"], ["ada", "S1"]])
-    result = kit("export", ASSIGNMENT, "--to", "canvas", "--roster", str(no_canvas_ids), "--course-dir", str(tmp_path),
-                 check=False)
+    result = kit(
+        "export",
+        ASSIGNMENT,
+        "--to",
+        "canvas",
+        "--roster",
+        str(no_canvas_ids),
+        "--course-dir",
+        str(tmp_path),
+        check=False,
+    )
     assert result.returncode == 2 and f"{no_canvas_ids}: --to canvas needs a column canvas_id" in result.stderr
     assert not (tmp_path / f"{ASSIGNMENT}-canvas.csv").exists()

@@ -1,10 +1,11 @@
 """Mutation testing: every catalogued bug is caught and diagnosed through real nbgrader grading."""
+
 from __future__ import annotations
 
 import re
 
-from autograder.hidden.diagnostics import CATALOGUE
 from autograder.devtools.mutants import catalogue
+from autograder.hidden.diagnostics import CATALOGUE
 
 from .conftest import kit
 
@@ -12,13 +13,20 @@ from .conftest import kit
 def test_catalogue_covers_every_spec_diagnostic_and_every_unit():
     mutants, alternatives = catalogue()
     assert set(CATALOGUE) <= {m.expects for m in mutants}, set(CATALOGUE) - {m.expects for m in mutants}
-    from autograder.course import LESSONS
     import nbformat
+
+    from autograder.course import LESSONS
+
     from .conftest import REPO
+
     for notebook, names in LESSONS.items():
         source = nbformat.read(str(REPO / "source" / "embeddings" / f"{notebook}.ipynb"), as_version=4)
-        cells = {c.metadata["nbgrader"]["grade_id"] for c in source.cells
-                 if c.metadata.get("nbgrader", {}).get("solution") and any(f"{k} {n}" in c.source for n in names for k in ("def", "class"))}
+        cells = {
+            c.metadata["nbgrader"]["grade_id"]
+            for c in source.cells
+            if c.metadata.get("nbgrader", {}).get("solution")
+            and any(f"{k} {n}" in c.source for n in names for k in ("def", "class"))
+        }
         covered = {a.cell for a in alternatives if a.notebook == notebook}
         assert cells <= covered, f"{notebook}: no independent correct solution for {cells - covered}"
 

@@ -4,6 +4,7 @@ Every mutant of the catalogue whose hidden diagnosis is a catalogue id runs thro
 notebook's visible self-checks (in this process, as a student would run them): one of them must fail
 with the same id and the catalogue's own fix, or the mutant says why only fresh cases can catch it.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,10 @@ def test_a_self_check_names_the_catalogued_mistake_in_the_graders_words(mutant):
     outcome = run_visible(mutant.notebook, mutant)
     named = {cell: message for cell, (found, message) in outcome.items() if found == mutant.expects}
     if mutant.fresh_only:
-        assert not named, (f"{mutant.name} is listed as caught only by fresh cases ({mutant.fresh_only}), but the "
-                           f"self-check of {sorted(named)} names it: drop fresh_only")
+        assert not named, (
+            f"{mutant.name} is listed as caught only by fresh cases ({mutant.fresh_only}), but the "
+            f"self-check of {sorted(named)} names it: drop fresh_only"
+        )
         return
     assert named, f"{mutant.name}: no self-check says [{mutant.expects}]; they gave {outcome}"
     for cell, message in named.items():

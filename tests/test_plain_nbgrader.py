@@ -1,4 +1,5 @@
 """The kit graded by plain nbgrader commands in a course root: the instructors' own workflow."""
+
 from __future__ import annotations
 
 import csv

@@ -1,9 +1,10 @@
 """The gradebook is whatever nbgrader supports: the same class graded on PostgreSQL, two workers."""
+
 from __future__ import annotations
 
 import csv
-from autograder.course import ASSIGNMENT
-from autograder.course import make_scratch_course
+
+from autograder.course import ASSIGNMENT, make_scratch_course
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
 
@@ -13,8 +14,12 @@ from .conftest import kit
 def test_parallel_grading_on_postgresql(tmp_path, postgres):
     course = tmp_path / "course"
     make_scratch_course(course)
-    for student, persona in {"ada": "reference", "ben": "stub", "eli": ["scatter-overwrite"],
-                             "fay": ["sin-cos-swap"]}.items():
+    for student, persona in {
+        "ada": "reference",
+        "ben": "stub",
+        "eli": ["scatter-overwrite"],
+        "fay": ["sin-cos-swap"],
+    }.items():
         write_submission(course, student, persona_notebooks(persona))
     result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2", "--db-url", postgres)
     assert f"gradebook {postgres}" in result.stdout
@@ -24,5 +29,6 @@ def test_parallel_grading_on_postgresql(tmp_path, postgres):
     again = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2", "--db-url", postgres)
     assert "skipping 4 submission(s)" in again.stdout
     from nbgrader.api import Gradebook
+
     with Gradebook(postgres) as gb:
         assert sorted(s.student.id for s in gb.assignment_submissions(ASSIGNMENT)) == ["ada", "ben", "eli", "fay"]

@@ -11,6 +11,7 @@ README's `make setup` then finds nothing to do).
 Also: every `autograder` command the README and docs/ show is a command `autograder --help` lists,
 with options its own `--help` lists.
 """
+
 from __future__ import annotations
 
 import csv
@@ -35,8 +36,11 @@ README = REPO / "README.md"
 RUN_SECTIONS = ("Set-up", "For students and self-learners", "For instructors")
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 # the class in the LMS download: student id -> (login, Canvas user id, what they handed in)
-CLASS = {"s01-ada": ("lovelace", "1001", "reference"), "s02-ben": ("bennett", "1002", "stub"),
-         "s03-eli": ("eliot", "1003", ["scatter-overwrite"])}
+CLASS = {
+    "s01-ada": ("lovelace", "1001", "reference"),
+    "s02-ben": ("bennett", "1002", "stub"),
+    "s03-eli": ("eliot", "1003", ["scatter-overwrite"]),
+}
 
 
 def sections(text: str) -> dict[str, str]:
@@ -103,13 +107,19 @@ def scratch(tmp_path_factory) -> Path:
 def run_section(course: Path, title: str) -> subprocess.CompletedProcess:
     found = sections(README.read_text(encoding="utf-8"))
     script = "set -e\n" + "".join(bash_blocks(found["Set-up"])) + "".join(bash_blocks(found[title]))
-    env = {"HOME": str(course.parent / "home"), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
-           "TMPDIR": os.environ.get("TMPDIR", "/tmp")}
+    env = {
+        "HOME": str(course.parent / "home"),
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+    }
     if "AUTOGRADER_SANDBOX" in os.environ:  # the machine's own sandbox choice (as CI sets it), not a README step
         env["AUTOGRADER_SANDBOX"] = os.environ["AUTOGRADER_SANDBOX"]
     result = subprocess.run(["bash", "-c", script], cwd=course, env=env, capture_output=True, text=True, timeout=1800)
-    assert result.returncode == 0, (f"README section '{title}' failed (exit {result.returncode}):\n{script}\n"
-                                    f"--- stdout\n{result.stdout[-4000:]}\n--- stderr\n{result.stderr[-4000:]}")
+    assert result.returncode == 0, (
+        f"README section '{title}' failed (exit {result.returncode}):\n{script}\n"
+        f"--- stdout\n{result.stdout[-4000:]}\n--- stderr\n{result.stderr[-4000:]}"
+    )
     assert "Traceback" not in result.stdout + result.stderr
     return result
 
@@ -135,6 +145,7 @@ def test_the_instructors_commands_work_as_written(scratch):
 
 
 # --- the commands the pages show are the commands --help shows -------------------------------------
+
 
 def shown_commands() -> list[tuple[str, str]]:
     """(page, command line) of every `autograder ...` line in a bash block of the README and docs/."""
@@ -168,8 +179,9 @@ def test_the_commands_the_pages_show_are_the_ones_help_lists(capsys):
         words = shlex.split(command)
         name = words[1]
         if name not in helps:
-            assert f" {name} " in top.replace(",", " ").replace("{", " ").replace("}", " "), \
+            assert f" {name} " in top.replace(",", " ").replace("{", " ").replace("}", " "), (
                 f"{page}: `{command}`: autograder --help lists no command {name!r}"
+            )
             helps[name] = help_text(capsys, name)
         for option in (w.split("=")[0] for w in words[2:] if w.startswith("--")):
             assert option in helps[name], f"{page}: `{command}`: autograder {name} --help lists no {option}"

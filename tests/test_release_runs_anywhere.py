@@ -1,4 +1,5 @@
 """Student notebooks run top to bottom in a plain Python 3 kernel that has only NumPy (and ipykernel)."""
+
 from __future__ import annotations
 
 import json
@@ -16,10 +17,13 @@ from autograder.devtools.personas import filled_notebook
 
 from .conftest import REPO
 
-PINNED = [line.strip() for line in (REPO / "requirements.lock").read_text().splitlines()
-          if re.match(r"(numpy|ipykernel)==", line.strip(), re.I)]
+PINNED = [
+    line.strip()
+    for line in (REPO / "requirements.lock").read_text().splitlines()
+    if re.match(r"(numpy|ipykernel)==", line.strip(), re.I)
+]
 
-RUNNER = r'''
+RUNNER = r"""
 import json, sys, nbformat
 from nbclient import NotebookClient
 nb = nbformat.read(sys.argv[1], as_version=4)
@@ -33,7 +37,7 @@ for cell in nb.cells:
         if out.get("output_type") == "stream" and out.get("name") == "stderr":
             errors.append([cell.get("id"), "stderr", out["text"]])
 print(json.dumps(errors))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +50,15 @@ def plain_kernel(tmp_path_factory):
     subprocess.run([str(py), "-m", "pip", "install", "--quiet", *PINNED], check=True, timeout=600)
     spec = root / "jupyter" / "kernels" / "plain-numpy"
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [str(py), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "plain numpy", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [str(py), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "plain numpy",
+                "language": "python",
+            }
+        )
+    )
     probe = subprocess.run([str(py), "-c", "import nbgrader"], capture_output=True)
     assert probe.returncode != 0, "the plain kernel must not have nbgrader"
     return root / "jupyter"
@@ -59,8 +69,9 @@ def run_in_plain_kernel(jupyter_path: Path, nb, workdir: Path) -> list:
     path = workdir / "notebook.ipynb"
     nbformat.write(nb, str(path))
     env = dict(os.environ, JUPYTER_PATH=str(jupyter_path))
-    result = subprocess.run([sys.executable, "-c", RUNNER, str(path), str(workdir)], env=env,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(path), str(workdir)], env=env, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 

@@ -1,4 +1,5 @@
 """`python -m autograder check`: the student's own self-check table."""
+
 from __future__ import annotations
 
 import json
@@ -7,10 +8,10 @@ import nbformat
 
 from autograder.cells import grade_id, is_practice_check_cell, is_solution_cell
 from autograder.course import ASSIGNMENT, NOTEBOOKS
+from autograder.devtools.personas import filled_notebook
 from autograder.student.selfcheck import run_self_checks
 
 from .conftest import REPO, kit
-from autograder.devtools.personas import filled_notebook
 
 
 def test_stub_fails_with_not_implemented(tmp_path):
@@ -74,8 +75,11 @@ def test_check_reads_cells_by_nbgrader_rules_without_nbgrader():
             assert isinstance(plain, PlainNode) and len(plain.cells) == len(real.cells)
             for mine, theirs in zip(plain.cells, real.cells):
                 assert mine.source == theirs.source
-                assert (cells.plain_is_grade(mine), cells.plain_is_solution(mine), cells.plain_is_locked(mine)) == \
-                    (bool(utils.is_grade(theirs)), bool(utils.is_solution(theirs)), bool(utils.is_locked(theirs)))
+                assert (cells.plain_is_grade(mine), cells.plain_is_solution(mine), cells.plain_is_locked(mine)) == (
+                    bool(utils.is_grade(theirs)),
+                    bool(utils.is_solution(theirs)),
+                    bool(utils.is_locked(theirs)),
+                )
                 compared += 1
     assert compared > 100
 
@@ -84,8 +88,14 @@ def write_cells(path, *sources):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
     for k, cell in enumerate(nb.cells):
-        cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": 1,
-                                     "grade_id": f"t{k}", "schema_version": 3}
+        cell.metadata["nbgrader"] = {
+            "grade": True,
+            "solution": False,
+            "locked": True,
+            "points": 1,
+            "grade_id": f"t{k}",
+            "schema_version": 3,
+        }
     nbformat.write(nb, str(path))
     return path
 
@@ -98,8 +108,13 @@ def test_a_cell_that_runs_too_long_fails_and_the_rest_are_not_run(tmp_path):
 
 
 def test_a_cell_that_ends_the_python_fails_and_a_warning_fails_its_cell(tmp_path):
-    path = write_cells(tmp_path / "exits.ipynb", "import warnings; warnings.warn('careful')", "print('fine')",
-                       "import os; os._exit(3)", "pass")
+    path = write_cells(
+        tmp_path / "exits.ipynb",
+        "import warnings; warnings.warn('careful')",
+        "print('fine')",
+        "import os; os._exit(3)",
+        "pass",
+    )
     rows = run_self_checks(path)
     assert [r.passed for r in rows] == [False, True, False, False]
     assert "careful" in rows[0].message and "stderr" in rows[0].message  # nbgrader's rule: stderr fails a cell
@@ -109,8 +124,9 @@ def test_a_cell_that_ends_the_python_fails_and_a_warning_fails_its_cell(tmp_path
 def test_cells_run_in_the_notebook_folder_with_its_modules_importable(tmp_path):
     (tmp_path / "helper.py").write_text("VALUE = 41\n")
     (tmp_path / "data.txt").write_text("1")
-    path = write_cells(tmp_path / "here.ipynb", "import helper",
-                       "assert helper.VALUE + int(open('data.txt').read()) == 42")
+    path = write_cells(
+        tmp_path / "here.ipynb", "import helper", "assert helper.VALUE + int(open('data.txt').read()) == 42"
+    )
     assert [r.passed for r in run_self_checks(path)] == [True, True]
 
 
@@ -125,8 +141,9 @@ def test_practice_check_cells_are_the_three_exercises_of_lesson_5():
                 if is_practice_check_cell(cell):
                     assert "with self_check(" in cell.source and is_solution_cell(cells[k - 1]), grade_id(cell)
                     found.setdefault((step, name), []).append(grade_id(cell))
-    assert found == {(step, "05_embedding_layer"): ["ex1-check", "ex2-check", "ex3-check"]
-                     for step in ("source", "release")}
+    assert found == {
+        (step, "05_embedding_layer"): ["ex1-check", "ex2-check", "ex3-check"] for step in ("source", "release")
+    }
 
 
 def test_practice_exercises_are_0_point_rows_pass_fail_or_not_done(tmp_path):
@@ -137,7 +154,7 @@ def test_practice_exercises_are_0_point_rows_pass_fail_or_not_done(tmp_path):
     nb = filled_notebook(REPO, "05_embedding_layer", {"ex2-freeze": wrong, "ex3-full-length": stub})
     path = tmp_path / "05_embedding_layer.ipynb"
     nbformat.write(nb, str(path))
-    result = kit("check", str(path))                       # exit 0: practice does not count against you
+    result = kit("check", str(path))  # exit 0: practice does not count against you
     rows = {line.split()[0]: line for line in result.stdout.splitlines() if "(practice)" in line}
     assert set(rows) == {"ex1-check", "ex2-check", "ex3-check"}, result.stdout
     assert all(line.split()[2] == "0" for line in rows.values()), rows

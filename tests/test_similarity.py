@@ -1,5 +1,6 @@
 """The similarity report: a renamed, reordered copy stands out; independent solutions in different styles
 do not.  The class is made of submitted notebooks only (the step reads nothing else), so nothing is graded."""
+
 from __future__ import annotations
 
 import csv
@@ -26,7 +27,8 @@ INIT = reference_solutions(REPO, LAYER)["embedding-layer"].split("    def forwar
 
 # Two students who wrote the layer themselves, sharing the lesson's idioms (np.add.at, E[idx] + P[:T]).
 HAND_LAYER = {
-    "hand-newaxis": INIT + '''    def forward(self, idx):
+    "hand-newaxis": INIT
+    + """    def forward(self, idx):
         idx = np.asarray(idx, dtype=int)
         T = idx.shape[1]
         if T > self.block_size:
@@ -47,8 +49,9 @@ HAND_LAYER = {
         if not self.freeze_positions:
             dP[:T] = np.sum(dout, axis=0)
         self.dP = dP
-''',
-    "hand-flat": INIT + '''    def forward(self, idx):
+""",
+    "hand-flat": INIT
+    + """    def forward(self, idx):
         ids = np.array(idx)
         if ids.ndim != 2:
             raise ValueError("expected (B, T) ids")
@@ -69,11 +72,13 @@ HAND_LAYER = {
         dP[:T] = 0 if self.freeze_positions else dout.sum(0)
         self.dE, self.dP = dE, dP
         return None
-''',
+""",
 }
 
 # The copier: the reference with its names changed, its methods swapped, its comments and layout redone.
-COPIED_LAYER = INIT + '''    # backward first, why not
+COPIED_LAYER = (
+    INIT
+    + '''    # backward first, why not
     def backward(self, grad_out):
 
         tokens, length = self.cache
@@ -94,12 +99,13 @@ COPIED_LAYER = INIT + '''    # backward first, why not
         return (self.E[ids]
                 + self.P[:length])
 '''
+)
 
-HAND_REL_ERROR = '''def rel_error(a, b):
+HAND_REL_ERROR = """def rel_error(a, b):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     denominator = np.maximum(np.abs(a) + np.abs(b), 1e-12)
     return float((np.abs(a - b) / denominator).max())
-'''
+"""
 
 
 def alternatives(notebook: str) -> dict[str, dict[str, str]]:
@@ -124,14 +130,33 @@ def embedding_students() -> dict[str, dict[str, str]]:
     """Lesson 2: three students, each of whose three cells is their own (reference, or the catalogue's
     alternatives, or written here), and a copy of the second with names, order and comments changed."""
     alt = alternatives(EMBED)
-    first = {"embedding": alt["embedding"]["embedding-loops-bincount"],
-             "numerical-gradient": alt["numerical-gradient"]["numgrad-flat-view"],
-             "rel-error": alt["rel-error"]["rel-error-loop"]}
-    second = {"embedding": alt["embedding"]["embedding-sorted-onehot"],
-              "numerical-gradient": alt["numerical-gradient"]["numgrad-nditer"], "rel-error": HAND_REL_ERROR}
-    copy = {gid: "# my own work\n" + rename(src, {"flat": "ids_1d", "out": "result", "grad": "g_num", "g": "G",
-                                                  "ids": "tokens", "i": "j", "k": "pos", "c": "col"})
-            for gid, src in first.items()}
+    first = {
+        "embedding": alt["embedding"]["embedding-loops-bincount"],
+        "numerical-gradient": alt["numerical-gradient"]["numgrad-flat-view"],
+        "rel-error": alt["rel-error"]["rel-error-loop"],
+    }
+    second = {
+        "embedding": alt["embedding"]["embedding-sorted-onehot"],
+        "numerical-gradient": alt["numerical-gradient"]["numgrad-nditer"],
+        "rel-error": HAND_REL_ERROR,
+    }
+    copy = {
+        gid: "# my own work\n"
+        + rename(
+            src,
+            {
+                "flat": "ids_1d",
+                "out": "result",
+                "grad": "g_num",
+                "g": "G",
+                "ids": "tokens",
+                "i": "j",
+                "k": "pos",
+                "c": "col",
+            },
+        )
+        for gid, src in first.items()
+    }
     head, forward_and_backward = copy["embedding"].split("    def forward")
     forward, backward = forward_and_backward.split("    def backward")
     copy["embedding"] = head + "    def backward" + backward.rstrip() + "\n\n    def forward" + forward
@@ -161,8 +186,9 @@ def make_class(course: Path) -> Path:
         write_submission(course, student, notebooks)
     write_submission(course, "garbled", {LAYER: b"{not json"})
     release = Course(REPO).folder("release")
-    write_submission(course, "stub", {n: nbformat.read(str(release / f"{n}.ipynb"), as_version=4)
-                                      for n in (EMBED, LAYER)})
+    write_submission(
+        course, "stub", {n: nbformat.read(str(release / f"{n}.ipynb"), as_version=4) for n in (EMBED, LAYER)}
+    )
     return course
 
 
@@ -199,7 +225,8 @@ def test_no_honest_pair_crosses_the_default_threshold(outcome, notebook):
     assert len(result.documents) >= 4
     assert honest and max(p.score for p in honest) < THRESHOLD, honest[:3]
     assert [(p.student_a, p.student_b) for p in outcome.flagged if p.notebook == notebook] == [
-        tuple(sorted(copier_twin))]
+        tuple(sorted(copier_twin))
+    ]
 
 
 def test_students_who_handed_in_nothing_are_not_paired(outcome):
@@ -246,14 +273,14 @@ def test_normalising_removes_what_copiers_change():
     def g(self, y):
         return y * 2
 '''
-    b = '''class A:
+    b = """class A:
 
     def g(self, q):
         return (q *
                 2)
     def f(self, z):
         return z+1
-'''
+"""
     assert tokens(normalise(a))[0] == tokens(normalise(b))[0]
     assert normalise("%timeit x = 1\nx = 2") == "x = 2"
     assert normalise("def broken(:\n  pass") == "def broken(:\n  pass"  # compared as written
@@ -268,7 +295,9 @@ def test_past_terms_are_compared_with_the_class_but_not_with_each_other(course, 
     out = run_similarity(course, ASSIGNMENT, tmp_path / "reports", similarity_options(course, past=str(past)))
     pairs = by_notebook(out, LAYER).pairs
     assert {(p.student_a, p.student_b) for p in pairs if p.score > 0.9} >= {
-        ("hand-flat", f"{PAST_PREFIX}2024/ann"), ("hand-flat", f"{PAST_PREFIX}2025/bob")}
+        ("hand-flat", f"{PAST_PREFIX}2024/ann"),
+        ("hand-flat", f"{PAST_PREFIX}2025/bob"),
+    }
     assert not [p for p in pairs if p.student_a.startswith(PAST_PREFIX) and p.student_b.startswith(PAST_PREFIX)]
 
 

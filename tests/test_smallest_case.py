@@ -5,6 +5,7 @@ that are in no catalogue: each must end its diagnosis with a ``Smallest failing 
 <= 3 (where the bug allows), whose right result is the reference solution's on that case and whose "your" result
 is what the buggy code returns on it.  One real-kernel test shows the line reaching ``check --thorough``.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,13 @@ from .conftest import REPO, kit
 # the notebooks' demo cells run as load() executes them, on the buggy code (a rel_error without its floor divides 0/0)
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
 
-L1, L2, L3, L4, L5 = ("01_why_position", "02_token_embeddings", "03_sinusoidal", "04_learned_positions",
-                      "05_embedding_layer")
+L1, L2, L3, L4, L5 = (
+    "01_why_position",
+    "02_token_embeddings",
+    "03_sinusoidal",
+    "04_learned_positions",
+    "05_embedding_layer",
+)
 
 
 def _softmax(ns, c):
@@ -69,6 +75,7 @@ def _layer_gradient(name):
         layer.forward(c["idx"].copy())
         layer.backward(c["dout"].copy())
         return getattr(layer, name)
+
     return run
 
 
@@ -80,44 +87,156 @@ def _layer_forward(ns, c):
 
 # (bug outside the catalogue, the check that meets it, how to run a case on a notebook's namespace)
 BUGS = [
-    (Mutant("softmax-max-of-last-axis", L1, "softmax", None,
-            replace=(("shifted = x - np.max(x, axis=axis, keepdims=True)",
-                      "shifted = x - np.max(x, axis=-1, keepdims=True)"),)),
-     "lesson01", "softmax_values", _softmax),
-    (Mutant("softmax-sum-unshifted", L1, "softmax", None,  # "scaled" by a factor with no name: searched too
-            replace=(("return e / np.sum(e, axis=axis, keepdims=True)",
-                      "return e / np.sum(np.exp(x), axis=axis, keepdims=True)"),)),
-     "lesson01", "softmax_values", _softmax),
-    (Mutant("attention-adds-V", L1, "self-attention", None,
-            replace=(("return weights @ V", "return weights @ V + V"),)),
-     "lesson01", "attention_values", lambda ns, c: ns["self_attention"](c["X"], c["Wq"], c["Wk"], c["Wv"])),
-    (Mutant("dE-first-sequence", L2, "embedding", None,
-            replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx[0], dout[0])"),)),
-     "lesson02", "embedding_backward", _embedding_dE),
-    (Mutant("rel-error-without-floor", L2, "rel-error", None,
-            replace=(("np.maximum(1e-12, np.abs(a) + np.abs(b))", "(np.abs(a) + np.abs(b))"),)),
-     "lesson02", "rel_error_values", lambda ns, c: ns["rel_error"](c["a"].copy(), c["b"].copy())),
-    (Mutant("returns-the-batch-sum", L4, "positional-embedding", None,
-            replace=(("        return dout", "        return dout.sum(axis=0, keepdims=True)"),)),
-     "lesson04", "positional_backward_dx", _positional_dx),
-    (Mutant("frequency-over-C-minus-1", L3, "sinusoidal-table", None,
-            replace=(("angle = pos / base ** (two_i / C)", "angle = pos / base ** (two_i / (C - 1))"),)),
-     "lesson03", "table_odd_values", lambda ns, c: ns["sinusoidal_table"](c["T"], c["C"])),
-    (Mutant("dP-summed-over-C-too", L4, "positional-embedding", None,
-            replace=(("self.dP[:T] = dout.sum(axis=0)", "self.dP[:T] = dout.sum(axis=(0, 2))[:, None]"),)),
-     "lesson04", "positional_backward_dP", _positional_dP),
-    (Mutant("positions-accumulated", L4, "positional-embedding", None,
-            replace=(("return x + self.P[:T]", "return x + self.P[:T].cumsum(axis=0)"),)),
-     "lesson04", "positional_forward", _positional_forward),
-    (Mutant("dP-summed-over-C-too", L5, "embedding-layer", None,
-            replace=(("self.dP[:T] = dout.sum(axis=0)", "self.dP[:T] = dout.sum(axis=(0, 2))[:, None]"),)),
-     "lesson05", "layer_backward_dP", _layer_gradient("dP")),
-    (Mutant("dE-first-sequence", L5, "embedding-layer", None,
-            replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx[0], dout[0])"),)),
-     "lesson05", "layer_backward_dE", _layer_gradient("dE")),
-    (Mutant("positions-accumulated", L5, "embedding-layer", None,
-            replace=(("return self.E[idx] + self.P[:T]", "return self.E[idx] + self.P[:T].cumsum(axis=0)"),)),
-     "lesson05", "layer_forward", _layer_forward),
+    (
+        Mutant(
+            "softmax-max-of-last-axis",
+            L1,
+            "softmax",
+            None,
+            replace=(
+                (
+                    "shifted = x - np.max(x, axis=axis, keepdims=True)",
+                    "shifted = x - np.max(x, axis=-1, keepdims=True)",
+                ),
+            ),
+        ),
+        "lesson01",
+        "softmax_values",
+        _softmax,
+    ),
+    (
+        Mutant(
+            "softmax-sum-unshifted",
+            L1,
+            "softmax",
+            None,  # "scaled" by a factor with no name: searched too
+            replace=(
+                (
+                    "return e / np.sum(e, axis=axis, keepdims=True)",
+                    "return e / np.sum(np.exp(x), axis=axis, keepdims=True)",
+                ),
+            ),
+        ),
+        "lesson01",
+        "softmax_values",
+        _softmax,
+    ),
+    (
+        Mutant(
+            "attention-adds-V", L1, "self-attention", None, replace=(("return weights @ V", "return weights @ V + V"),)
+        ),
+        "lesson01",
+        "attention_values",
+        lambda ns, c: ns["self_attention"](c["X"], c["Wq"], c["Wk"], c["Wv"]),
+    ),
+    (
+        Mutant(
+            "dE-first-sequence",
+            L2,
+            "embedding",
+            None,
+            replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx[0], dout[0])"),),
+        ),
+        "lesson02",
+        "embedding_backward",
+        _embedding_dE,
+    ),
+    (
+        Mutant(
+            "rel-error-without-floor",
+            L2,
+            "rel-error",
+            None,
+            replace=(("np.maximum(1e-12, np.abs(a) + np.abs(b))", "(np.abs(a) + np.abs(b))"),),
+        ),
+        "lesson02",
+        "rel_error_values",
+        lambda ns, c: ns["rel_error"](c["a"].copy(), c["b"].copy()),
+    ),
+    (
+        Mutant(
+            "returns-the-batch-sum",
+            L4,
+            "positional-embedding",
+            None,
+            replace=(("        return dout", "        return dout.sum(axis=0, keepdims=True)"),),
+        ),
+        "lesson04",
+        "positional_backward_dx",
+        _positional_dx,
+    ),
+    (
+        Mutant(
+            "frequency-over-C-minus-1",
+            L3,
+            "sinusoidal-table",
+            None,
+            replace=(("angle = pos / base ** (two_i / C)", "angle = pos / base ** (two_i / (C - 1))"),),
+        ),
+        "lesson03",
+        "table_odd_values",
+        lambda ns, c: ns["sinusoidal_table"](c["T"], c["C"]),
+    ),
+    (
+        Mutant(
+            "dP-summed-over-C-too",
+            L4,
+            "positional-embedding",
+            None,
+            replace=(("self.dP[:T] = dout.sum(axis=0)", "self.dP[:T] = dout.sum(axis=(0, 2))[:, None]"),),
+        ),
+        "lesson04",
+        "positional_backward_dP",
+        _positional_dP,
+    ),
+    (
+        Mutant(
+            "positions-accumulated",
+            L4,
+            "positional-embedding",
+            None,
+            replace=(("return x + self.P[:T]", "return x + self.P[:T].cumsum(axis=0)"),),
+        ),
+        "lesson04",
+        "positional_forward",
+        _positional_forward,
+    ),
+    (
+        Mutant(
+            "dP-summed-over-C-too",
+            L5,
+            "embedding-layer",
+            None,
+            replace=(("self.dP[:T] = dout.sum(axis=0)", "self.dP[:T] = dout.sum(axis=(0, 2))[:, None]"),),
+        ),
+        "lesson05",
+        "layer_backward_dP",
+        _layer_gradient("dP"),
+    ),
+    (
+        Mutant(
+            "dE-first-sequence",
+            L5,
+            "embedding-layer",
+            None,
+            replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx[0], dout[0])"),),
+        ),
+        "lesson05",
+        "layer_backward_dE",
+        _layer_gradient("dE"),
+    ),
+    (
+        Mutant(
+            "positions-accumulated",
+            L5,
+            "embedding-layer",
+            None,
+            replace=(("return self.E[idx] + self.P[:T]", "return self.E[idx] + self.P[:T].cumsum(axis=0)"),),
+        ),
+        "lesson05",
+        "layer_forward",
+        _layer_forward,
+    ),
 ]
 
 
@@ -150,13 +269,13 @@ def test_a_bug_outside_the_catalogue_is_shown_on_a_small_case(bug, module, check
     *drawn, line = message.splitlines()
     assert drawn and line.startswith("Smallest failing case: "), message
     case, outcome = shrink.search(module, check, student, diagnosis, message.splitlines()[0])
-    assert outcome.line() == line                       # the same search, the same case: deterministic
-    assert shrink.largest_size(case) <= 3, line         # every size small enough to work by hand
+    assert outcome.line() == line  # the same search, the same case: deterministic
+    assert shrink.largest_size(case) <= 3, line  # every size small enough to work by hand
     assert outcome.diagnosis.misconception == diagnosis  # it fails the same way
     with np.errstate(all="ignore"):
         want, got = replay(reference, case), replay(ns, case)
     np.testing.assert_allclose(outcome.want, want, rtol=1e-12, atol=1e-12)  # the reference solution's answer
-    np.testing.assert_array_equal(np.asarray(outcome.got), np.asarray(got))   # what the buggy code returns
+    np.testing.assert_array_equal(np.asarray(outcome.got), np.asarray(got))  # what the buggy code returns
     assert f"your {outcome.name} is {show(got)}; the right {outcome.name} is {show(want)}." in line
     assert all(f"{k}={v}" in line or show(v) in line for k, v in case.items() if k not in ("axis", "base", "T"))
 
@@ -167,9 +286,12 @@ def test_the_line_is_one_line_written_out_whole():
     line = run_check(module, check, _names(module, check, ns, tests))[1].splitlines()[-1]
     # e.g. EmbeddingLayer(vocab_size=1, block_size=1, C=2), forward([[0]]), backward([[[0.0, 1.0]]]): your dP is
     # [[1.0, 1.0]]; the right dP is [[0.0, 1.0]].
-    assert re.fullmatch(r"Smallest failing case: EmbeddingLayer\(vocab_size=\d, block_size=\d, C=\d\), "
-                        r"forward\(\[\[.*\]\]\), "
-                        r"backward\(\[\[\[.*\]\]\]\): your dP is \[\[.*\]\]; the right dP is \[\[.*\]\]\.", line), line
+    assert re.fullmatch(
+        r"Smallest failing case: EmbeddingLayer\(vocab_size=\d, block_size=\d, C=\d\), "
+        r"forward\(\[\[.*\]\]\), "
+        r"backward\(\[\[\[.*\]\]\]\): your dP is \[\[.*\]\]; the right dP is \[\[.*\]\]\.",
+        line,
+    ), line
     assert "..." not in line and "\n" not in line
 
 
@@ -177,9 +299,11 @@ def _spy_on_the_searches(monkeypatch) -> list:
     """Every case a search runs on student code, recorded."""
     ran = []
     for key, space in list(SPACES.items()):
+
         def run(student, case, space=space, key=key):
             ran.append(key)
             return space.run(student, case)
+
         monkeypatch.setitem(SPACES, key, Space(space.cases, run))
     return ran
 
@@ -187,6 +311,7 @@ def _spy_on_the_searches(monkeypatch) -> list:
 def test_a_correct_solution_never_searches(monkeypatch):
     searched = _spy_on_the_searches(monkeypatch)
     from autograder.course import NOTEBOOKS
+
     for name in NOTEBOOKS:
         ns, tests = load(name)
         for _, calls in tests:
@@ -197,17 +322,26 @@ def test_a_correct_solution_never_searches(monkeypatch):
 
 def test_grading_a_correct_notebook_does_not_even_load_hypothesis():
     """What a correct solution costs is unchanged: the search, and Hypothesis, are loaded only after a failure."""
-    code = ("import sys; from autograder.devtools.mutants.inprocess import load; "
-            "from autograder.grading.checker import run_check; ns, tests = load('05_embedding_layer'); "
-            "verdicts = [run_check(m, f, [ns[n] for n in names]) for _, calls in tests for m, f, names in calls]; "
-            "print(set(verdicts), 'hypothesis' in sys.modules, 'autograder.hidden.cases' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO,
-                            check=False)
+    code = (
+        "import sys; from autograder.devtools.mutants.inprocess import load; "
+        "from autograder.grading.checker import run_check; ns, tests = load('05_embedding_layer'); "
+        "verdicts = [run_check(m, f, [ns[n] for n in names]) for _, calls in tests for m, f, names in calls]; "
+        "print(set(verdicts), 'hypothesis' in sys.modules, 'autograder.hidden.cases' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO, check=False
+    )
     assert result.stdout.split() == ["{None}", "False", "False"], result.stdout + result.stderr
 
 
-CATALOGUED = ["l5-dP-not-summed", "l5-scatter-overwrite", "l4-dP-tail-resized", "l5-dP-mean", "sin-cos-swap",
-              "freq-sign"]
+CATALOGUED = [
+    "l5-dP-not-summed",
+    "l5-scatter-overwrite",
+    "l4-dP-tail-resized",
+    "l5-dP-mean",
+    "sin-cos-swap",
+    "freq-sign",
+]
 
 
 @pytest.mark.parametrize("name", CATALOGUED)
@@ -282,18 +416,24 @@ def test_check_thorough_shows_the_smallest_failing_case_from_a_real_kernel(tmp_p
     result = kit("check", "--thorough", str(path), check=False)
 
     assert result.returncode == 1, result.stdout + result.stderr
-    row = re.search(r"test-layer-backward-dP\s+0/\d+\s+FAIL\s+Diagnosis \[wrong-gradient\]: (.*?)\n(?=\S)",
-                    result.stdout, re.DOTALL)
+    row = re.search(
+        r"test-layer-backward-dP\s+0/\d+\s+FAIL\s+Diagnosis \[wrong-gradient\]: (.*?)\n(?=\S)", result.stdout, re.DOTALL
+    )
     assert row, result.stdout
-    assert re.search(r"Smallest failing case: EmbeddingLayer\(vocab_size=1, block_size=1, C=2\), forward\(\[\[0\]\]\), "
-                     r"backward\(\[\[\[[-0-9.]+, [-0-9.]+\]\]\]\): your dP is \[\[.*\]\]; the right dP is \[\[.*\]\]\.",
-                     row.group(1)), row.group(1)
+    assert re.search(
+        r"Smallest failing case: EmbeddingLayer\(vocab_size=1, block_size=1, C=2\), forward\(\[\[0\]\]\), "
+        r"backward\(\[\[\[[-0-9.]+, [-0-9.]+\]\]\]\): your dP is \[\[.*\]\]; the right dP is \[\[.*\]\]\.",
+        row.group(1),
+    ), row.group(1)
 
 
 def test_the_examples_in_the_readme_and_the_student_guide_are_what_these_bugs_get():
-    shown = {line.strip() for page in ("README.md", "docs/students.md")
-             for line in (REPO / page).read_text(encoding="utf-8").splitlines()
-             if line.startswith("Smallest failing case:")}
+    shown = {
+        line.strip()
+        for page in ("README.md", "docs/students.md")
+        for line in (REPO / page).read_text(encoding="utf-8").splitlines()
+        if line.startswith("Smallest failing case:")
+    }
     produced = set()
     for bug, module, check, _ in BUGS:
         ns, tests = load(bug.notebook, bug)

@@ -4,6 +4,7 @@
 test_build.py. CI runs it in an environment made from Debian's own /usr/bin/python3, so a lock that
 pins a release the interpreter cannot install, or a grading path that breaks on it, fails there.
 """
+
 from __future__ import annotations
 
 import csv

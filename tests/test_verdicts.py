@@ -1,6 +1,7 @@
 """ApplyVerdicts in a real nbgrader gradebook (SQLite): what the outside checks did not pass scores 0,
 an instructor's own manual scores are never touched, and the kit's zero is cleared when a fixed
 resubmission passes.  No kernel: the verdicts are handed in ``resources`` as the executor leaves them."""
+
 from __future__ import annotations
 
 import shutil
@@ -54,8 +55,10 @@ def autograde(course, verdicts: dict[str, Verdict], manual: dict[str, float] | N
     config = Config()
     config.CourseDirectory.root = str(root)
     nb = nbformat.v4.new_notebook()
-    resources = {"nbgrader": {"notebook": NB, "assignment": ASSIGNMENT, "student": STUDENT, "db_url": db_url},
-                 VERDICTS: verdicts}
+    resources = {
+        "nbgrader": {"notebook": NB, "assignment": ASSIGNMENT, "student": STUDENT, "db_url": db_url},
+        VERDICTS: verdicts,
+    }
     nb, _ = ApplyVerdicts(config=config).preprocess(nb, resources)
     with Gradebook(db_url) as gb:
         scores = {name: gb.find_grade(name, NB, ASSIGNMENT, STUDENT).score for name in CELLS}

@@ -4,18 +4,19 @@ relationship() must name each transform of the right array that SPEC lists, and 
 where nothing is there: a right answer with numerical noise, an unrelated array, an all-zero array, an
 array constant along an axis (where a shift matches by chance), non-finite values.
 """
+
 import ast
 
 import numpy as np
 import pytest
 
 from autograder.hidden import voice
-from autograder.hidden.voice import VOICE, Diagnosis, expect_close, relationship, say
 from autograder.hidden.gradcheck import numerical_gradient  # the kit's own central differences
+from autograder.hidden.voice import VOICE, Diagnosis, expect_close, relationship, say
 
 RNG = np.random.default_rng(2024)
-WANT = RNG.standard_normal((5, 4))          # a generic "right" matrix: no two rows or columns alike
-CUBE = RNG.standard_normal((2, 3, 4))       # (B, T, C)
+WANT = RNG.standard_normal((5, 4))  # a generic "right" matrix: no two rows or columns alike
+CUBE = RNG.standard_normal((2, 3, 4))  # (B, T, C)
 
 
 def named(got, want=WANT, **kw):
@@ -26,12 +27,16 @@ def named(got, want=WANT, **kw):
 
 # ----------------------------------------------------------------------------------- scaled
 
-@pytest.mark.parametrize("factor, words", [
-    (2.0, "exactly 2 times the right values"),
-    (0.5, "exactly 1/2 of the right values"),
-    (-1.0, "sign flipped"),
-    (3.7, "the right values times 3.7"),
-])
+
+@pytest.mark.parametrize(
+    "factor, words",
+    [
+        (2.0, "exactly 2 times the right values"),
+        (0.5, "exactly 1/2 of the right values"),
+        (-1.0, "sign flipped"),
+        (3.7, "the right values times 3.7"),
+    ],
+)
 def test_a_constant_factor_is_named(factor, words):
     kind, said = named(factor * WANT)
     assert kind == "scaled" and words in said
@@ -45,17 +50,21 @@ def test_a_factor_equal_to_a_size_names_the_size():
 
 
 def test_a_factor_of_nearly_one_or_zero_is_not_called_a_factor():
-    assert relationship(WANT * (1 + 1e-5), WANT) is None           # slightly off, not "times 1"
-    assert relationship(WANT * 1e-9, WANT) is None                 # nearly all zero, not "times 1e-09"
+    assert relationship(WANT * (1 + 1e-5), WANT) is None  # slightly off, not "times 1"
+    assert relationship(WANT * 1e-9, WANT) is None  # nearly all zero, not "times 1e-09"
 
 
 # ----------------------------------------------------------------------------------- transposed
+
 
 def test_the_transpose_of_a_matrix_is_named():
     kind, said = named(WANT.T)
     assert kind == "transposed" and "rows and columns swapped (the transpose)" in said
     square = RNG.standard_normal((4, 4))
-    assert relationship(square.T, square) == ("transposed", "the right values with rows and columns swapped (the transpose)")
+    assert relationship(square.T, square) == (
+        "transposed",
+        "the right values with rows and columns swapped (the transpose)",
+    )
 
 
 def test_two_axes_swapped_in_3d_are_named():
@@ -67,6 +76,7 @@ def test_two_axes_swapped_in_3d_are_named():
 
 # ----------------------------------------------------------------------------------- shifted
 
+
 def shift(a, by, axis):
     """``a`` moved ``by`` places along ``axis``, zeros where nothing moved in (no wrap-around)."""
     out = np.zeros_like(a)
@@ -77,12 +87,15 @@ def shift(a, by, axis):
     return out
 
 
-@pytest.mark.parametrize("by, axis, words", [
-    (1, 0, "shifted forward by one row: your row k holds what belongs in row k - 1"),
-    (-1, 0, "shifted back by one row: your row k holds what belongs in row k + 1"),
-    (1, 1, "shifted forward by one column: your column k holds what belongs in column k - 1"),
-    (-1, 1, "shifted back by one column: your column k holds what belongs in column k + 1"),
-])
+@pytest.mark.parametrize(
+    "by, axis, words",
+    [
+        (1, 0, "shifted forward by one row: your row k holds what belongs in row k - 1"),
+        (-1, 0, "shifted back by one row: your row k holds what belongs in row k + 1"),
+        (1, 1, "shifted forward by one column: your column k holds what belongs in column k - 1"),
+        (-1, 1, "shifted back by one column: your column k holds what belongs in column k + 1"),
+    ],
+)
 def test_a_shift_by_one_row_or_column_is_named(by, axis, words):
     assert relationship(shift(WANT, by, axis), WANT) == ("shifted", "the right values " + words)
 
@@ -92,10 +105,13 @@ def test_a_shift_in_3d_and_1d_reads_as_english():
     assert kind == "shifted" and "your slice k along axis 1 holds what belongs in slice k - 1 along axis 1" in said
     vector = RNG.standard_normal(6)
     assert relationship(np.roll(vector, -1), vector) == (
-        "shifted", "the right values shifted back by one entry: your entry k holds what belongs in entry k + 1")
+        "shifted",
+        "the right values shifted back by one entry: your entry k holds what belongs in entry k + 1",
+    )
 
 
 # ----------------------------------------------------------------------------------- wrong rows
+
 
 def test_rows_in_the_wrong_places_are_named():
     kind, said = named(WANT[[1, 0, 2, 3, 4]])
@@ -104,22 +120,26 @@ def test_rows_in_the_wrong_places_are_named():
 
 def test_columns_in_the_wrong_places_are_named():
     kind, said = named(WANT[:, [0, 2, 1, 3]])
-    assert kind == "wrong-rows" and "the right columns in the wrong places: your column 1 is what belongs in column 2" in said
+    assert (
+        kind == "wrong-rows"
+        and "the right columns in the wrong places: your column 1 is what belongs in column 2" in said
+    )
 
 
 def test_a_misplaced_row_that_holds_something_is_the_one_named():
     """dE has all-zero rows (ids not in the batch): point at the row with a gradient, not at a zero row."""
     want = np.zeros((5, 3))
     want[0], want[3] = RNG.standard_normal(3), RNG.standard_normal(3)
-    got = want[[1, 0, 2, 3, 4]]        # row 0's gradient landed in row 1, whose zeros landed in row 0
+    got = want[[1, 0, 2, 3, 4]]  # row 0's gradient landed in row 1, whose zeros landed in row 0
     kind, said = named(got, want)
     assert kind == "wrong-rows" and "your row 1 is what belongs in row 0" in said
 
 
 # ----------------------------------------------------------------------------------- wrong axis
 
+
 def test_a_sum_over_the_wrong_axis_is_named():
-    want = CUBE.sum(axis=0)                                  # dP: the sum over the batch
+    want = CUBE.sum(axis=0)  # dP: the sum over the batch
     kind, said = named(CUBE.sum(axis=1), want, source=CUBE, reduced_axis=0)
     assert kind == "wrong-axis" and said.startswith("the sum over axis 1 (size 3)")
     assert "the right one is the sum over axis 0 (size 2)" in said
@@ -143,13 +163,14 @@ def test_a_same_shape_sum_over_the_wrong_axis_is_named():
 
 # ----------------------------------------------------------------------------------- nothing to name
 
+
 def test_a_right_but_noisy_array_names_nothing():
     x, G = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
-    numeric = numerical_gradient(lambda: float(np.sum(x * G)), x)      # the true gradient is G
+    numeric = numerical_gradient(lambda: float(np.sum(x * G)), x)  # the true gradient is G
     assert 0 < np.abs(numeric - G).max() < 1e-7
     assert relationship(numeric, G) is None
     assert relationship(G + 1e-9 * RNG.standard_normal(G.shape), G) is None
-    expect_close("dx", numeric, G)                                     # and it passes
+    expect_close("dx", numeric, G)  # and it passes
 
 
 def test_an_unrelated_array_names_nothing():
@@ -168,7 +189,7 @@ def test_a_shift_along_a_constant_axis_is_not_named():
     want = np.tile(RNG.standard_normal(3), (5, 1))
     got = want.copy()
     got[0] = RNG.standard_normal(3)
-    assert np.allclose(got[1:], want[:-1])           # the coincidence a careless shift test would fall for
+    assert np.allclose(got[1:], want[:-1])  # the coincidence a careless shift test would fall for
     assert relationship(got, want) is None
     constant_columns = np.tile(RNG.standard_normal((5, 1)), (1, 4))
     got = constant_columns.copy()
@@ -189,10 +210,11 @@ def test_non_finite_values_name_nothing(bad):
 def test_what_is_not_an_array_names_nothing():
     assert relationship(None, WANT) is None
     assert relationship([[1, 2], [3]], WANT) is None
-    assert relationship(WANT[0, 0], WANT[0, :1]) is None         # fewer than two numbers: nothing to relate
+    assert relationship(WANT[0, 0], WANT[0, :1]) is None  # fewer than two numbers: nothing to relate
 
 
 # ----------------------------------------------------------------------------------- expect_close
+
 
 def diagnosis_of(got, want=WANT, **kw):
     with pytest.raises(Diagnosis) as caught:
@@ -200,15 +222,18 @@ def diagnosis_of(got, want=WANT, **kw):
     return caught.value
 
 
-@pytest.mark.parametrize("got, kind", [
-    (2 * WANT, "scaled"),
-    (-WANT, "scaled"),
-    (WANT.T, "transposed"),
-    (shift(WANT, 1, 0), "shifted"),
-    (WANT[[4, 1, 2, 3, 0]], "wrong-rows"),
-    (np.zeros((3, 3)), "wrong-shape"),
-    (RNG.standard_normal(WANT.shape), "wrong-value"),
-])
+@pytest.mark.parametrize(
+    "got, kind",
+    [
+        (2 * WANT, "scaled"),
+        (-WANT, "scaled"),
+        (WANT.T, "transposed"),
+        (shift(WANT, 1, 0), "shifted"),
+        (WANT[[4, 1, 2, 3, 0]], "wrong-rows"),
+        (np.zeros((3, 3)), "wrong-shape"),
+        (RNG.standard_normal(WANT.shape), "wrong-value"),
+    ],
+)
 def test_expect_close_raises_the_id_of_what_it_found(got, kind):
     error = diagnosis_of(got)
     assert error.misconception == kind and error.message.startswith("dE ")
@@ -221,8 +246,10 @@ def test_expect_close_names_the_wrong_axis():
 
 def test_expect_close_names_a_mean_where_a_sum_belongs_in_one_sentence():
     error = diagnosis_of(CUBE.mean(axis=0), CUBE.sum(axis=0), sizes={"B": 2}, hint="Sum over the batch.")
-    assert error.message == ("dE is exactly 1/2 of the right values, as if divided by B = 2 (a mean where a sum "
-                             "belongs). Sum over the batch.")
+    assert error.message == (
+        "dE is exactly 1/2 of the right values, as if divided by B = 2 (a mean where a sum "
+        "belongs). Sum over the batch."
+    )
 
 
 def test_expect_close_passes_the_right_array_and_ends_with_the_hint():
@@ -251,6 +278,7 @@ def test_expect_close_turns_non_numbers_and_non_finite_values_into_diagnoses():
 
 # ----------------------------------------------------------------------------------- say() and SPEC's quotes
 
+
 def test_say_keeps_the_spec_quotes_verbatim():
     row = say("scatter-overwrite", row=0, want="[2, 2]", got=np.array([1.0, 1.0]))
     assert row.misconception == "scatter-overwrite"
@@ -262,13 +290,20 @@ def test_say_keeps_the_spec_quotes_verbatim():
 
 def test_say_tells_the_smallest_case_from_the_drawn_one():
     """A headline measured on the smallest case and a detail from a larger case are told apart, not one story."""
-    message = say("scatter-overwrite", row=0, want="[2, 2]", got=np.array([1.0, 1.0]),
-                  smallest="ids [0, 0] with a dout of ones",
-                  detail="In the batch this check drew, token id 1 occurs 6 times.").message
+    message = say(
+        "scatter-overwrite",
+        row=0,
+        want="[2, 2]",
+        got=np.array([1.0, 1.0]),
+        smallest="ids [0, 0] with a dout of ones",
+        detail="In the batch this check drew, token id 1 occurs 6 times.",
+    ).message
     headline, detail = message.splitlines()
     assert headline == "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
-    assert detail.startswith("That is the smallest case, ids [0, 0] with a dout of ones. In the batch this check drew, "
-                             "token id 1 occurs 6 times. dE[idx] += dout keeps only one write")
+    assert detail.startswith(
+        "That is the smallest case, ids [0, 0] with a dout of ones. In the batch this check drew, "
+        "token id 1 occurs 6 times. dE[idx] += dout keeps only one write"
+    )
 
 
 def test_say_puts_headline_then_detail_then_fix():
@@ -296,7 +331,7 @@ SOURCE = voice.__file__
 
 def test_voice_is_fit_to_be_copied_into_a_notebook():
     text = open(SOURCE, encoding="utf-8").read()
-    assert "autograder" not in text.lower()        # release notebooks must not contain the word
+    assert "autograder" not in text.lower()  # release notebooks must not contain the word
     tree = ast.parse(text)
     # no `from __future__` (it runs as notebook cell text, where that must be the cell's first statement)
     assert not [line for line in text.splitlines() if line.startswith("from __future__")]

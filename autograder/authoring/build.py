@@ -4,6 +4,7 @@ The build is deterministic: cell ids come from grade_ids or positions, so rebuil
 The release step runs the real ``nbgrader generate_assignment`` in a scratch course directory, so the
 instructor's gradebook is never touched by a build.
 """
+
 from __future__ import annotations
 
 import re
@@ -33,15 +34,17 @@ def expand_includes(source: str, folder: Path, path: Path, _within: tuple = ()) 
     """Replace each ``# kit-include: FILE`` line by that file (code every notebook shares, authored once),
     itself expanded.  FILE is relative to the authoring folder, or ``package:PATH`` inside the kit's
     package (the words the hidden checks also use, ``package:hidden/voice.py``)."""
+
     def include(match: re.Match) -> str:
         name = match.group(1)
-        target = PACKAGE / name[len(PACKAGE_PREFIX):] if name.startswith(PACKAGE_PREFIX) else folder / name
+        target = PACKAGE / name[len(PACKAGE_PREFIX) :] if name.startswith(PACKAGE_PREFIX) else folder / name
         if not target.is_file():
             raise AuthoringError(f"{path}: '# kit-include: {name}' names no file ({target})")
         if target in _within:
             raise AuthoringError(f"{path}: '# kit-include: {name}' includes itself (through {_within[-1].name})")
         text = target.read_text(encoding="utf-8").rstrip("\n")
         return expand_includes(text, folder, path, (*_within, target))
+
     return INCLUDE.sub(include, source)
 
 
@@ -93,7 +96,9 @@ def build_release(repo: Path) -> list[Path]:
         scratch_course = Course(scratch)
         shutil.copytree(kit.folder("source"), scratch_course.folder("source"))
         try:
-            register_assignment(scratch, f"sqlite:///{scratch / 'gradebook.db'}", release_directory=kit.dirs.release_directory)
+            register_assignment(
+                scratch, f"sqlite:///{scratch / 'gradebook.db'}", release_directory=kit.dirs.release_directory
+            )
         except RuntimeError as e:
             raise AuthoringError(str(e)) from None
         out_dir = kit.folder("release")

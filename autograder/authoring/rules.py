@@ -1,11 +1,22 @@
 """Validation of an authored notebook before it is written: every rule names the file and the cell."""
+
 from __future__ import annotations
 
 import ast
 import importlib
 
-from ..cells import (HIDDEN_CALL, HIDDEN_IMPORT, MARKERS, grade_id as cell_grade_id, hidden_calls, is_graded_cell, is_solution_cell,
-                     is_test_cell, nbgrader_metadata, strip_hidden)
+from ..cells import (
+    HIDDEN_CALL,
+    HIDDEN_IMPORT,
+    MARKERS,
+    hidden_calls,
+    is_graded_cell,
+    is_solution_cell,
+    is_test_cell,
+    nbgrader_metadata,
+    strip_hidden,
+)
+from ..cells import grade_id as cell_grade_id
 from ..course import LESSONS
 
 TOTAL_POINTS = 100
@@ -52,18 +63,26 @@ def _check_ends_safely(where: str, source: str) -> None:
     last = tree.body[-1]
     if isinstance(last, ast.Expr):
         call = last.value
-        is_hidden_call = (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                          and isinstance(call.func.value, ast.Name) and call.func.value.id == "_hidden")
+        is_hidden_call = (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == "_hidden"
+        )
         if not is_hidden_call:
-            raise AuthoringError(f"{where}: a test cell ends in a bare value (line {last.lineno}); end it in an assert "
-                                 "or a hidden check call")
+            raise AuthoringError(
+                f"{where}: a test cell ends in a bare value (line {last.lineno}); end it in an assert "
+                "or a hidden check call"
+            )
 
 
 def _check_hidden_calls(where: str, source: str) -> None:
     modules = HIDDEN_IMPORT.findall(source)
     calls = HIDDEN_CALL.findall(source)
     if calls and len(set(modules)) != 1:
-        raise AuthoringError(f"{where}: hidden checks must be imported as 'import autograder.hidden.<lesson> as _hidden'")
+        raise AuthoringError(
+            f"{where}: hidden checks must be imported as 'import autograder.hidden.<lesson> as _hidden'"
+        )
     for name in calls:
         try:
             module = importlib.import_module(f"autograder.hidden.{modules[0]}")
@@ -77,8 +96,10 @@ def _check_has_hidden_check(where: str, source: str) -> None:
     """With the kit's grade a test scores only if its hidden check passes outside the kernel: a test
     cell without one could never score there, and its points would rest on the kernel alone elsewhere."""
     if not hidden_calls(source):
-        raise AuthoringError(f"{where}: a test cell needs a hidden check: a '### BEGIN HIDDEN TESTS' region that calls "
-                             "_hidden.<check>(<names>), so that no score rests on the student's kernel alone")
+        raise AuthoringError(
+            f"{where}: a test cell needs a hidden check: a '### BEGIN HIDDEN TESTS' region that calls "
+            "_hidden.<check>(<names>), so that no score rests on the student's kernel alone"
+        )
 
 
 def _top_level_names(source: str) -> set[str]:
@@ -103,7 +124,11 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
     for index, cell in enumerate(nb.cells):
         meta = nbgrader_metadata(cell)
         where = _where(path, index, cell)
-        if cell.cell_type == "code" and meta is None and ("BEGIN SOLUTION" in cell.source or "HIDDEN TESTS" in cell.source):
+        if (
+            cell.cell_type == "code"
+            and meta is None
+            and ("BEGIN SOLUTION" in cell.source or "HIDDEN TESTS" in cell.source)
+        ):
             raise AuthoringError(f"{where}: markers in a cell without nbgrader metadata")
         if meta is None:
             continue
@@ -125,8 +150,10 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
             raise AuthoringError(f"{where}: a test cell must be locked")
         if is_test and cell.cell_type == "code":
             if "BEGIN HIDDEN TESTS" in cell.source and not cell.source.lstrip().startswith("### BEGIN HIDDEN TESTS"):
-                raise AuthoringError(f"{where}: the hidden tests must come first in a test cell, so that grading "
-                                     "reports their diagnosis rather than the first failed self-check")
+                raise AuthoringError(
+                    f"{where}: the hidden tests must come first in a test cell, so that grading "
+                    "reports their diagnosis rather than the first failed self-check"
+                )
             _check_ends_safely(where, cell.source)
             _check_ends_safely(where + " as released", strip_hidden(cell.source))
             _check_hidden_calls(where, cell.source)
@@ -142,5 +169,6 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
         if len(solution_places) != 1 or len(places) != 1:
             raise AuthoringError(
                 f"{path}: SPEC name {name!r} must be defined in exactly one solution cell and nowhere else; "
-                f"found it in cells {[i for i, _ in places] or 'none'}")
+                f"found it in cells {[i for i, _ in places] or 'none'}"
+            )
     return points

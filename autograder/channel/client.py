@@ -1,8 +1,8 @@
 """The kernel's side of the channel: answer the checker's questions, then report its verdict.
 
 A hidden test cell calls a check of ``autograder.hidden.lessonNN`` on the student's class or
-function.  With ``AUTOGRADER_CHANNEL`` in the environment, that call connects to the checker's socket, offers its arguments as handles and serves
-requests until the checker says it is done:
+function.  With ``AUTOGRADER_CHANNEL`` in the environment, that call connects to the checker's socket,
+offers its arguments as handles and serves requests until the checker says it is done:
 
 - ``call``: call a handle with plain-data arguments (arrays are fresh copies; after the call their
   final contents go back, and the checker copies them into the check's arrays only where the check
@@ -13,6 +13,7 @@ Anything that is not plain data (see ``wire``) is answered as a new handle.  At 
 sends the diagnosis to show, which this side raises so that the cell fails with that message.  This
 side never decides a grade: what it sends is only ever an answer.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -66,9 +67,13 @@ class Server:
                 raise wire.ProtocolError("too many handles")
             self.ids[key] = len(self.objects) + 1
             self.objects[self.ids[key]] = obj
-        kind = ("class" if isinstance(obj, type) else
-                "function" if isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinFunctionType)) else
-                "object")
+        kind = (
+            "class"
+            if isinstance(obj, type)
+            else "function"
+            if isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinFunctionType))
+            else "object"
+        )
         name = getattr(obj, "__name__", None) if kind != "object" else None
         return wire.Handle(self.ids[key], kind, name if isinstance(name, str) else type(obj).__name__)
 
@@ -103,8 +108,11 @@ class Server:
                 extra = dict(extra or {}, after_from=len(arrays) - len(after))
             wire.send(self.sock, {key: header, **(extra or {})}, arrays)
         except wire.ProtocolError as e:
-            wire.send(self.sock, {"raised": {"type": "ProtocolError", "builtin": "Exception", "message": str(e)},
-                                  "after_from": 0}, list(after or []))
+            wire.send(
+                self.sock,
+                {"raised": {"type": "ProtocolError", "builtin": "Exception", "message": str(e)}, "after_from": 0},
+                list(after or []),
+            )
 
     def serve(self):
         while True:
@@ -176,8 +184,15 @@ def forward(module: str, check: str, args: tuple, kwargs: dict) -> None:
     server = Server(sock)
     try:
         handles = [server.handle_of(a) for a in args]
-        wire.send(sock, {"op": "hello", "module": module, "check": check,
-                         "args": [{"handle": h.id, "kind": h.kind, "name": h.name} for h in handles]})
+        wire.send(
+            sock,
+            {
+                "op": "hello",
+                "module": module,
+                "check": check,
+                "args": [{"handle": h.id, "kind": h.kind, "name": h.name} for h in handles],
+            },
+        )
         with quiet():
             verdict = server.serve()
     except (EOFError, OSError, wire.ProtocolError) as e:

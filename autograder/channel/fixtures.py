@@ -10,6 +10,7 @@ it cannot change the question a check then judges its answer against.  A check t
 changes (does ``numerical_gradient`` restore ``x``? does ``forward`` leave its input alone?) says so
 with :func:`watch`; only a watched array gets the student's final contents back after a call.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -46,8 +47,9 @@ def watching():
     finally:
         _WATCHED.ids = None
 
+
 FUNCTIONS = {
-    "cubic": lambda x: float(np.sum(x ** 3 + 2.0 * x ** 2)),
+    "cubic": lambda x: float(np.sum(x**3 + 2.0 * x**2)),
     "sin_sum": lambda x: float(np.sum(np.sin(x))),
 }
 

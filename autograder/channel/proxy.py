@@ -11,6 +11,7 @@ of it carrying the student's class name); anything else as :class:`RemoteError`.
 breaks (no answer before the deadline, a closed socket, a malformed frame) the session records why
 and every later request fails at once; the check's verdict is then a failure whatever it returned.
 """
+
 from __future__ import annotations
 
 import builtins

@@ -6,6 +6,7 @@ whose every attribute forwards a hidden call to the checker.  The sandbox mounts
 is installed, so the notebooks' ``import autograder.hidden.lesson05 as _hidden`` still works, and
 the kernel can read no check, case generator, reference computation or mutant.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -19,9 +20,11 @@ PUBLIC_MODULES = ("__init__.py", "wire.py", "client.py", "fixtures.py")
 LESSONS = tuple(sorted(p.stem for p in (CHANNEL_DIR.parent / "hidden").glob("lesson[0-9]*.py")))
 
 INIT = '"""The public client of the kit\'s hidden checks: the checks themselves run outside this sandbox."""\n'
-LESSON = ('"""Hidden checks of {name}: each call is forwarded to the kit\'s checker, outside the sandbox."""\n'
-          "from autograder.channel.client import forwarding\n\n"
-          "__getattr__ = forwarding({name!r})\n")
+LESSON = (
+    '"""Hidden checks of {name}: each call is forwarded to the kit\'s checker, outside the sandbox."""\n'
+    "from autograder.channel.client import forwarding\n\n"
+    "__getattr__ = forwarding({name!r})\n"
+)
 
 _made: list[Path] = []
 

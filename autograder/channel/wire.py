@@ -7,6 +7,7 @@ stays on the side that owns it.  Arrays travel as C-contiguous bytes and are reb
 ``np.frombuffer`` on an allow-list of dtypes; a declared shape that disagrees with the bytes, an
 unknown dtype or a frame over the size cap is a :class:`ProtocolError`.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,11 +18,25 @@ import time
 
 import numpy as np
 
-MAX_FRAME = 64 * 2**20          # bytes of one frame
-MAX_DEPTH = 20                  # nesting of lists and tuples
-DTYPES = {np.dtype(t).str: np.dtype(t) for t in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64")}
+MAX_FRAME = 64 * 2**20  # bytes of one frame
+MAX_DEPTH = 20  # nesting of lists and tuples
+DTYPES = {
+    np.dtype(t).str: np.dtype(t)
+    for t in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+    )
+}
 
 
 class ProtocolError(Exception):
@@ -44,14 +59,13 @@ def header_of(value, arrays: list, handle_of, seen: dict, depth: int = 0):
     if value is None or t is bool or t is str:
         return value
     if t is int:
-        return value if -2**63 <= value < 2**64 else {"bigint": str(value)}
+        return value if -(2**63) <= value < 2**64 else {"bigint": str(value)}
     if t is float:
         return value if math.isfinite(value) else {"float": repr(value)}
     if t is list or t is tuple:
         items = [header_of(v, arrays, handle_of, seen, depth + 1) for v in value]
         return items if t is list else {"tuple": items}
-    if isinstance(value, np.generic) and not isinstance(value, (np.void, np.object_)) and \
-            value.dtype.str in DTYPES:
+    if isinstance(value, np.generic) and not isinstance(value, (np.void, np.object_)) and value.dtype.str in DTYPES:
         arr = np.asarray(value)
         arrays.append(arr)
         return {"array": len(arrays) - 1, "scalar": True}
@@ -142,8 +156,14 @@ def receive(sock: socket.socket, deadline: float | None = None) -> tuple[dict, l
         raise ProtocolError("the header is not an object")
     arrays, offset = [], head_len
     for spec in message.pop("arrays", []):
-        if not (isinstance(spec, list) and len(spec) == 2 and spec[0] in DTYPES and isinstance(spec[1], list)
-                and len(spec[1]) <= 32 and all(isinstance(n, int) and 0 <= n for n in spec[1])):
+        if not (
+            isinstance(spec, list)
+            and len(spec) == 2
+            and spec[0] in DTYPES
+            and isinstance(spec[1], list)
+            and len(spec[1]) <= 32
+            and all(isinstance(n, int) and 0 <= n for n in spec[1])
+        ):
             raise ProtocolError(f"not an array of an allowed dtype: {str(spec)[:80]}")
         dtype = DTYPES[spec[0]]
         count = math.prod(spec[1])

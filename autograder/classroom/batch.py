@@ -7,6 +7,7 @@ the submission it graded and the result; a later run skips students whose submis
 and a run that was killed simply regrades whoever has no state file yet.  nbgrader's autograde
 replaces a student's earlier grades, so regrading never duplicates them.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -82,8 +83,13 @@ class BatchOptions:
     def grading(self, config) -> GradingOptions:
         """What every grader of the run is handed: the course's options (``config``: its nbgrader config)
         with these flags written over them."""
-        return grading_options(config, jobs=self.jobs, notebook_budget=self.notebook_budget,
-                               cell_timeout=self.cell_timeout, feedback=self.feedback)
+        return grading_options(
+            config,
+            jobs=self.jobs,
+            notebook_budget=self.notebook_budget,
+            cell_timeout=self.cell_timeout,
+            feedback=self.feedback,
+        )
 
 
 @dataclass
@@ -92,14 +98,22 @@ class BatchOutcome:
     graded: int = 0
     skipped: int = 0
     failed: int = 0
-    errors: int = 0       # students the kit's own side failed on: not graded, graded again next run
-    stopped: str = ""     # why the run stopped before the class was done (the disk is full), if it did
+    errors: int = 0  # students the kit's own side failed on: not graded, graded again next run
+    stopped: str = ""  # why the run stopped before the class was done (the disk is full), if it did
     seconds: float = 0.0
 
 
-def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str, str], options: BatchOptions,
-                   grading: GradingOptions, progress: Progress, done: dict[str, StudentResult],
-                   on_graded=None) -> None:
+def _grade_on_dask(
+    course: Course,
+    assignment: str,
+    db_url: str,
+    todo: dict[str, str],
+    options: BatchOptions,
+    grading: GradingOptions,
+    progress: Progress,
+    done: dict[str, StudentResult],
+    on_graded=None,
+) -> None:
     """The same batch on a Dask cluster (see :mod:`.dask_pool`); state files are written here, as results arrive."""
     from .dask_pool import ClusterError, grade_on_cluster
 
@@ -114,15 +128,25 @@ def _grade_on_dask(course: Course, assignment: str, db_url: str, todo: dict[str,
         progress.advance(result)
 
     try:
-        grade_on_cluster(options.scheduler, course.root, assignment, db_url, list(todo), grading,
-                         on_result=on_result, out=lambda line: print(line, flush=True))
+        grade_on_cluster(
+            options.scheduler,
+            course.root,
+            assignment,
+            db_url,
+            list(todo),
+            grading,
+            on_result=on_result,
+            out=lambda line: print(line, flush=True),
+        )
     except ClusterError as e:
         raise GradingError(str(e)) from None
 
 
 WORKER_DEATHS = 2  # a submission in flight on this many dead grading workers is failed, with that reason
-KILLED_TWICE = ("its grading killed the grading worker process twice (out of memory, or killed by the system); "
-                "it was retried alone once and not graded")
+KILLED_TWICE = (
+    "its grading killed the grading worker process twice (out of memory, or killed by the system); "
+    "it was retried alone once and not graded"
+)
 
 
 def forget_grading(course: Course, assignment: str, student: str, db_url: str) -> None:
@@ -134,8 +158,11 @@ def forget_grading(course: Course, assignment: str, student: str, db_url: str) -
 
     for step in ("autograded", "feedback", STAGING):
         shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
-    for record in (course.state_file(assignment, student), course.verdict_record(assignment, student),
-                   course.in_flight_note(assignment, student)):
+    for record in (
+        course.state_file(assignment, student),
+        course.verdict_record(assignment, student),
+        course.in_flight_note(assignment, student),
+    ):
         record.unlink(missing_ok=True)
     try:
         with Gradebook(db_url) as gb:
@@ -144,8 +171,9 @@ def forget_grading(course: Course, assignment: str, student: str, db_url: str) -
         pass
 
 
-def grade_in_worker(course_dir: Path, assignment: str, student: str, db_url: str,
-                    grading: GradingOptions) -> StudentResult:
+def grade_in_worker(
+    course_dir: Path, assignment: str, student: str, db_url: str, grading: GradingOptions
+) -> StudentResult:
     """``grade_student`` in a pool worker, leaving the in-flight note (the worker's process id) while it runs."""
     note = Course(course_dir).in_flight_note(assignment, student)
     try:
@@ -169,8 +197,17 @@ class LocalPool:
     no grade; a full disk stops the run, since every later student would meet it too.
     """
 
-    def __init__(self, course: Course, assignment: str, db_url: str, todo: dict[str, str], grading: GradingOptions,
-                 progress: Progress, done: dict[str, StudentResult], on_graded=None):
+    def __init__(
+        self,
+        course: Course,
+        assignment: str,
+        db_url: str,
+        todo: dict[str, str],
+        grading: GradingOptions,
+        progress: Progress,
+        done: dict[str, StudentResult],
+        on_graded=None,
+    ):
         self.course, self.assignment, self.db_url, self.todo = course, assignment, db_url, todo
         self.grading, self.progress, self.done, self.on_graded = grading, progress, done, on_graded
         self.pending = list(todo)
@@ -189,8 +226,9 @@ class LocalPool:
                     while futures or (queue and not self.stop):  # once stopped, the students in flight finish
                         while queue and len(futures) < workers and not self.stop:
                             student = queue.pop(0)
-                            future = pool.submit(grade_in_worker, self.course.root, self.assignment, student,
-                                                 self.db_url, self.grading)
+                            future = pool.submit(
+                                grade_in_worker, self.course.root, self.assignment, student, self.db_url, self.grading
+                            )
                             futures[future] = student
                         finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                         for future in finished:
@@ -235,9 +273,16 @@ class LocalPool:
         self.progress.advance(result)
 
 
-def grade_all(course_dir: Path, assignment: str, db_url: str, students: dict[str, Path], options: BatchOptions,
-              progress: Progress | None = None, grading: GradingOptions | None = None,
-              on_graded=None) -> BatchOutcome:
+def grade_all(
+    course_dir: Path,
+    assignment: str,
+    db_url: str,
+    students: dict[str, Path],
+    options: BatchOptions,
+    progress: Progress | None = None,
+    grading: GradingOptions | None = None,
+    on_graded=None,
+) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order.  ``grading``:
     the run's options, by default ``options.grading`` of the course's config.
 

@@ -4,6 +4,7 @@ A state is ``student -> Grade`` (see :mod:`.history`): the class as it stood aft
 or after a dry run.  The comparison feeds the end-of-run summary, ``diff``, ``grade --dry-run``,
 ``export --changed-since`` and the class report's "Changed since the last run".
 """
+
 from __future__ import annotations
 
 import csv
@@ -21,7 +22,7 @@ LARGEST = 5  # students shown at the end of a run, and tests shown for each
 class TestChange:
     notebook: str
     test: str
-    before: float | None      # None: the test was not in that grade
+    before: float | None  # None: the test was not in that grade
     after: float | None
     diagnosis: str | None = None  # the diagnosis after the change, if the test failed
 
@@ -33,7 +34,7 @@ class TestChange:
 @dataclass
 class StudentChange:
     student: str
-    before: Grade | None       # None: not graded before
+    before: Grade | None  # None: not graded before
     after: Grade | None
     tests: list[TestChange] = field(default_factory=list)
 
@@ -48,8 +49,8 @@ class Comparison:
     after_label: str
     before: dict[str, Grade]
     after: dict[str, Grade]
-    students: list[StudentChange]   # only students whose grade changed
-    regraded: int = 0               # students graded before and graded again (changed or not)
+    students: list[StudentChange]  # only students whose grade changed
+    regraded: int = 0  # students graded before and graded again (changed or not)
 
     @property
     def changed_grades(self) -> list[StudentChange]:
@@ -77,8 +78,13 @@ def _shown(grade: Grade | None) -> str:
     return f"{grade.score:g}/{grade.max_score:g}"
 
 
-def compare_grades(before: dict[str, Grade], after: dict[str, Grade], before_label: str = "before",
-                   after_label: str = "after", students: list[str] | None = None) -> Comparison:
+def compare_grades(
+    before: dict[str, Grade],
+    after: dict[str, Grade],
+    before_label: str = "before",
+    after_label: str = "after",
+    students: list[str] | None = None,
+) -> Comparison:
     """Every student whose status, score or any test's points differ between ``before`` and ``after``."""
     changes = []
     for student in sorted(set(before) | set(after)):
@@ -93,7 +99,7 @@ def compare_grades(before: dict[str, Grade], after: dict[str, Grade], before_lab
             now = new_tests[key][0] if key in new_tests else None
             if was != now:
                 tests.append(TestChange(key[0], key[1], was, now, new_tests[key][2] if key in new_tests else None))
-        same_grade = (old is not None and new is not None and old.status == new.status and old.score == new.score)
+        same_grade = old is not None and new is not None and old.status == new.status and old.score == new.score
         if tests or not same_grade:
             changes.append(StudentChange(student, old, new, tests))
     return Comparison(before_label, after_label, before, after, changes)
@@ -129,10 +135,12 @@ def format_summary(comparison: Comparison, largest: int = LARGEST) -> str:
     regraded = comparison.changed_grades
     up = sum(c.delta > 0 for c in regraded)
     down = sum(c.delta < 0 for c in regraded)
-    lines = [f"Changed since the last run ({comparison.before_label} -> {comparison.after_label}): "
-             f"{comparison.regraded} student(s) regraded: {up} score(s) up, {down} down, "
-             f"{comparison.regraded - up - down} the same; "
-             f"class mean {_mean_text(comparison.before)} -> {_mean_text(comparison.after)}"]
+    lines = [
+        f"Changed since the last run ({comparison.before_label} -> {comparison.after_label}): "
+        f"{comparison.regraded} student(s) regraded: {up} score(s) up, {down} down, "
+        f"{comparison.regraded - up - down} the same; "
+        f"class mean {_mean_text(comparison.before)} -> {_mean_text(comparison.after)}"
+    ]
     shown = sorted(regraded, key=lambda c: (-abs(c.delta), c.student))[:largest]
     for change in shown:
         lines.append(f"  {change.student}: {_shown(change.before)} -> {_shown(change.after)} ({change.delta:+g})")
@@ -144,9 +152,11 @@ def format_summary(comparison: Comparison, largest: int = LARGEST) -> str:
 
 def format_diff(comparison: Comparison) -> str:
     """``diff``'s table: each changed student with their score, then each changed test."""
-    lines = [f"{comparison.before_label} -> {comparison.after_label}: "
-             f"{len(comparison.students)} student(s) changed; class mean "
-             f"{_mean_text(comparison.before)} -> {_mean_text(comparison.after)}"]
+    lines = [
+        f"{comparison.before_label} -> {comparison.after_label}: "
+        f"{len(comparison.students)} student(s) changed; class mean "
+        f"{_mean_text(comparison.before)} -> {_mean_text(comparison.after)}"
+    ]
     for change in comparison.students:
         lines.append(f"{change.student}: {_shown(change.before)} -> {_shown(change.after)} ({change.delta:+g})")
         lines += _test_lines(change, _name_width(comparison.students))

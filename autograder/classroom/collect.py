@@ -4,9 +4,10 @@ Recognised layouts, nested folders included:
 - ``<student>/<assignment>/<notebook>.ipynb`` and ``<student>/<notebook>.ipynb`` (nbgrader's own layout);
 - Canvas-style file names ``<login>_[LATE_]<user id>_<submission id>_<notebook>[-N].ipynb``.
 A roster CSV (columns ``student_id`` plus any of ``login``, ``lms_id``, ``canvas_id``, ``email``, ...;
-see :mod:`autograder.classroom.roster`) maps LMS names and ids to student ids.  A newer submission is never replaced by an older one; every file
-that cannot be placed is reported with the reason.
+see :mod:`autograder.classroom.roster`) maps LMS names and ids to student ids.  A newer submission is
+never replaced by an older one; every file that cannot be placed is reported with the reason.
 """
+
 from __future__ import annotations
 
 import os
@@ -40,7 +41,7 @@ class CollectReport:
     placed: list[Placed] = field(default_factory=list)
     kept_newer: list[str] = field(default_factory=list)
     unmatched: list[tuple[str, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)    # about the roster
+    notes: list[str] = field(default_factory=list)  # about the roster
 
     def text(self) -> str:
         students = sorted({p.student for p in self.placed})
@@ -152,8 +153,11 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
             report.placed.append(Placed(student, nb, origin, mtime))
     from .lms import remember_lms_names  # for `export --feedback-zip`: the LMS's own file names
 
-    remember_lms_names(course_dir, assignment,
-                       [(p.student, p.notebook, p.origin) for p in report.placed if CANVAS.match(Path(p.origin).name)])
+    remember_lms_names(
+        course_dir,
+        assignment,
+        [(p.student, p.notebook, p.origin) for p in report.placed if CANVAS.match(Path(p.origin).name)],
+    )
     return report
 
 

@@ -21,6 +21,7 @@ still run when the next run starts).  A worker
 with another version of the kit, or one that cannot sandbox, refuses: before any task runs (checked on
 every worker with ``Client.run``), and again inside each task (for workers that join later).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -33,9 +34,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from ..config import CONFIG_FILE, GradingOptions
 from ..course import Course
@@ -112,11 +113,11 @@ class Parcel:
     assignment: str
     student: str
     db_url: str
-    config: bytes                      # the course's nbgrader_config.py
-    source: dict[str, bytes]           # the assignment's source folder
-    submitted: dict[str, bytes]        # the student's submitted folder
-    overrides: bytes | None            # the kit's record of cells it zeroed for this student last time
-    options: GradingOptions            # the run's options, decided once by the instructor's side
+    config: bytes  # the course's nbgrader_config.py
+    source: dict[str, bytes]  # the assignment's source folder
+    submitted: dict[str, bytes]  # the student's submitted folder
+    overrides: bytes | None  # the kit's record of cells it zeroed for this student last time
+    options: GradingOptions  # the run's options, decided once by the instructor's side
     version: str
 
 
@@ -131,21 +132,32 @@ class Returned:
     worker: str = ""
 
 
-def make_parcel(course_dir: Path, assignment: str, student: str, db_url: str, options: GradingOptions,
-                version: str) -> Parcel:
+def make_parcel(
+    course_dir: Path, assignment: str, student: str, db_url: str, options: GradingOptions, version: str
+) -> Parcel:
     course = Course(course_dir)
     record = course.verdict_record(assignment, student)
     config = course.root / CONFIG_FILE
-    return Parcel(assignment, student, db_url, config.read_bytes() if config.exists() else b"",
-                  _files(course.folder("source", assignment)), _files(course.folder("submitted", assignment, student)),
-                  record.read_bytes() if record.exists() else None, options, version)
+    return Parcel(
+        assignment,
+        student,
+        db_url,
+        config.read_bytes() if config.exists() else b"",
+        _files(course.folder("source", assignment)),
+        _files(course.folder("submitted", assignment, student)),
+        record.read_bytes() if record.exists() else None,
+        options,
+        version,
+    )
 
 
 def grade_parcel(parcel: Parcel) -> Returned:
     """The Dask task: grade one student in a scratch course of this worker's own, in a child process."""
     if parcel.version != kit_version():
-        raise WorkerRefused(f"worker {socket.gethostname()} runs kit {kit_version()}, the instructor {parcel.version}: "
-                            "install the same version of the kit on every worker")
+        raise WorkerRefused(
+            f"worker {socket.gethostname()} runs kit {kit_version()}, the instructor {parcel.version}: "
+            "install the same version of the kit on every worker"
+        )
     status = worker_status(parcel.options.sandbox)
     if status["refused"]:
         raise WorkerRefused(f"worker {status['host']} {status['refused']}")
@@ -188,12 +200,17 @@ def _grade_in_scratch(parcel: Parcel) -> Returned:
             grader.give_back()
             result = json.loads(out.read_text())
         else:
-            result = StudentResult(parcel.student, Status.ERROR, f"grading crashed on worker {socket.gethostname()}: "
-                                   f"{grader.last_words()}").to_dict()
+            result = StudentResult(
+                parcel.student, Status.ERROR, f"grading crashed on worker {socket.gethostname()}: {grader.last_words()}"
+            ).to_dict()
             grader.stop()
-        return Returned(result, _files(course.folder("autograded", parcel.assignment, parcel.student)),
-                        _files(course.folder("feedback", parcel.assignment, parcel.student)),
-                        record.read_bytes() if record.exists() else None, socket.gethostname())
+        return Returned(
+            result,
+            _files(course.folder("autograded", parcel.assignment, parcel.student)),
+            _files(course.folder("feedback", parcel.assignment, parcel.student)),
+            record.read_bytes() if record.exists() else None,
+            socket.gethostname(),
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -202,16 +219,17 @@ class _Grader:
     """A grading process of this worker, kept between tasks: it reads a scratch course's path per line on
     its stdin, grades the task there and answers ``done``; it leaves when its stdin closes."""
 
-    _idle: list["_Grader"] = []
+    _idle: list[_Grader] = []
     _lock = threading.Lock()
 
     def __init__(self) -> None:
         self.log = tempfile.TemporaryFile()
-        self.process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True
+        )
 
     @classmethod
-    def take(cls) -> "_Grader":
+    def take(cls) -> _Grader:
         with cls._lock:
             while cls._idle:
                 grader = cls._idle.pop()
@@ -298,8 +316,11 @@ def check_workers(client, sandbox: bool) -> list[str]:
         elif status["refused"]:
             problems.append(f"worker {address} ({status['host']}) {status['refused']}")
     if problems:
-        raise ClusterError("refusing to grade on this cluster:\n  " + "\n  ".join(problems) +
-                           "\nEvery worker needs the same version of the kit and a working bubblewrap (see docs/dask.md).")
+        raise ClusterError(
+            "refusing to grade on this cluster:\n  "
+            + "\n  ".join(problems)
+            + "\nEvery worker needs the same version of the kit and a working bubblewrap (see docs/dask.md)."
+        )
     return sorted(statuses)
 
 
@@ -312,8 +333,10 @@ def connect(scheduler: str):
         try:
             from dask_gateway import Gateway
         except ImportError:
-            raise ClusterError(f"--scheduler {scheduler} names a Dask Gateway cluster: install dask-gateway "
-                               "(pip install dask-gateway), as JupyterHub images with Dask Gateway have it") from None
+            raise ClusterError(
+                f"--scheduler {scheduler} names a Dask Gateway cluster: install dask-gateway "
+                "(pip install dask-gateway), as JupyterHub images with Dask Gateway have it"
+            ) from None
         return Gateway().connect(scheduler.removeprefix("gateway://")).get_client()
     return Client(scheduler, timeout="20s")
 
@@ -321,13 +344,24 @@ def connect(scheduler: str):
 def refuse_local_gradebook(db_url: str) -> None:
     """A Dask run needs a gradebook every worker reaches: raise ClusterError for a SQLite file of this machine."""
     if db_url.startswith("sqlite"):
-        raise ClusterError(f"a Dask run needs a gradebook every worker reaches, and {db_url} is a file on this "
-                           "machine: give a PostgreSQL gradebook with --db-url postgresql://USER@HOST/DB "
-                           "(docs/dask.md)")
+        raise ClusterError(
+            f"a Dask run needs a gradebook every worker reaches, and {db_url} is a file on this "
+            "machine: give a PostgreSQL gradebook with --db-url postgresql://USER@HOST/DB "
+            "(docs/dask.md)"
+        )
 
 
-def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: str, students: list[str],
-                     options: GradingOptions, *, on_result: Callable[[str, StudentResult, bool], None], out=print) -> None:
+def grade_on_cluster(
+    scheduler: str,
+    course_dir: Path,
+    assignment: str,
+    db_url: str,
+    students: list[str],
+    options: GradingOptions,
+    *,
+    on_result: Callable[[str, StudentResult, bool], None],
+    out=print,
+) -> None:
     """Grade ``students`` on the Dask cluster at ``scheduler``; ``on_result`` gets each as it finishes, and
     whether the result is final (False: a refusal or a lost worker, to be graded again by the next run)."""
     from distributed import as_completed
@@ -345,8 +379,11 @@ def grade_on_cluster(scheduler: str, course_dir: Path, assignment: str, db_url: 
         futures = {}
         for student in students:
             parcel = make_parcel(course_dir, assignment, student, db_url, options, version)
-            futures[client.submit(grade_parcel, parcel, key=f"grade-{assignment}-{student}-{os.urandom(4).hex()}",
-                                  pure=False)] = student
+            futures[
+                client.submit(
+                    grade_parcel, parcel, key=f"grade-{assignment}-{student}-{os.urandom(4).hex()}", pure=False
+                )
+            ] = student
         for future in as_completed(futures):
             student = futures[future]
             final = True

@@ -5,6 +5,7 @@ the kit's state files (so the same students are skipped as a real run would skip
 of its own.  The real gradebook is only read; nothing of the course is written: its gradebook,
 grades.csv, feedback, reports and run history stay as they were.  This is how a test fix is previewed.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -50,8 +51,16 @@ def recorded_grades(course_dir: Path, db_url: str, assignment: str) -> tuple[str
         return f"recorded {runs[-1].label}", history.grades_as_of(assignment, runs[-1].id)
 
 
-def dry_run(course_dir: Path, assignment: str, *, db_url: str | None = None, students: list[str] | None = None,
-            options: BatchOptions | None = None, progress=None, out=print) -> tuple[BatchOutcome, Comparison]:
+def dry_run(
+    course_dir: Path,
+    assignment: str,
+    *,
+    db_url: str | None = None,
+    students: list[str] | None = None,
+    options: BatchOptions | None = None,
+    progress=None,
+    out=print,
+) -> tuple[BatchOutcome, Comparison]:
     course_dir = Path(course_dir).resolve()
     if not course_dir.is_dir():
         raise GradingError(f"course directory {course_dir} does not exist")
@@ -65,12 +74,20 @@ def dry_run(course_dir: Path, assignment: str, *, db_url: str | None = None, stu
     label, before = recorded_grades(course_dir, db_url, assignment)
     with tempfile.TemporaryDirectory(prefix="autograder-dry-run-") as scratch_root:
         scratch = copy_course(course, assignment, found, Path(scratch_root) / "course")
-        out(f"dry run: grading {len(found)} submission(s) of {assignment!r} in scratch space; the course and "
-            f"its gradebook {db_url} are only read")
+        out(
+            f"dry run: grading {len(found)} submission(s) of {assignment!r} in scratch space; the course and "
+            f"its gradebook {db_url} are only read"
+        )
         # local workers on a scratch SQLite gradebook, whatever the course grades with
-        outcome = grade_assignment(scratch.root, assignment, db_url=sqlite_url(scratch.root / "gradebook.db"),
-                                   students=students, options=replace(options or BatchOptions(), scheduler=""),
-                                   progress=progress, out=lambda *_: None)
+        outcome = grade_assignment(
+            scratch.root,
+            assignment,
+            db_url=sqlite_url(scratch.root / "gradebook.db"),
+            students=students,
+            options=replace(options or BatchOptions(), scheduler=""),
+            progress=progress,
+            out=lambda *_: None,
+        )
     after = dict(before)
     for result in outcome.results:
         if result.status in (Status.GRADED, Status.FAILED):
@@ -81,6 +98,8 @@ def dry_run(course_dir: Path, assignment: str, *, db_url: str | None = None, stu
     out("")
     out(format_diff(comparison))
     out("")
-    out(f"dry run: graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed}; nothing "
-        "was written: the gradebook, grades.csv, feedback, reports and the run history are as they were")
+    out(
+        f"dry run: graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed}; nothing "
+        "was written: the gradebook, grades.csv, feedback, reports and the run history are as they were"
+    )
     return outcome, comparison

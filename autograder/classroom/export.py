@@ -1,4 +1,5 @@
 """Exports: nbgrader's grades.csv (its own CSV plugin) and the kit's per-test CSV."""
+
 from __future__ import annotations
 
 import csv
@@ -45,8 +46,14 @@ def sort_rows(target: Path, key: str, keep: set[str] | None = None, leave_out: s
         csv.writer(f, lineterminator="\n").writerows([header, *sorted(rows, key=lambda row: row[column])])
 
 
-def export_grades(db_url: str, assignment: str, target: Path, roster: dict[str, dict[str, str]] | None = None,
-                  students: set[str] | None = None, leave_out: set[str] = frozenset()) -> Path:
+def export_grades(
+    db_url: str,
+    assignment: str,
+    target: Path,
+    roster: dict[str, dict[str, str]] | None = None,
+    students: set[str] | None = None,
+    leave_out: set[str] = frozenset(),
+) -> Path:
     """grades.csv with nbgrader's columns, written by nbgrader's CsvExportPlugin, one row per student sorted
     by student id (``students``: only these); names and emails the gradebook lacks come from ``roster``
     (:func:`~.lms.load_roster`).  The students in ``leave_out`` (not graded in this run: nbgrader would list
@@ -79,6 +86,15 @@ def export_tests(results: list[StudentResult], target: Path) -> Path:
             if not r.tests:
                 writer.writerow([r.student, "", "", 0, r.max_score, r.status, r.reason])
             for t in r.tests:
-                writer.writerow([r.student, t.notebook, t.test, f"{t.points:g}", f"{t.max_points:g}",
-                                 t.diagnosis or "", (t.message or "").splitlines()[0][:300] if t.message else ""])
+                writer.writerow(
+                    [
+                        r.student,
+                        t.notebook,
+                        t.test,
+                        f"{t.points:g}",
+                        f"{t.max_points:g}",
+                        t.diagnosis or "",
+                        (t.message or "").splitlines()[0][:300] if t.message else "",
+                    ]
+                )
     return target

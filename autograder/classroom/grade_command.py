@@ -1,4 +1,5 @@
 """`python -m autograder grade ASSIGNMENT`: grade a class, give feedback, export, report."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,15 +12,15 @@ from ..grading.grade import course_config, expected_notebooks
 from ..grading.notes import grouped_reason
 from ..grading.results import Status
 from ..sandbox import SandboxUnavailable, check_sandbox, describe
+from ..sandbox.limits import LimitUnavailable, ResourceLimits
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
+from .changes import format_summary
 from .export import export_grades, export_tests
 from .history import RunRecorder, grading_inputs
-from .regrade import run_changes
 from .lms import load_roster
-from ..sandbox.limits import LimitUnavailable, ResourceLimits
 from .progress import Progress
+from .regrade import run_changes
 from .report import changes_section, figures, text_report, write_report
-from .changes import format_summary
 from .similarity_command import after_grading
 
 
@@ -29,8 +30,10 @@ def _registered_points(db_url: str, assignment: str) -> dict[str, dict[str, floa
 
     with Gradebook(db_url) as gb:
         try:
-            return {nb.name: {c.name: float(c.max_score) for c in nb.grade_cells}
-                    for nb in gb.find_assignment(assignment).notebooks}
+            return {
+                nb.name: {c.name: float(c.max_score) for c in nb.grade_cells}
+                for nb in gb.find_assignment(assignment).notebooks
+            }
         except MissingEntry:
             return None
 
@@ -43,8 +46,10 @@ def ensure_assignment(course_dir: Path, assignment: str, db_url: str) -> None:
         assignment_notebooks(course, assignment)
     except CourseError as e:
         raise GradingError(str(e)) from None
-    points = {nb: {test: float(cell["points"] or 0) for test, cell in cells.items() if cell["grade"]}
-              for nb, cells in expected_notebooks(course, assignment).items()}
+    points = {
+        nb: {test: float(cell["points"] or 0) for test, cell in cells.items() if cell["grade"]}
+        for nb, cells in expected_notebooks(course, assignment).items()
+    }
     try:
         known = _registered_points(db_url, assignment)
     except Exception as e:  # noqa: BLE001 - any gradebook failure is reported the same way
@@ -56,8 +61,16 @@ def ensure_assignment(course_dir: Path, assignment: str, db_url: str) -> None:
             raise GradingError(str(e)) from None
 
 
-def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = None, students: list[str] | None = None,
-                     options: BatchOptions | None = None, progress: Progress | None = None, out=print) -> BatchOutcome:
+def grade_assignment(
+    course_dir: Path,
+    assignment: str,
+    *,
+    db_url: str | None = None,
+    students: list[str] | None = None,
+    options: BatchOptions | None = None,
+    progress: Progress | None = None,
+    out=print,
+) -> BatchOutcome:
     options = options or BatchOptions()
     course_dir = Path(course_dir).resolve()
     if not course_dir.is_dir():
@@ -113,12 +126,14 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
     report_dir = course.reports(assignment)
     try:
         report_dir.mkdir(parents=True, exist_ok=True)
-        grades_csv = export_grades(db_url, assignment, course.grades_csv, roster=load_roster(course_dir),
-                                   leave_out=ungraded)
+        grades_csv = export_grades(
+            db_url, assignment, course.grades_csv, roster=load_roster(course_dir), leave_out=ungraded
+        )
         tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
         similar = after_grading(course_dir, assignment, report_dir, config)
-        index = write_report(outcome.results, report_dir, assignment,
-                             sections=(changes_section(changes),) + similar.sections)
+        index = write_report(
+            outcome.results, report_dir, assignment, sections=(changes_section(changes),) + similar.sections
+        )
     except OSError as e:  # a full disk: the grades are in the gradebook; the exports are written again next run
         grades_csv = tests_csv = index = f"not written ({exception_fault(e)})"
         similar = None
@@ -134,16 +149,24 @@ def grade_assignment(course_dir: Path, assignment: str, *, db_url: str | None = 
         out(similar.text)
         out("")
     errors = f", not graded {outcome.errors} (the kit's own side failed: see `error` above)" if outcome.errors else ""
-    out(f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed}{errors} "
-        f"in {outcome.seconds:.1f}s")
-    out(f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\n"
-        f"{similar.where if similar is not None else ''}feedback: {course.step_root('feedback')}")
+    out(
+        f"graded {outcome.graded}, skipped {outcome.skipped} (unchanged), failed {outcome.failed}{errors} "
+        f"in {outcome.seconds:.1f}s"
+    )
+    out(
+        f"grades:   {grades_csv}\ntests:    {tests_csv}\nreport:   {index}\n"
+        f"{similar.where if similar is not None else ''}feedback: {course.step_root('feedback')}"
+    )
     if outcome.stopped:
-        out(f"STOPPED: {outcome.stopped}. The students graded before are recorded whole; the one in flight and those "
-            "after it were not graded. Free space on that disk and run `grade` again: it goes on with them.")
+        out(
+            f"STOPPED: {outcome.stopped}. The students graded before are recorded whole; the one in flight and those "
+            "after it were not graded. Free space on that disk and run `grade` again: it goes on with them."
+        )
     elif outcome.errors:
-        out(f"{outcome.errors} student(s) not graded: a fault on the kit's side, not theirs (status `error`); no grade "
-            "was recorded for them, and the next `grade` grades them again.")
+        out(
+            f"{outcome.errors} student(s) not graded: a fault on the kit's side, not theirs (status `error`); no grade "
+            "was recorded for them, and the next `grade` grades them again."
+        )
     return outcome
 
 

@@ -19,6 +19,7 @@ Sandbox: the container is Gradescope's sandbox, one per submission.  When ``AUTO
 set, ``run_autograder`` tries bubblewrap and uses it when it works in the container; otherwise it grades
 with the kit's sandbox off and says so in the instructor's log (``results/stdout``).
 """
+
 from __future__ import annotations
 
 import json
@@ -86,6 +87,7 @@ def course_dir(root: Path) -> Path:
 
 # --- building the zip --------------------------------------------------------------------------------
 
+
 def _add(z: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
     info = zipfile.ZipInfo(name, date_time=STAMP)
     info.compress_type = zipfile.ZIP_DEFLATED
@@ -100,8 +102,9 @@ def build_zip(repo: Path, assignment: str, target: Path) -> Path:
     repo = Path(repo)
     notebooks = Course(repo).source_notebooks(assignment)
     if not notebooks:
-        raise ValueError(f"unknown assignment {assignment!r}: no source notebooks in "
-                         f"{Course(repo).folder('source', assignment)}")
+        raise ValueError(
+            f"unknown assignment {assignment!r}: no source notebooks in {Course(repo).folder('source', assignment)}"
+        )
     package = repo / "autograder"
     with zipfile.ZipFile(target, "w") as z:
         _add(z, "setup.sh", SETUP_SH.format(assignment=assignment).encode(), executable=True)
@@ -130,6 +133,7 @@ def build_zip(repo: Path, assignment: str, target: Path) -> Path:
 
 # --- inside Gradescope: setup and run ----------------------------------------------------------------
 
+
 def setup(root: Path, assignment: str) -> None:
     """(setup.sh) Put the assignment into a gradebook once, and keep a pristine copy for every run."""
     from ..course import Course, register_assignment, sqlite_url
@@ -147,8 +151,11 @@ def choose_sandbox(echo=print) -> bool:
     from ..sandbox import choose_sandbox as sandbox_here
 
     ok, why = sandbox_here()
-    echo("sandbox: bubblewrap works in this container; student code runs inside it" if ok else
-         f"sandbox: off ({why.split('. ')[0]}); the container is the only sandbox")
+    echo(
+        "sandbox: bubblewrap works in this container; student code runs inside it"
+        if ok
+        else f"sandbox: off ({why.split('. ')[0]}); the container is the only sandbox"
+    )
     return ok
 
 
@@ -180,8 +187,11 @@ def graded_cells(course, assignment: str) -> list[tuple[str, str, float]]:
 
     cells = []
     for path in course.source_notebooks(assignment):
-        cells += [(path.stem, grade_id(cell), points(cell)) for cell in nbformat.read(str(path), as_version=4).cells
-                  if is_test_cell(cell)]
+        cells += [
+            (path.stem, grade_id(cell), points(cell))
+            for cell in nbformat.read(str(path), as_version=4).cells
+            if is_test_cell(cell)
+        ]
     return cells
 
 
@@ -201,18 +211,25 @@ def results_json(result, cells: list[tuple[str, str, float]], notes: list[str]) 
     for number, (notebook, grade_id, points) in enumerate(cells, start=1):
         test = by_cell.get((notebook, grade_id))
         if test is None:
-            entry = {"score": 0.0, "max_score": points, "status": "failed",
-                     "output": f"Not graded: {result.reason or 'the notebook could not be graded'}"}
+            entry = {
+                "score": 0.0,
+                "max_score": points,
+                "status": "failed",
+                "output": f"Not graded: {result.reason or 'the notebook could not be graded'}",
+            }
         else:
-            entry = {"score": test.points, "max_score": test.max_points,
-                     "status": "passed" if test.points >= test.max_points else "failed", "output": _test_output(test)}
+            entry = {
+                "score": test.points,
+                "max_score": test.max_points,
+                "status": "passed" if test.points >= test.max_points else "failed",
+                "output": _test_output(test),
+            }
         tests.append({"name": f"{notebook}: {grade_id}", "number": str(number), **entry, "visibility": "visible"})
     score = sum(t["score"] for t in tests)
     max_score = sum(t["max_score"] for t in tests)
     remarks = group_notes(split_notes(result.reason)) + notes
     output = "\n".join([f"Score: {score:g} / {max_score:g}"] + [f"- {r}" for r in remarks])
-    return {"score": score, "output": output, "visibility": "visible", "stdout_visibility": "hidden",
-            "tests": tests}
+    return {"score": score, "output": output, "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
 
 
 def _reset(course, assignment: str) -> None:
@@ -220,7 +237,10 @@ def _reset(course, assignment: str) -> None:
     from ..course import STAGING
 
     for folder in [course.step_root(step) for step in ("submitted", "autograded", "feedback")] + [
-            course.root / STAGING, course.state_folder(assignment), course.verdict_record(assignment, STUDENT)]:
+        course.root / STAGING,
+        course.state_folder(assignment),
+        course.verdict_record(assignment, STUDENT),
+    ]:
         if folder.is_dir():
             shutil.rmtree(folder, ignore_errors=True)
         else:
@@ -234,8 +254,8 @@ def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     from ..course import Course, sqlite_url
     from ..grading.canary import run_canary
     from ..grading.faults import KitFault
-    from ..grading.results import Status
     from ..grading.grade import grade_student
+    from ..grading.results import Status
 
     course = Course(course_dir(root))
     _reset(course, assignment)
@@ -266,9 +286,14 @@ def run(root: Path, assignment: str, echo=print) -> int:
         return 1
     except Exception as e:  # noqa: BLE001 - Gradescope must get a result; the instructor gets the traceback
         traceback.print_exc()
-        payload = {"score": 0.0, "visibility": "visible", "stdout_visibility": "hidden", "tests": [],
-                   "output": f"The autograder could not grade this submission ({type(e).__name__}); "
-                             "your instructor can see the details."}
+        payload = {
+            "score": 0.0,
+            "visibility": "visible",
+            "stdout_visibility": "hidden",
+            "tests": [],
+            "output": f"The autograder could not grade this submission ({type(e).__name__}); "
+            "your instructor can see the details.",
+        }
     payload["execution_time"] = round(time.monotonic() - start, 1)
     target.write_text(json.dumps(payload, indent=1, ensure_ascii=False), encoding="utf-8")
     echo(f"wrote {target}: score {payload['score']:g}")

@@ -9,6 +9,7 @@ students or none; its run keeps ``finished`` empty and is listed as unfinished.
 A student's grade *as of* a run is their record in the latest run up to and including it that graded
 them (a run grades only new or changed submissions, unless forced), so every run has a full class.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,8 +19,22 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlalchemy import (Column, DateTime, Float, ForeignKey, ForeignKeyConstraint, Integer, MetaData, String, Table,
-                        Text, create_engine, func, inspect, select)
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    func,
+    inspect,
+    select,
+)
 
 from ..config import GradingOptions
 from ..course import Course, repo_root
@@ -27,17 +42,19 @@ from ..grading.results import Status, StudentResult
 
 METADATA = MetaData()
 RUNS = Table(
-    "kit_runs", METADATA,
+    "kit_runs",
+    METADATA,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("assignment", String(128), nullable=False, index=True),
     Column("started", DateTime, nullable=False),
-    Column("finished", DateTime, nullable=True),   # empty: the run was killed (or is still going)
+    Column("finished", DateTime, nullable=True),  # empty: the run was killed (or is still going)
     Column("kit_version", String(64), nullable=False),
     Column("inputs_hash", String(64), nullable=False),
-    Column("inputs", Text, nullable=False),         # JSON: the hash of each input, to say what changed
+    Column("inputs", Text, nullable=False),  # JSON: the hash of each input, to say what changed
 )
 STUDENTS = Table(
-    "kit_run_students", METADATA,
+    "kit_run_students",
+    METADATA,
     Column("run_id", Integer, ForeignKey("kit_runs.id"), primary_key=True),
     Column("student", String(128), primary_key=True),
     Column("status", String(16), nullable=False),
@@ -46,7 +63,8 @@ STUDENTS = Table(
     Column("reason", Text, nullable=False),
 )
 TESTS = Table(
-    "kit_run_tests", METADATA,
+    "kit_run_tests",
+    METADATA,
     Column("run_id", Integer, primary_key=True),
     Column("student", String(128), primary_key=True),
     Column("notebook", String(128), primary_key=True),
@@ -73,7 +91,7 @@ class Run:
     kit_version: str
     inputs_hash: str
     inputs: dict
-    students: int = 0          # students this run graded
+    students: int = 0  # students this run graded
 
     @property
     def label(self) -> str:
@@ -96,8 +114,15 @@ class Grade:
 def grade_of(result: StudentResult, run_id: int = 0) -> Grade:
     """A fresh result as the history would record it (a dry run compares these with the recorded ones)."""
     status = Status.GRADED if result.status is Status.SKIPPED else result.status
-    return Grade(result.student, run_id, str(status), result.score, result.max_score, result.reason,
-                 {(t.notebook, t.test): (t.points, t.max_points, t.diagnosis) for t in result.tests})
+    return Grade(
+        result.student,
+        run_id,
+        str(status),
+        result.score,
+        result.max_score,
+        result.reason,
+        {(t.notebook, t.test): (t.points, t.max_points, t.diagnosis) for t in result.tests},
+    )
 
 
 def stamp(moment: datetime | None) -> str:
@@ -109,6 +134,7 @@ def _now() -> datetime:
 
 
 # --- what decides grades -----------------------------------------------------------------------------
+
 
 def _file_hashes(paths: list[Path], root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in sorted(paths)}
@@ -123,8 +149,9 @@ def kit_version() -> str:
     except PackageNotFoundError:
         found = "unknown"
     try:
-        commit = subprocess.run(["git", "-C", str(repo_root()), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True, timeout=10).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(repo_root()), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return f"{found}+g{commit}" if commit else found
@@ -139,9 +166,11 @@ def grading_inputs(course: Course, assignment: str, grading: GradingOptions) -> 
     from .. import hidden
 
     hidden_root = Path(hidden.__file__).parent
-    return {"source": _file_hashes(course.source_notebooks(assignment), course.folder("source", assignment)),
-            "hidden": _file_hashes(list(hidden_root.rglob("*.py")), hidden_root),
-            "options": {name: getattr(grading, name) for name in GRADE_DECIDING}}
+    return {
+        "source": _file_hashes(course.source_notebooks(assignment), course.folder("source", assignment)),
+        "hidden": _file_hashes(list(hidden_root.rglob("*.py")), hidden_root),
+        "options": {name: getattr(grading, name) for name in GRADE_DECIDING},
+    }
 
 
 def inputs_hash(inputs: dict) -> str:
@@ -169,6 +198,7 @@ def what_changed(before: dict | None, after: dict, versions: tuple[str, str] | N
 
 # --- the store -------------------------------------------------------------------------------------
 
+
 class History:
     """The kit's run tables in the gradebook at ``db_url`` (SQLite or PostgreSQL)."""
 
@@ -176,7 +206,7 @@ class History:
         self.db_url = db_url
         self.engine = create_engine(db_url)
 
-    def __enter__(self) -> "History":
+    def __enter__(self) -> History:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -193,9 +223,16 @@ class History:
     def start_run(self, assignment: str, inputs: dict, version: str) -> int:
         self.create()
         with self.engine.begin() as db:
-            return db.execute(RUNS.insert().values(
-                assignment=assignment, started=_now(), finished=None, kit_version=version,
-                inputs_hash=inputs_hash(inputs), inputs=json.dumps(inputs, sort_keys=True))).inserted_primary_key[0]
+            return db.execute(
+                RUNS.insert().values(
+                    assignment=assignment,
+                    started=_now(),
+                    finished=None,
+                    kit_version=version,
+                    inputs_hash=inputs_hash(inputs),
+                    inputs=json.dumps(inputs, sort_keys=True),
+                )
+            ).inserted_primary_key[0]
 
     def record(self, run_id: int, result: StudentResult) -> None:
         """The student's grade in this run: their row and every test's, all or nothing."""
@@ -203,13 +240,33 @@ class History:
         with self.engine.begin() as db:
             db.execute(TESTS.delete().where(TESTS.c.run_id == run_id, TESTS.c.student == result.student))
             db.execute(STUDENTS.delete().where(STUDENTS.c.run_id == run_id, STUDENTS.c.student == result.student))
-            db.execute(STUDENTS.insert().values(run_id=run_id, student=result.student, status=str(status),
-                                                score=result.score, max_score=result.max_score, reason=result.reason))
+            db.execute(
+                STUDENTS.insert().values(
+                    run_id=run_id,
+                    student=result.student,
+                    status=str(status),
+                    score=result.score,
+                    max_score=result.max_score,
+                    reason=result.reason,
+                )
+            )
             if result.tests:
-                db.execute(TESTS.insert(), [
-                    {"run_id": run_id, "student": result.student, "notebook": t.notebook, "test": t.test,
-                     "points": t.points, "max_points": t.max_points, "diagnosis": t.diagnosis,
-                     "message": (t.message or "")[:2000] or None} for t in result.tests])
+                db.execute(
+                    TESTS.insert(),
+                    [
+                        {
+                            "run_id": run_id,
+                            "student": result.student,
+                            "notebook": t.notebook,
+                            "test": t.test,
+                            "points": t.points,
+                            "max_points": t.max_points,
+                            "diagnosis": t.diagnosis,
+                            "message": (t.message or "")[:2000] or None,
+                        }
+                        for t in result.tests
+                    ],
+                )
 
     def finish_run(self, run_id: int) -> None:
         with self.engine.begin() as db:
@@ -221,12 +278,27 @@ class History:
         """The assignment's runs, oldest first, each with the number of students it graded."""
         if not self.exists():
             return []
-        counts = (select(STUDENTS.c.run_id, func.count().label("n")).group_by(STUDENTS.c.run_id).subquery())
-        query = (select(RUNS, func.coalesce(counts.c.n, 0)).outerjoin(counts, counts.c.run_id == RUNS.c.id)
-                 .where(RUNS.c.assignment == assignment).order_by(RUNS.c.id))
+        counts = select(STUDENTS.c.run_id, func.count().label("n")).group_by(STUDENTS.c.run_id).subquery()
+        query = (
+            select(RUNS, func.coalesce(counts.c.n, 0))
+            .outerjoin(counts, counts.c.run_id == RUNS.c.id)
+            .where(RUNS.c.assignment == assignment)
+            .order_by(RUNS.c.id)
+        )
         with self.engine.connect() as db:
-            return [Run(r.id, r.assignment, r.started, r.finished, r.kit_version, r.inputs_hash, json.loads(r.inputs),
-                        int(r[-1])) for r in db.execute(query)]
+            return [
+                Run(
+                    r.id,
+                    r.assignment,
+                    r.started,
+                    r.finished,
+                    r.kit_version,
+                    r.inputs_hash,
+                    json.loads(r.inputs),
+                    int(r[-1]),
+                )
+                for r in db.execute(query)
+            ]
 
     def run(self, assignment: str, run_id: int) -> Run:
         for found in self.runs(assignment):
@@ -240,9 +312,12 @@ class History:
         if run_id is None or not self.exists():
             return {}
         with self.engine.connect() as db:
-            rows = db.execute(select(STUDENTS).join(RUNS, RUNS.c.id == STUDENTS.c.run_id)
-                              .where(RUNS.c.assignment == assignment, STUDENTS.c.run_id <= run_id)
-                              .order_by(STUDENTS.c.run_id)).all()
+            rows = db.execute(
+                select(STUDENTS)
+                .join(RUNS, RUNS.c.id == STUDENTS.c.run_id)
+                .where(RUNS.c.assignment == assignment, STUDENTS.c.run_id <= run_id)
+                .order_by(STUDENTS.c.run_id)
+            ).all()
             grades = {r.student: Grade(r.student, r.run_id, r.status, r.score, r.max_score, r.reason) for r in rows}
             wanted = {(g.run_id, g.student) for g in grades.values()}
             tests = db.execute(select(TESTS).where(TESTS.c.run_id.in_({g.run_id for g in grades.values()}))).all()

@@ -7,6 +7,7 @@ missing from the roster is named on the terminal, never dropped silently.
 ``collect`` remembers the LMS file name of every notebook it placed (``.kit/lms/<assignment>.json``),
 so that ``export --feedback-zip`` can name each feedback file the way the LMS named the submission.
 """
+
 from __future__ import annotations
 
 import csv
@@ -23,6 +24,7 @@ CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 # --- what was graded -------------------------------------------------------------------------------
 
+
 def graded_scores(db_url: str, assignment: str) -> dict[str, float]:
     """student id -> final score (nbgrader's ``score``: raw score minus late penalty, at least 0)
     for every student with a graded submission of ``assignment``."""
@@ -33,8 +35,10 @@ def graded_scores(db_url: str, assignment: str) -> dict[str, float]:
             gb.find_assignment(assignment)
         except MissingEntry:
             raise ValueError(f"assignment {assignment!r} is not in the gradebook {db_url}") from None
-        return {s.student.id: max(0.0, float(s.score or 0.0) - float(s.late_submission_penalty or 0.0))
-                for s in gb.assignment_submissions(assignment)}
+        return {
+            s.student.id: max(0.0, float(s.score or 0.0) - float(s.late_submission_penalty or 0.0))
+            for s in gb.assignment_submissions(assignment)
+        }
 
 
 def _score_cell(entry: RosterEntry, scores: dict[str, float], missing_as_zero: bool) -> str:
@@ -45,23 +49,40 @@ def _score_cell(entry: RosterEntry, scores: dict[str, float], missing_as_zero: b
 
 # --- gradebook files -------------------------------------------------------------------------------
 
-def canvas_table(roster: Roster, scores: dict[str, float], assignment: str, assignment_id: str | None = None,
-                 missing_as_zero: bool = False) -> list[list[str]]:
+
+def canvas_table(
+    roster: Roster,
+    scores: dict[str, float],
+    assignment: str,
+    assignment_id: str | None = None,
+    missing_as_zero: bool = False,
+) -> list[list[str]]:
     """Canvas's gradebook import: its five identifying columns, then one column for the assignment."""
     roster.require("canvas")
     title = f"{assignment} ({assignment_id})" if assignment_id else assignment
     table = [CANVAS_FIXED + [title]]
     for e in roster.entries:
         if not e.canvas_user_id:
-            raise RosterError(f"{roster.path}, row {e.row}: student {e.student_id!r} has no canvas_id (Canvas's "
-                              "user ID), so Canvas could not match the row")
-        table.append([e.name or e.student_id, e.canvas_user_id, e.sis_user_id, e.sis_login_id, e.section,
-                      _score_cell(e, scores, missing_as_zero)])
+            raise RosterError(
+                f"{roster.path}, row {e.row}: student {e.student_id!r} has no canvas_id (Canvas's "
+                "user ID), so Canvas could not match the row"
+            )
+        table.append(
+            [
+                e.name or e.student_id,
+                e.canvas_user_id,
+                e.sis_user_id,
+                e.sis_login_id,
+                e.section,
+                _score_cell(e, scores, missing_as_zero),
+            ]
+        )
     return table
 
 
-def moodle_table(roster: Roster, scores: dict[str, float], assignment: str, id_column: str = "email",
-                 missing_as_zero: bool = False) -> list[list[str]]:
+def moodle_table(
+    roster: Roster, scores: dict[str, float], assignment: str, id_column: str = "email", missing_as_zero: bool = False
+) -> list[list[str]]:
     """Moodle's grade import (CSV): the identifier to map to a user (email or idnumber), then the grade."""
     if id_column not in MOODLE_IDS:
         raise ValueError(f"Moodle identifies users by one of {', '.join(MOODLE_IDS)}, not {id_column!r}")
@@ -69,8 +90,10 @@ def moodle_table(roster: Roster, scores: dict[str, float], assignment: str, id_c
     table = [[id_column, assignment]]
     for e in roster.entries:
         if not getattr(e, id_column):
-            raise RosterError(f"{roster.path}, row {e.row}: student {e.student_id!r} has no {id_column}, "
-                              "which Moodle needs to match the row")
+            raise RosterError(
+                f"{roster.path}, row {e.row}: student {e.student_id!r} has no {id_column}, "
+                "which Moodle needs to match the row"
+            )
         table.append([getattr(e, id_column), _score_cell(e, scores, missing_as_zero)])
     return table
 
@@ -87,6 +110,7 @@ def outside_roster(roster: Roster, scores: dict[str, float]) -> dict[str, float]
 
 
 # --- LMS file names and feedback for re-upload ------------------------------------------------------
+
 
 def remember_lms_names(course_dir: Path, assignment: str, placed: list[tuple[str, str, str]]) -> None:
     """Record ``(student, notebook, LMS file name)`` of placed notebooks; a later collect updates them."""
@@ -129,8 +153,8 @@ def load_lms_names(course_dir: Path, assignment: str) -> dict[str, dict[str, str
 @dataclass
 class FeedbackZip:
     path: Path
-    files: dict[str, str]          # name in the zip -> student
-    unnamed: list[str]             # students whose LMS file names are unknown (filed under their id)
+    files: dict[str, str]  # name in the zip -> student
+    unnamed: list[str]  # students whose LMS file names are unknown (filed under their id)
 
 
 def feedback_zip(course_dir: Path, assignment: str, target: Path) -> FeedbackZip:
@@ -153,17 +177,30 @@ def feedback_zip(course_dir: Path, assignment: str, target: Path) -> FeedbackZip
 
 # --- the export command -----------------------------------------------------------------------------
 
-def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | None, out: Path | None = None,
-                  db_url: str | None = None, assignment_id: str | None = None, missing_as_zero: bool = False,
-                  moodle_id: str = "email", feedback: Path | None = None, changed_since: int | None = None,
-                  echo=print) -> Path:
+
+def export_to_lms(
+    course_dir: Path,
+    assignment: str,
+    *,
+    to: str,
+    roster: Path | None,
+    out: Path | None = None,
+    db_url: str | None = None,
+    assignment_id: str | None = None,
+    missing_as_zero: bool = False,
+    moodle_id: str = "email",
+    feedback: Path | None = None,
+    changed_since: int | None = None,
+    echo=print,
+) -> Path:
     """``python -m autograder export``: grades.csv (nbgrader's), or a Canvas / Moodle gradebook file;
     ``changed_since``: only the students whose score changed since that recorded grade run."""
     from dataclasses import replace
 
     from .export import export_grades
     from .history import History
-    from .regrade import changed_since as changed_since_run, gradebook_url
+    from .regrade import changed_since as changed_since_run
+    from .regrade import gradebook_url
 
     course_dir = Path(course_dir).resolve()
     if to in ("canvas", "moodle") and roster is None:
@@ -183,13 +220,20 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
         scores = {s: v for s, v in scores.items() if s in changed}
         if listed is not None:
             listed = replace(listed, entries=[e for e in listed.entries if e.student_id in changed])
-        echo(f"{len(changed)} student(s) whose score changed since run {changed_since}: "
-             f"{', '.join(sorted(changed)) or 'none'}")
+        echo(
+            f"{len(changed)} student(s) whose score changed since run {changed_since}: "
+            f"{', '.join(sorted(changed)) or 'none'}"
+        )
         since = f"-changed-since-run{changed_since}"
     if to == "csv":
         grades_csv = Course(course_dir).grades_csv
-        target = export_grades(db_url, assignment, Path(out or grades_csv.with_name(f"{grades_csv.stem}{since}.csv")),
-                               roster=load_roster(course_dir), students=set(scores) if since else None)
+        target = export_grades(
+            db_url,
+            assignment,
+            Path(out or grades_csv.with_name(f"{grades_csv.stem}{since}.csv")),
+            roster=load_roster(course_dir),
+            students=set(scores) if since else None,
+        )
         echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     else:
         target = Path(out or course_dir / f"{assignment}-{to}{since}.csv")
@@ -201,22 +245,27 @@ def export_to_lms(course_dir: Path, assignment: str, *, to: str, roster: Path | 
             raise ValueError(f"unknown export target {to!r} (csv, canvas or moodle)")
         write_table(table, target)
         missing = [e.student_id for e in listed.entries if e.student_id not in scores]
-        echo(f"wrote {target}: {len(listed.entries) - len(missing)} graded student(s) of {len(listed.entries)} "
-             "in the roster")
+        echo(
+            f"wrote {target}: {len(listed.entries) - len(missing)} graded student(s) of {len(listed.entries)} "
+            "in the roster"
+        )
         if missing:
             what = "0" if missing_as_zero else "an empty cell"
             echo(f"{len(missing)} roster student(s) without a graded submission get {what}: {', '.join(missing)}")
     if listed is not None:
         strays = outside_roster(listed, scores)
         if strays:
-            echo(f"WARNING: {len(strays)} graded student(s) are not in the roster {roster} "
-                 f"and are not in {target.name}:")
+            echo(
+                f"WARNING: {len(strays)} graded student(s) are not in the roster {roster} and are not in {target.name}:"
+            )
             for student, score in strays.items():
                 echo(f"  {student}: {score:g}")
     if feedback:
         packed = feedback_zip(course_dir, assignment, Path(feedback))
         echo(f"wrote {packed.path}: {len(packed.files)} feedback file(s) named as in the LMS download")
         if packed.unnamed:
-            echo(f"{len(packed.unnamed)} student(s) were not collected from an LMS download, so their feedback "
-                 f"is filed under their student id: {', '.join(packed.unnamed)}")
+            echo(
+                f"{len(packed.unnamed)} student(s) were not collected from an LMS download, so their feedback "
+                f"is filed under their student id: {', '.join(packed.unnamed)}"
+            )
     return target

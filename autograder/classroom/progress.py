@@ -1,4 +1,5 @@
 """A progress bar for bulk grading: students done/total, failures, elapsed, ETA; quiet off a terminal."""
+
 from __future__ import annotations
 
 import sys
@@ -19,8 +20,11 @@ class Progress:
     def start(self, total: int, skipped: int = 0) -> None:
         self.total, self.skipped, self.started = total, skipped, time.monotonic()
         if skipped and self.lines:
-            print(f"skipping {skipped} submission(s) already graded and unchanged (use --force to regrade)",
-                  file=sys.stdout, flush=True)
+            print(
+                f"skipping {skipped} submission(s) already graded and unchanged (use --force to regrade)",
+                file=sys.stdout,
+                flush=True,
+            )
         self._draw()
 
     def advance(self, result) -> None:
@@ -34,7 +38,8 @@ class Progress:
                 line = f"  ERROR {result.student}: not graded: {result.reason}"
             else:
                 line = f"  graded {result.student}: {result.score:g}/{result.max_score:g}" + (
-                    f"  ({grouped_reason(result.reason)})" if result.reason else "")
+                    f"  ({grouped_reason(result.reason)})" if result.reason else ""
+                )
             print(f"{line}  [{result.seconds:.1f}s]", file=sys.stdout, flush=True)
         self._draw()
 
@@ -54,6 +59,8 @@ class Progress:
         width = 30
         filled = int(width * self.done / self.total)
         eta_text = "--:--" if eta != eta else f"{int(eta) // 60:02d}:{int(eta) % 60:02d}"
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} students"
-                          f"  failed {self.failed}  elapsed {int(elapsed) // 60:02d}:{int(elapsed) % 60:02d}  ETA {eta_text}")
+        self.stream.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} students"
+            f"  failed {self.failed}  elapsed {int(elapsed) // 60:02d}:{int(elapsed) % 60:02d}  ETA {eta_text}"
+        )
         self.stream.flush()

@@ -1,4 +1,5 @@
 """`runs` and `diff`: the recorded grade runs of an assignment, and what changed between two of them."""
+
 from __future__ import annotations
 
 import csv
@@ -29,8 +30,10 @@ def gradebook_url(course_dir: Path, db_url: str | None) -> str:
 def recorded_runs(history: History, assignment: str) -> list[Run]:
     runs = history.runs(assignment)
     if not runs:
-        raise HistoryError(f"no recorded grade runs of {assignment!r} in {history.db_url}: "
-                           f"`python -m autograder grade {assignment}` records one")
+        raise HistoryError(
+            f"no recorded grade runs of {assignment!r} in {history.db_url}: "
+            f"`python -m autograder grade {assignment}` records one"
+        )
     return runs
 
 
@@ -39,20 +42,33 @@ def run_rows(history: History, assignment: str) -> list[dict]:
     rows, previous = [], None
     for run in recorded_runs(history, assignment):
         mean = class_mean(history.grades_as_of(assignment, run.id))
-        rows.append({"run": run.id, "started": stamp(run.started), "finished": stamp(run.finished),
-                     "students": run.students, "mean": "" if mean is None else f"{mean:.2f}",
-                     "inputs": what_changed(previous.inputs if previous else None, run.inputs,
-                                            (previous.kit_version, run.kit_version) if previous else None)})
+        rows.append(
+            {
+                "run": run.id,
+                "started": stamp(run.started),
+                "finished": stamp(run.finished),
+                "students": run.students,
+                "mean": "" if mean is None else f"{mean:.2f}",
+                "inputs": what_changed(
+                    previous.inputs if previous else None,
+                    run.inputs,
+                    (previous.kit_version, run.kit_version) if previous else None,
+                ),
+            }
+        )
         previous = run
     return rows
 
 
 def runs_text(rows: list[dict]) -> str:
-    lines = [f"{'run':>4}  {'started (UTC)':19}  {'finished (UTC)':19}  {'students':>8}  {'mean':>7}  "
-             "grading inputs (against the run before)"]
+    lines = [
+        f"{'run':>4}  {'started (UTC)':19}  {'finished (UTC)':19}  {'students':>8}  {'mean':>7}  "
+        "grading inputs (against the run before)"
+    ]
     for r in rows:
-        lines.append(f"{r['run']:>4}  {r['started']:19}  {r['finished']:19}  {r['students']:>8}  {r['mean']:>7}  "
-                     f"{r['inputs']}")
+        lines.append(
+            f"{r['run']:>4}  {r['started']:19}  {r['finished']:19}  {r['students']:>8}  {r['mean']:>7}  {r['inputs']}"
+        )
     return "\n".join(lines)
 
 
@@ -64,8 +80,13 @@ def runs_csv(rows: list[dict]) -> str:
     return buffer.getvalue()
 
 
-def compare_runs(history: History, assignment: str, from_run: int | None = None, to_run: int | None = None,
-                 students: list[str] | None = None) -> Comparison:
+def compare_runs(
+    history: History,
+    assignment: str,
+    from_run: int | None = None,
+    to_run: int | None = None,
+    students: list[str] | None = None,
+) -> Comparison:
     """The class after run ``from_run`` against after ``to_run`` (default: the last two runs)."""
     ids = [r.id for r in recorded_runs(history, assignment)]
     for given in (from_run, to_run):
@@ -76,13 +97,16 @@ def compare_runs(history: History, assignment: str, from_run: int | None = None,
     if from_run is None:
         earlier = [i for i in ids if i < to_run]
         if not earlier:
-            raise HistoryError(f"run {to_run} is the first recorded run of {assignment!r}: nothing to compare it "
-                               "with (give --from and --to)")
+            raise HistoryError(
+                f"run {to_run} is the first recorded run of {assignment!r}: nothing to compare it "
+                "with (give --from and --to)"
+            )
         from_run = earlier[-1]
     before = history.grades_as_of(assignment, from_run)
     after = history.grades_as_of(assignment, to_run)
-    return compare_grades(before, after, history.run(assignment, from_run).label,
-                          history.run(assignment, to_run).label, students)
+    return compare_grades(
+        before, after, history.run(assignment, from_run).label, history.run(assignment, to_run).label, students
+    )
 
 
 def changed_since(history: History, assignment: str, run_id: int) -> list[str]:

@@ -4,6 +4,7 @@ A test of a notebook that was not graded (missing, or not a notebook) did not ru
 as passed nor as failed in the pass rates, and the report lists such notebooks apart.  The charts
 have fixed axes (0-100 %, whole students), so two classes' reports read alike at a glance.
 """
+
 from __future__ import annotations
 
 import html
@@ -11,9 +12,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..hidden.diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
 from ..grading.notes import grouped_reason
 from ..grading.results import NOT_GRADED, Status, StudentResult
+from ..hidden.diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
 
 SKIP_IDS = {"not-implemented", "missing", NOT_GRADED}  # an unfinished stub is not a misconception
 
@@ -25,16 +26,16 @@ class ClassFigures:
     failed: list[tuple[str, str]]
     scores: list[float]
     max_score: float
-    pass_rate: list[tuple[str, float]]          # "notebook/test" -> fraction passing, of the students it ran for
-    ran: dict[str, int]                         # "notebook/test" -> students whose notebook was graded
-    not_graded: list[tuple[str, str]]           # (student, notebook) of notebooks that were not graded
-    misconceptions: list[tuple[str, int]]       # id -> students who hit it
-    slowest: list[tuple[str, float]]            # "student/notebook" -> seconds
+    pass_rate: list[tuple[str, float]]  # "notebook/test" -> fraction passing, of the students it ran for
+    ran: dict[str, int]  # "notebook/test" -> students whose notebook was graded
+    not_graded: list[tuple[str, str]]  # (student, notebook) of notebooks that were not graded
+    misconceptions: list[tuple[str, int]]  # id -> students who hit it
+    slowest: list[tuple[str, float]]  # "student/notebook" -> seconds
 
 
 def figures(results: list[StudentResult]) -> ClassFigures:
     graded = [r for r in results if r.status in (Status.GRADED, Status.SKIPPED)]
-    passes, totals = Counter(), Counter()   # per test, over the students whose notebook was graded
+    passes, totals = Counter(), Counter()  # per test, over the students whose notebook was graded
     hit, not_graded = defaultdict(set), set()
     for r in graded:
         for t in r.tests:
@@ -46,17 +47,25 @@ def figures(results: list[StudentResult]) -> ClassFigures:
             passes[key] += t.points >= t.max_points
             if t.diagnosis in KNOWN_IDS and t.points < t.max_points and t.diagnosis not in SKIP_IDS:
                 hit[t.diagnosis].add(r.student)
-    slow = sorted(((f"{r.student}/{nb}", s) for r in graded for nb, s in r.notebook_seconds.items()),
-                  key=lambda x: -x[1])[:10]
+    slow = sorted(
+        ((f"{r.student}/{nb}", s) for r in graded for nb, s in r.notebook_seconds.items()), key=lambda x: -x[1]
+    )[:10]
     return ClassFigures(
-        students=len(results), graded=len(graded),
-        failed=[(r.student, r.reason if r.status is Status.FAILED else f"not graded, the kit's side failed: {r.reason}")
-                for r in results if r.status in (Status.FAILED, Status.ERROR)],
-        scores=[r.score for r in graded], max_score=max((r.max_score for r in graded), default=0.0),
+        students=len(results),
+        graded=len(graded),
+        failed=[
+            (r.student, r.reason if r.status is Status.FAILED else f"not graded, the kit's side failed: {r.reason}")
+            for r in results
+            if r.status in (Status.FAILED, Status.ERROR)
+        ],
+        scores=[r.score for r in graded],
+        max_score=max((r.max_score for r in graded), default=0.0),
         pass_rate=[(k, passes[k] / totals[k]) for k in sorted(totals)],
-        ran=dict(totals), not_graded=sorted(not_graded),
+        ran=dict(totals),
+        not_graded=sorted(not_graded),
         misconceptions=sorted(((k, len(v)) for k, v in hit.items()), key=lambda x: (-x[1], x[0])),
-        slowest=slow)
+        slowest=slow,
+    )
 
 
 def describe(code: str) -> str:
@@ -68,7 +77,9 @@ def text_report(f: ClassFigures) -> str:
     if f.scores:
         mean = sum(f.scores) / len(f.scores)
         full = sum(s >= f.max_score for s in f.scores)
-        lines.append(f"  mean score {mean:.1f}/{f.max_score:g}; full marks: {full}; zero: {sum(s == 0 for s in f.scores)}")
+        lines.append(
+            f"  mean score {mean:.1f}/{f.max_score:g}; full marks: {full}; zero: {sum(s == 0 for s in f.scores)}"
+        )
     if f.misconceptions:
         lines.append("  What the class got wrong (students who hit each mistake):")
         for code, n in f.misconceptions:
@@ -77,8 +88,10 @@ def text_report(f: ClassFigures) -> str:
     if weakest:
         lines.append("  Lowest pass rates: " + ", ".join(f"{k} {100 * v:.0f}% of {f.ran[k]}" for k, v in weakest))
     if f.not_graded:
-        lines.append("  Notebooks not graded (missing or not a notebook; left out of the pass rates): "
-                     f"{len(f.not_graded)}: " + ", ".join(f"{student}/{nb}" for student, nb in f.not_graded))
+        lines.append(
+            "  Notebooks not graded (missing or not a notebook; left out of the pass rates): "
+            f"{len(f.not_graded)}: " + ", ".join(f"{student}/{nb}" for student, nb in f.not_graded)
+        )
     if f.slowest:
         lines.append("  Slowest notebooks: " + ", ".join(f"{k} {s:.1f}s" for k, s in f.slowest[:5]))
     for student, reason in f.failed:
@@ -164,10 +177,14 @@ def changes_section(changes) -> str:
     rows = "".join(
         f"<tr><td>{html.escape(c.student)}</td><td>{html.escape(t.name)}</td><td>{points_text(t.before) or '-'}</td>"
         f"<td>{points_text(t.after) or '-'}</td><td>{html.escape(t.diagnosis or '')}</td></tr>"
-        for c in changes.students for t in c.tests)
+        for c in changes.students
+        for t in c.tests
+    )
     header = "<tr><th>student</th><th>test</th><th>before</th><th>after</th><th>diagnosis</th></tr>"
-    return (f"<h2>Changed since the last run</h2>\n<pre>{html.escape(format_summary(changes))}</pre>\n"
-            f"<table>{header}{rows}</table>")
+    return (
+        f"<h2>Changed since the last run</h2>\n<pre>{html.escape(format_summary(changes))}</pre>\n"
+        f"<table>{header}{rows}</table>"
+    )
 
 
 def write_report(results: list[StudentResult], folder: Path, assignment: str, sections: tuple[str, ...] = ()) -> Path:
@@ -177,10 +194,14 @@ def write_report(results: list[StudentResult], folder: Path, assignment: str, se
     charts = _charts(f, folder)
     rows = "".join(
         f"<tr><td>{n / max(f.graded, 1):.0%}</td><td>{n}</td><td><code>{html.escape(k)}</code></td>"
-        f"<td>{html.escape(describe(k))}</td></tr>" for k, n in f.misconceptions)
+        f"<td>{html.escape(describe(k))}</td></tr>"
+        for k, n in f.misconceptions
+    )
     table = "".join(
         f"<tr><td>{html.escape(r.student)}</td><td>{r.status}</td><td>{r.score:g}/{r.max_score:g}</td>"
-        f"<td>{html.escape(grouped_reason(r.reason))}</td></tr>" for r in sorted(results, key=lambda r: r.student))
+        f"<td>{html.escape(grouped_reason(r.reason))}</td></tr>"
+        for r in sorted(results, key=lambda r: r.student)
+    )
     images = "".join(f'<p><img src="{name}" alt="{name}"></p>' for name in charts)
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(assignment)}: class report</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}td,th{{padding:2px 8px;text-align:left}}

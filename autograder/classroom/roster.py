@@ -13,6 +13,7 @@ the header has the column that LMS matches students by.  A roster that cannot be
 that is a misspelt column) is refused with the file and row.  Other headers the kit does not use (a
 Canvas export's score columns, say) are named in :attr:`Roster.unknown` for the caller to report.
 """
+
 from __future__ import annotations
 
 import csv
@@ -21,10 +22,26 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-COLUMNS = ("student_id", "name", "login", "lms_id", "canvas_id", "sis_user_id", "sis_login_id", "section",
-           "email", "idnumber")
-ALIASES = {"student": "name", "id": "canvas_id", "id_number": "idnumber", "email_address": "email",
-           "sis_user": "sis_user_id", "sis_login": "sis_login_id"}
+COLUMNS = (
+    "student_id",
+    "name",
+    "login",
+    "lms_id",
+    "canvas_id",
+    "sis_user_id",
+    "sis_login_id",
+    "section",
+    "email",
+    "idnumber",
+)
+ALIASES = {
+    "student": "name",
+    "id": "canvas_id",
+    "id_number": "idnumber",
+    "email_address": "email",
+    "sis_user": "sis_user_id",
+    "sis_login": "sis_login_id",
+}
 # the columns through which an LMS file or row can point at a student
 LOOKUP_COLUMNS = ("student_id", "login", "lms_id", "canvas_id", "email", "sis_user_id", "sis_login_id", "idnumber")
 CANVAS_IDS = ("canvas_id", "lms_id")  # Canvas's user id: the column its gradebook import matches rows by
@@ -39,7 +56,7 @@ class RosterError(ValueError):
 @dataclass
 class RosterEntry:
     student_id: str
-    row: int                 # the line of the CSV file it came from
+    row: int  # the line of the CSV file it came from
     name: str = ""
     login: str = ""
     lms_id: str = ""
@@ -59,29 +76,35 @@ class RosterEntry:
 class Roster:
     path: Path
     entries: list[RosterEntry]
-    columns: set[str]                                   # the known columns its header has
-    unknown: list[str] = field(default_factory=list)    # headers the kit does not use, as written
+    columns: set[str]  # the known columns its header has
+    unknown: list[str] = field(default_factory=list)  # headers the kit does not use, as written
 
     def lookup(self) -> dict[str, str]:
         """LMS login / id / email (lower-case) -> student id, as ``collect`` uses it."""
-        return {getattr(e, key).lower(): e.student_id for e in self.entries for key in LOOKUP_COLUMNS
-                if getattr(e, key)}
+        return {
+            getattr(e, key).lower(): e.student_id for e in self.entries for key in LOOKUP_COLUMNS if getattr(e, key)
+        }
 
     def require(self, target: str, moodle_id: str = "email") -> None:
         """Refuse a roster whose header lacks the column ``target`` (canvas, moodle) matches students by."""
         needed = CANVAS_IDS if target == "canvas" else (moodle_id,) if target == "moodle" else ()
         if needed and not self.columns & set(needed):
-            what = ("canvas_id (Canvas's user ID; the header 'ID' or lms_id work too), which Canvas's gradebook "
-                    "import matches students by" if target == "canvas"
-                    else f"{moodle_id}, which Moodle's grade import matches users by")
-            raise RosterError(f"{self.path}: --to {target} needs a column {what}; the roster has "
-                              f"{', '.join(sorted(self.columns))}")
+            what = (
+                "canvas_id (Canvas's user ID; the header 'ID' or lms_id work too), which Canvas's gradebook "
+                "import matches students by"
+                if target == "canvas"
+                else f"{moodle_id}, which Moodle's grade import matches users by"
+            )
+            raise RosterError(
+                f"{self.path}: --to {target} needs a column {what}; the roster has {', '.join(sorted(self.columns))}"
+            )
 
     def unknown_note(self) -> str | None:
         if not self.unknown:
             return None
-        return (f"{self.path}: column(s) not used: {', '.join(self.unknown)} "
-                f"(the roster's columns: {', '.join(COLUMNS)})")
+        return (
+            f"{self.path}: column(s) not used: {', '.join(self.unknown)} (the roster's columns: {', '.join(COLUMNS)})"
+        )
 
 
 def column_key(header: str) -> str:
@@ -123,8 +146,10 @@ def read_roster(path: Path) -> Roster:
                 if not sid:
                     raise RosterError(f"{path}, row {row}: the student_id is empty")
                 if not SAFE_ID.match(sid):
-                    raise RosterError(f"{path}, row {row}: student_id {sid!r} cannot name a folder "
-                                      "(no spaces, slashes or leading dot)")
+                    raise RosterError(
+                        f"{path}, row {row}: student_id {sid!r} cannot name a folder "
+                        "(no spaces, slashes or leading dot)"
+                    )
                 if sid in seen_ids:
                     raise RosterError(f"{path}, row {row}: student_id {sid!r} is already on row {seen_ids[sid]}")
                 seen_ids[sid] = row
@@ -134,8 +159,9 @@ def read_roster(path: Path) -> Roster:
                         continue
                     other = seen_values.get(value)
                     if other and other[0] != sid:
-                        raise RosterError(f"{path}, row {row}: {key} {record[key]!r} also identifies "
-                                          f"{other[0]!r} (row {other[1]})")
+                        raise RosterError(
+                            f"{path}, row {row}: {key} {record[key]!r} also identifies {other[0]!r} (row {other[1]})"
+                        )
                     seen_values[value] = (sid, row)
                 entries.append(RosterEntry(row=row, **record))
             unknown = [h for h, c in zip(header, columns) if c not in COLUMNS]

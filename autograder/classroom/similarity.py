@@ -20,6 +20,7 @@ A student whose notebook is missing, or whose solution cells still hold only the
 paired.  Earlier terms' submissions (any folder holding ``NOTEBOOK.ipynb`` files) are compared with the
 class too, never with each other.
 """
+
 from __future__ import annotations
 
 import ast
@@ -39,14 +40,15 @@ from ..cells import grade_id, is_solution_cell
 from ..course import Course
 from ..notebooks import read_notebook
 
-NOISE = 25       # copydetect's noise threshold: matches shorter than this many tokenized characters never count
-GUARANTEE = 30   # ... and matches this long are always found (window = GUARANTEE - NOISE + 1)
+NOISE = 25  # copydetect's noise threshold: matches shorter than this many tokenized characters never count
+GUARANTEE = 30  # ... and matches this long are always found (window = GUARANTEE - NOISE + 1)
 PAST_PREFIX = "past:"
 
 
 @dataclass
 class Document:
     """One student's solution code of one notebook, normalised, with its copydetect fingerprint."""
+
     student: str
     code: str
     fingerprint: Fingerprint = field(repr=False)
@@ -61,18 +63,18 @@ class Pair:
     notebook: str
     student_a: str
     student_b: str
-    score: float          # the mean of share_a and share_b
-    share_a: float        # of a's compared code, the part inside regions b has too
+    score: float  # the mean of share_a and share_b
+    share_a: float  # of a's compared code, the part inside regions b has too
     share_b: float
-    matched: int          # tokenized characters in matching regions (of a)
+    matched: int  # tokenized characters in matching regions (of a)
 
 
 @dataclass
 class NotebookResult:
     notebook: str
     documents: dict[str, Document]
-    pairs: list[Pair]                   # highest score first; pairs with nothing in common left out
-    unpaired: dict[str, str]            # student -> why they were not compared
+    pairs: list[Pair]  # highest score first; pairs with nothing in common left out
+    unpaired: dict[str, str]  # student -> why they were not compared
 
 
 # ---------------------------------------------------------------- normalising
@@ -135,8 +137,11 @@ def normalise(source: str) -> str:
 def solution_code(nb) -> dict[str, str]:
     """grade id -> the normalised source of each code solution cell of a notebook (written answers in
     markdown are prose, not compared)."""
-    return {grade_id(cell): normalise(cell.source) for cell in nb.cells
-            if is_solution_cell(cell) and cell.cell_type == "code"}
+    return {
+        grade_id(cell): normalise(cell.source)
+        for cell in nb.cells
+        if is_solution_cell(cell) and cell.cell_type == "code"
+    }
 
 
 def joined(cells: dict[str, str], starter: dict[str, str]) -> str:
@@ -149,8 +154,15 @@ def joined(cells: dict[str, str], starter: dict[str, str]) -> str:
 # ---------------------------------------------------------------- fingerprints
 
 KEPT = frozenset(keyword.kwlist) | frozenset(dir(builtins)) | {"self"}
-DROPPED = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING,
-           tokenize.ENDMARKER}
+DROPPED = {
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENCODING,
+    tokenize.ENDMARKER,
+}
 
 
 def tokens(code: str) -> tuple[str, list[int]]:
@@ -190,9 +202,10 @@ STRING_PARTS = {getattr(tokenize, name) for name in ("FSTRING_MIDDLE", "FSTRING_
 class Fingerprint:
     """copydetect's CodeFingerprint, made from our own tokens (its attributes, so that copydetect's
     ``compare_files`` compares two of them and maps the matches back onto the readable code)."""
+
     raw_code: str
     filtered_code: str
-    offsets: object            # copydetect's (filtered index, characters to add) table
+    offsets: object  # copydetect's (filtered index, characters to add) table
     hashes: set
     hash_idx: dict
     token_coverage: int
@@ -211,7 +224,7 @@ def kgram_hashes(filtered: str):
         return np.zeros(0, dtype=np.int64)
     hashes = np.zeros(count, dtype=np.uint64)
     for j in range(NOISE):  # wraps around modulo 2**64, as intended
-        hashes = hashes * np.uint64(1_000_003) + codes[j:j + count]
+        hashes = hashes * np.uint64(1_000_003) + codes[j : j + count]
     return hashes.view(np.int64)
 
 
@@ -228,8 +241,9 @@ def fingerprint(code: str, boilerplate: set) -> Fingerprint:
     for value, i in zip(hashes.tolist(), idx.tolist()):
         if value not in boilerplate:
             hash_idx.setdefault(value, []).append(i)
-    return Fingerprint(code, filtered, offsets, set(hash_idx), hash_idx,
-                       get_token_coverage(hash_idx, NOISE, len(filtered)))
+    return Fingerprint(
+        code, filtered, offsets, set(hash_idx), hash_idx, get_token_coverage(hash_idx, NOISE, len(filtered))
+    )
 
 
 def boilerplate_hashes(starter: dict[str, str]) -> set:
@@ -274,8 +288,13 @@ def matching_regions(a: Document, b: Document):
     return compare_files(a.fingerprint, b.fingerprint)[2]
 
 
-def compare_notebook(notebook: str, starter_nb, submissions: dict[str, Path | None],
-                     past: dict[str, Path] | None = None, common_share: float = 0.1) -> NotebookResult:
+def compare_notebook(
+    notebook: str,
+    starter_nb,
+    submissions: dict[str, Path | None],
+    past: dict[str, Path] | None = None,
+    common_share: float = 0.1,
+) -> NotebookResult:
     """Rank every pair of students (and every student against every past submission) on one notebook."""
     starter = solution_code(starter_nb)
     boilerplate = boilerplate_hashes(starter)
@@ -305,8 +324,13 @@ def compare_notebook(notebook: str, starter_nb, submissions: dict[str, Path | No
         if not doc.fingerprint.token_coverage:
             unpaired[student] = "nothing left to compare once the starter code and common idioms are set aside"
             del documents[student]
-    pairs = [pair for a, b in combinations(documents.values(), 2) if not (a.past and b.past)
-             for pair in [compare(notebook, a, b)] if pair]
+    pairs = [
+        pair
+        for a, b in combinations(documents.values(), 2)
+        if not (a.past and b.past)
+        for pair in [compare(notebook, a, b)]
+        if pair
+    ]
     pairs.sort(key=lambda p: (-p.score, p.student_a, p.student_b))
     return NotebookResult(notebook, documents, pairs, unpaired)
 
@@ -334,8 +358,9 @@ def past_submissions(folder: Path, notebook: str) -> dict[str, Path]:
     return {PAST_PREFIX + str(p.parent.relative_to(folder)): p for p in sorted(folder.rglob(f"{notebook}.ipynb"))}
 
 
-def compare_class(course_dir: Path, assignment: str, past: Path | None = None,
-                  common_share: float = 0.1) -> list[NotebookResult]:
+def compare_class(
+    course_dir: Path, assignment: str, past: Path | None = None, common_share: float = 0.1
+) -> list[NotebookResult]:
     """Every notebook of the assignment, the submitted copies of every student compared.  One process:
     256 students take about ten seconds of CPU (benchmarks/bench_similarity.py), less than spawning
     workers that import NumPy and copydetect would save."""
@@ -346,8 +371,9 @@ def compare_class(course_dir: Path, assignment: str, past: Path | None = None,
         name = source.stem
         submissions = {s: folder / f"{name}.ipynb" for s, folder in students.items()}
         earlier = past_submissions(past, name) if past else None
-        results.append(compare_notebook(name, starter_notebook(course, assignment, name), submissions, earlier,
-                                        common_share))
+        results.append(
+            compare_notebook(name, starter_notebook(course, assignment, name), submissions, earlier, common_share)
+        )
     return results
 
 

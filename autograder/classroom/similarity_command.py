@@ -1,5 +1,6 @@
 """`python -m autograder similarity ASSIGNMENT` (and the end of `grade`): compare the class's solution
 cells, write ``similarity.csv`` and the similarity page beside the class report."""
+
 from __future__ import annotations
 
 import time
@@ -15,7 +16,7 @@ from .similarity_page import report_section, text_table, write_page
 @dataclass
 class SimilarityOutcome:
     results: list[NotebookResult]
-    flagged: list[Pair]          # at or above the threshold
+    flagged: list[Pair]  # at or above the threshold
     threshold: float
     csv: Path
     page: Path
@@ -34,8 +35,9 @@ def similarity_options(course_dir: Path, config=None, **overrides) -> Similarity
     return options
 
 
-def run_similarity(course_dir: Path, assignment: str, report_dir: Path | None, options: SimilarityConfig
-                   ) -> SimilarityOutcome:
+def run_similarity(
+    course_dir: Path, assignment: str, report_dir: Path | None, options: SimilarityConfig
+) -> SimilarityOutcome:
     """Compare the class; write the CSV and the page to ``report_dir`` (default: the course's reports folder)."""
     started = time.perf_counter()
     report_dir = report_dir or Course(course_dir).reports(assignment)
@@ -45,22 +47,26 @@ def run_similarity(course_dir: Path, assignment: str, report_dir: Path | None, o
     results = compare_class(Path(course_dir), assignment, past, options.common_share)
     csv_path = write_csv(results, report_dir / "similarity.csv")
     page = write_page(results, report_dir, assignment, shown=options.shown, threshold=options.threshold)
-    return SimilarityOutcome(results, flagged(results, options.threshold), options.threshold, csv_path, page,
-                             time.perf_counter() - started)
+    return SimilarityOutcome(
+        results, flagged(results, options.threshold), options.threshold, csv_path, page, time.perf_counter() - started
+    )
 
 
 def summary(outcome: SimilarityOutcome) -> str:
     above = len(outcome.flagged)
-    return (f"Similar solutions (for a person to review; {above} pair(s) at or above {outcome.threshold:g}, "
-            f"compared in {outcome.seconds:.1f}s):\n{text_table(outcome.results)}")
+    return (
+        f"Similar solutions (for a person to review; {above} pair(s) at or above {outcome.threshold:g}, "
+        f"compared in {outcome.seconds:.1f}s):\n{text_table(outcome.results)}"
+    )
 
 
 @dataclass
 class AfterGrading:
     """What `grade` adds to its report and its output."""
-    sections: tuple[str, ...]    # HTML for the class report
-    text: str                    # for the terminal
-    where: str                   # the "similar:  PATH" line, or nothing
+
+    sections: tuple[str, ...]  # HTML for the class report
+    text: str  # for the terminal
+    where: str  # the "similar:  PATH" line, or nothing
 
 
 def after_grading(course_dir: Path, assignment: str, report_dir: Path, config) -> AfterGrading:

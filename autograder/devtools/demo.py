@@ -7,6 +7,7 @@ gradebook, given feedback, reported, and exported for Canvas (its gradebook CSV 
 for re-upload).  The instructor's own course is never touched; the scratch course is kept, and the
 last line says where and how large it is.
 """
+
 from __future__ import annotations
 
 import csv
@@ -56,7 +57,9 @@ def _mutant_overrides(names: list[str]) -> dict[str, dict[str, str]]:
     per_notebook: dict[str, dict[str, str]] = {}
     for name in names:
         m = by_name.get(name) or next(x for x in mutants if x.expects == name)
-        per_notebook.setdefault(m.notebook, {})[m.cell] = m.cell_source(reference_solutions(repo_root(), m.notebook)[m.cell])
+        per_notebook.setdefault(m.notebook, {})[m.cell] = m.cell_source(
+            reference_solutions(repo_root(), m.notebook)[m.cell]
+        )
     return per_notebook
 
 
@@ -107,7 +110,7 @@ def build_class_zip(target: Path) -> tuple[Path, Path]:
             writer.writerow([student, login, 1000 + i])
     stamp = time.localtime()[:6]
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
-        for i, (student, (login, persona)) in enumerate(CLASS.items()):
+        for i, (_student, (login, persona)) in enumerate(CLASS.items()):
             for name, nb in persona_notebooks(persona).items():
                 text = nb if isinstance(nb, str) else nbformat.writes(nb)
                 info = zipfile.ZipInfo(f"submissions/{login}_{1000 + i}_{5000 + i}_{name}.ipynb", date_time=stamp)
@@ -129,13 +132,20 @@ def run_demo(workdir: Path | None = None, jobs: int = 2) -> Path:
     print(f"\n$ autograder collect {ASSIGNMENT} {zip_path.name} --roster {roster.name}")
     print(collect(course, ASSIGNMENT, zip_path, roster).text())
     print(f"\n$ autograder grade {ASSIGNMENT} --jobs {jobs}")
-    grade_assignment(course, ASSIGNMENT, db_url=db_url,
-                     options=BatchOptions(jobs=jobs, notebook_budget=20.0, cell_timeout=10),
-                     progress=Progress(quiet=None))
+    grade_assignment(
+        course,
+        ASSIGNMENT,
+        db_url=db_url,
+        options=BatchOptions(jobs=jobs, notebook_budget=20.0, cell_timeout=10),
+        progress=Progress(quiet=None),
+    )
     print(f"\n$ autograder export {ASSIGNMENT} --to canvas --roster {roster.name} --feedback-zip")
-    export_to_lms(course, ASSIGNMENT, to="canvas", roster=roster, db_url=db_url,
-                  feedback=course / "feedback-upload.zip")
-    print(f"\nThe demo course stays for you to look at: {base} ({folder_size(base) / 2**20:.0f} MiB), with the class "
-          f"report {course / 'reports' / ASSIGNMENT / 'index.html'}."
-          + ("" if workdir else f" It is in the temporary folder; remove it with: rm -rf {base}"))
+    export_to_lms(
+        course, ASSIGNMENT, to="canvas", roster=roster, db_url=db_url, feedback=course / "feedback-upload.zip"
+    )
+    print(
+        f"\nThe demo course stays for you to look at: {base} ({folder_size(base) / 2**20:.0f} MiB), with the class "
+        f"report {course / 'reports' / ASSIGNMENT / 'index.html'}."
+        + ("" if workdir else f" It is in the temporary folder; remove it with: rm -rf {base}")
+    )
     return course

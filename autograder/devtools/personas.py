@@ -1,4 +1,5 @@
 """Making submissions from the release: what a student hands in after filling (some of) the stubs."""
+
 from __future__ import annotations
 
 import shutil

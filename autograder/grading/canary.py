@@ -15,6 +15,7 @@ grading options), so a repeated run of an unchanged course skips it.  ``AUTOGRAD
 names another folder to remember them in, shared by courses (the kit's test suite grades many
 identical scratch courses).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -82,8 +83,9 @@ def reference_submission(scratch: Path, assignment: str, notebooks: list[Path]) 
         nbformat.write(release, str(target / source.name))
 
 
-def grade_reference(course_dir: Path, assignment: str, notebooks: list[str] | None,
-                    options: GradingOptions) -> StudentResult:
+def grade_reference(
+    course_dir: Path, assignment: str, notebooks: list[str] | None, options: GradingOptions
+) -> StudentResult:
     """Grade the reference in a scratch copy of the course (config and source notebooks only)."""
     from .grade import grade_student
 
@@ -100,35 +102,51 @@ def grade_reference(course_dir: Path, assignment: str, notebooks: list[str] | No
         reference_submission(scratch, assignment, sources)
         # a process of its own, as a worker grades a student: whatever the grading leaves behind goes with it
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(grade_student, scratch, assignment, CANARY, db_url,
-                               replace(options, feedback=False)).result()
+            return pool.submit(
+                grade_student, scratch, assignment, CANARY, db_url, replace(options, feedback=False)
+            ).result()
 
 
 def cause(result: StudentResult) -> str:
     """One line: why the reference lost points, and what to do."""
     if result.status is not Status.GRADED:
-        return (f"the reference solution could not be graded ({result.reason or result.status}); fix that first: "
-                "every student's grading would fail the same way")
+        return (
+            f"the reference solution could not be graded ({result.reason or result.status}); fix that first: "
+            "every student's grading would fail the same way"
+        )
     lost = [t for t in result.tests if t.points < t.max_points]
     text = " ".join(f"{t.diagnosis} {t.message}" for t in lost)
     where = f"this grading process imported the kit's `autograder` from {PACKAGE_DIR}, with {sys.executable}"
     if "No module named" in text and "autograder" in text:
-        return (f"the grading kernel cannot import the kit's public package `autograder` ({where}, but the kernel "
-                "does not find it there). Grade with the Python environment the kit was installed into for this "
-                "course (its own `.venv/bin/python -m autograder`), or install it into this one with "
-                "`pip install -e` on the course's folder")
+        return (
+            f"the grading kernel cannot import the kit's public package `autograder` ({where}, but the kernel "
+            "does not find it there). Grade with the Python environment the kit was installed into for this "
+            "course (its own `.venv/bin/python -m autograder`), or install it into this one with "
+            "`pip install -e` on the course's folder"
+        )
     if "ModuleNotFoundError" in text or "ImportError" in text:
         first = next(t for t in lost if "Error" in f"{t.diagnosis}{t.message}")
-        return (f"the grading kernel cannot import what the notebooks need ({first.notebook}/{first.test}: "
-                f"{first.message}); install it into the kernel's Python environment ({sys.prefix})")
+        return (
+            f"the grading kernel cannot import what the notebooks need ({first.notebook}/{first.test}: "
+            f"{first.message}); install it into the kernel's Python environment ({sys.prefix})"
+        )
     first = lost[0] if lost else None
     detail = f"; first: {first.notebook}/{first.test} [{first.diagnosis}] {first.message}" if first else ""
-    return (f"the reference solution scored {result.score:g}/{result.max_score:g}, not full marks ({len(lost)} test(s) "
-            f"lost points{detail}); {where}. Fix the kit or the course before grading students")
+    return (
+        f"the reference solution scored {result.score:g}/{result.max_score:g}, not full marks ({len(lost)} test(s) "
+        f"lost points{detail}); {where}. Fix the kit or the course before grading students"
+    )
 
 
-def run_canary(course_dir: Path, assignment: str, options: GradingOptions, *, notebooks: list[str] | None = None,
-               cache_root: Path | None = None, out=print) -> None:
+def run_canary(
+    course_dir: Path,
+    assignment: str,
+    options: GradingOptions,
+    *,
+    notebooks: list[str] | None = None,
+    cache_root: Path | None = None,
+    out=print,
+) -> None:
     """Grade the course's reference solution; raise CanaryFailed (one line: the cause and what to do) unless it
     scores full marks.  Skipped when nothing it depends on changed since it last passed here (under
     ``cache_root``'s ``.kit/canary``, by default the course's)."""
@@ -142,14 +160,18 @@ def run_canary(course_dir: Path, assignment: str, options: GradingOptions, *, no
     try:
         result = grade_reference(course_dir, assignment, notebooks, options)
     except BrokenProcessPool:
-        raise CanaryFailed("the process grading the reference solution died (killed, or out of memory); "
-                           "no student was graded. Look at the machine's memory and the kernel's log") from None
+        raise CanaryFailed(
+            "the process grading the reference solution died (killed, or out of memory); "
+            "no student was graded. Look at the machine's memory and the kernel's log"
+        ) from None
     except (OSError, RuntimeError) as e:
         raise CanaryFailed(f"the reference solution could not be graded: {str(e).splitlines()[0][:300]}") from None
     if result.status is not Status.GRADED or result.max_score <= 0 or result.score < result.max_score:
         raise CanaryFailed(cause(result))
-    out(f"canary: the reference solution scored {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s "
-        "through the same grading; grading the class")
+    out(
+        f"canary: the reference solution scored {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s "
+        "through the same grading; grading the class"
+    )
     try:
         record.parent.mkdir(parents=True, exist_ok=True)
         record.write_text(f"{result.score:g}/{result.max_score:g} in {result.seconds:.1f}s\n")

@@ -9,6 +9,7 @@ The verdict of the cell is recorded here; what the kernel says about it is never
 passes only if every hidden call of its cell ran, in order, and passed, over a channel that never
 broke.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -34,11 +35,11 @@ class Verdict:
     notebook's verdicts to the next preprocessor in ``resources`` (:data:`VERDICTS`)."""
 
     passed: bool
-    diagnosis: str | None = None   # misconception id, or "unverified" / "crashed" / ...
+    diagnosis: str | None = None  # misconception id, or "unverified" / "crashed" / ...
     message: str | None = None
 
     @classmethod
-    def failed(cls, diagnosis: str, message: str) -> "Verdict":
+    def failed(cls, diagnosis: str, message: str) -> Verdict:
         return cls(False, diagnosis, message)
 
 
@@ -83,7 +84,7 @@ class Checker:
         self.listener.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def expect(self, grade_id: str, calls: list[list], deadline: float) -> "CellCheck":
+    def expect(self, grade_id: str, calls: list[list], deadline: float) -> CellCheck:
         return CellCheck(self, grade_id, calls, deadline)
 
     def _accept(self, deadline: float) -> socket.socket | None:
@@ -95,7 +96,7 @@ class Checker:
             try:
                 conn, _ = self.listener.accept()
                 return conn
-            except (socket.timeout, TimeoutError):
+            except TimeoutError:
                 continue
             except OSError:
                 return None
@@ -103,10 +104,12 @@ class Checker:
 
     def _serve(self, grade_id: str, calls: list[list], deadline: float) -> None:
         verdict = Verdict(True)
-        for module, function, names in calls:
+        for module, function, _names in calls:
             conn = self._accept(deadline)
             if conn is None:
-                verdict = Verdict.failed("unverified", f"the hidden check {function} never ran: the cell stopped before it")
+                verdict = Verdict.failed(
+                    "unverified", f"the hidden check {function} never ran: the cell stopped before it"
+                )
                 break
             self._conn = conn
             try:
@@ -164,6 +167,7 @@ class CellCheck:
                 pass
         self.thread.join(timeout=5.0)
         if self.thread.is_alive() or self.grade_id not in self.checker.verdicts:
-            self.checker.verdicts[self.grade_id] = Verdict.failed("unverified",
-                                                                  "the hidden check did not finish with the cell")
+            self.checker.verdicts[self.grade_id] = Verdict.failed(
+                "unverified", "the hidden check did not finish with the cell"
+            )
         return False

@@ -1,4 +1,5 @@
 """The kit's executor: nbgrader's Execute with a budget per notebook, a sandboxed kernel, and its timing."""
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,12 @@ class BudgetedExecute(Execute):
     run; they never pass through anything the kernel could reach.
     """
 
-    notebook_budget = Float(help="Seconds one notebook may run in all (default: KitConfig.notebook_budget).").tag(config=True)
-    sandbox = Bool(help="Run the kernel inside bubblewrap (autograder.sandbox; default: KitConfig.sandbox).").tag(config=True)
+    notebook_budget = Float(help="Seconds one notebook may run in all (default: KitConfig.notebook_budget).").tag(
+        config=True
+    )
+    sandbox = Bool(help="Run the kernel inside bubblewrap (autograder.sandbox; default: KitConfig.sandbox).").tag(
+        config=True
+    )
 
     @default("notebook_budget")
     def _default_notebook_budget(self) -> float:
@@ -44,8 +49,10 @@ class BudgetedExecute(Execute):
     @default("sandbox")
     def _default_sandbox(self) -> bool:
         return KitConfig(config=self.config).sandbox
-    outside_checks = Bool(False, help="Run the hidden checks in this process; the kernel only answers them "
-                                      "(autograder.channel).").tag(config=True)
+
+    outside_checks = Bool(
+        False, help="Run the hidden checks in this process; the kernel only answers them (autograder.channel)."
+    ).tag(config=True)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -96,7 +103,9 @@ class BudgetedExecute(Execute):
         if self._kernel_died is not None:
             return _fail(cell, DEAD_ENAME, f"not run: the kernel stopped in cell `{self._kernel_died}`"), resources
         if self._remaining() <= 0:
-            return _fail(cell, BUDGET_ENAME, f"not run: the notebook used up its {self.notebook_budget:g} s budget"), resources
+            return _fail(
+                cell, BUDGET_ENAME, f"not run: the notebook used up its {self.notebook_budget:g} s budget"
+            ), resources
         try:
             if self._checker is not None and is_test_cell(cell):
                 deadline = time.monotonic() + self._cell_timeout(cell)
@@ -116,8 +125,9 @@ class BudgetedExecute(Execute):
                 return self._stop_at_limit(cell, index), resources
             # timed out, and the kernel did not even answer the interrupt: treat it as gone
             self._kernel_died = cell_name(cell, index)
-            return _fail(cell, "CellTimeoutError", f"timed out, and the kernel stopped responding in cell "
-                                                   f"`{self._kernel_died}`"), resources
+            return _fail(
+                cell, "CellTimeoutError", f"timed out, and the kernel stopped responding in cell `{self._kernel_died}`"
+            ), resources
         if self._limit_breach():  # the cell ended as the limit was reached: it and what follows score 0
             return self._stop_at_limit(cell, index), resources
         return cell, resources

@@ -6,9 +6,11 @@ kit's own code.  Such a grading ends with status ``error`` (:class:`~autograder.
 no grade is recorded, and the next run grades the student again.  What the student's code does
 inside its kernel (dies, hangs, breaks its imports) stays the student's.
 """
+
 from __future__ import annotations
 
 import errno
+
 
 class KitFault(RuntimeError):
     """The kit's own side failed: whatever was being graded gets no grade from it."""

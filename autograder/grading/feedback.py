@@ -6,6 +6,7 @@ the first line of their diagnosis, links to them), failed test cells marked, dia
 notebook the kit could not grade (not submitted, not a notebook) gets a page of its own saying why
 and what to do (:func:`write_ungraded_pages`).
 """
+
 from __future__ import annotations
 
 import html
@@ -64,8 +65,15 @@ class SummariseFeedback(NbGraderPreprocessor):
             score, points = float(meta.get("score") or 0.0), float(meta.get("points") or 0.0)
             if score < points:
                 diagnosis, message = cell_failure(cell, verdicts.get(grade_id(cell)))
-                failed.append({"grade_id": grade_id(cell), "score": score, "points": points,
-                               "diagnosis": diagnosis, "headline": headline(message)})
+                failed.append(
+                    {
+                        "grade_id": grade_id(cell),
+                        "score": score,
+                        "points": points,
+                        "diagnosis": diagnosis,
+                        "headline": headline(message),
+                    }
+                )
         resources["kit_feedback"] = {"failed": failed}
         resources.setdefault("inlining", {}).setdefault("css", []).append(CSS.read_text(encoding="utf-8"))
         return nb, resources
@@ -74,9 +82,14 @@ class SummariseFeedback(NbGraderPreprocessor):
 def use_kit_feedback(config) -> None:
     """Point ``config``'s GenerateFeedback at the kit's template, with the kit's preprocessors last in its list."""
     nbgrader_templates = Path(__import__("nbgrader").__file__).parent / "server_extensions" / "formgrader" / "templates"
-    steps = list(config.GenerateFeedback.get("preprocessors", None) or [
-        "nbgrader.preprocessors.GetGrades", "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-        "nbgrader.preprocessors.ClearHiddenTests"])
+    steps = list(
+        config.GenerateFeedback.get("preprocessors", None)
+        or [
+            "nbgrader.preprocessors.GetGrades",
+            "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+            "nbgrader.preprocessors.ClearHiddenTests",
+        ]
+    )
     config.GenerateFeedback.preprocessors = [s for s in steps if s not in PREPROCESSORS] + PREPROCESSORS
     config.HTMLExporter.template_name = TEMPLATE_NAME  # its conf.json names nbgrader's "feedback" as its base
     config.HTMLExporter.template_file = "page.html.j2"
@@ -87,11 +100,11 @@ def use_kit_feedback(config) -> None:
 
 WHAT_TO_DO = {
     "missing": "The grader found no file of this name in your submission. Submit it under its original name "
-               "(<code>{name}.ipynb</code>, as released), then ask your instructor to grade it again.",
+    "(<code>{name}.ipynb</code>, as released), then ask your instructor to grade it again.",
     "unreadable": "The file is damaged: it is not a notebook Jupyter can open (often a copy cut short, or a file "
-                  "saved by another program). Open it in Jupyter: if it does not open, fetch the assignment "
-                  "again, copy your answers into the fresh <code>{name}.ipynb</code>, save it and submit that. "
-                  "Then ask your instructor to grade it again.",
+    "saved by another program). Open it in Jupyter: if it does not open, fetch the assignment "
+    "again, copy your answers into the fresh <code>{name}.ipynb</code>, save it and submit that. "
+    "Then ask your instructor to grade it again.",
 }
 
 
@@ -127,8 +140,9 @@ def ungraded_reasons(expected: list[str], staged: Path, notes: list[str]) -> dic
     return reasons
 
 
-def write_ungraded_pages(feedback: Path, submitted: Path, assignment: str, reasons: dict[str, str],
-                         max_points: dict[str, float]) -> list[Path]:
+def write_ungraded_pages(
+    feedback: Path, submitted: Path, assignment: str, reasons: dict[str, str], max_points: dict[str, float]
+) -> list[Path]:
     """Write a page for each notebook of ``reasons`` into ``feedback`` (the student's feedback folder);
     ``max_points`` is each notebook's points.
 

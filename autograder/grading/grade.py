@@ -7,6 +7,7 @@ process pool today, a distributed engine later.  It autogrades with nbgrader's o
 with the per-test points and diagnoses.  It never raises for a bad submission: a failure is
 recorded with its reason.
 """
+
 from __future__ import annotations
 
 import errno
@@ -53,8 +54,9 @@ def course_config(course_dir: Path, db_url: str | None = None, options: GradingO
     config.merge(options_config(options or grading_options(config)))
     config.CourseDirectory.root = str(course_dir)
     config.CourseDirectory.submitted_directory = STAGING  # checked copies; submitted/ is never touched
-    config.CourseDirectory.db_url = (db_url or config.CourseDirectory.get("db_url")
-                                     or sqlite_url(Course(course_dir, config).gradebook))
+    config.CourseDirectory.db_url = (
+        db_url or config.CourseDirectory.get("db_url") or sqlite_url(Course(course_dir, config).gradebook)
+    )
     config.BudgetedExecute.outside_checks = True  # hidden checks run here; the kernel only answers them
     # a graded kernel has nothing to save: stop it at once instead of waiting for a graceful exit
     config.BudgetedExecute.shutdown_kernel = "immediate"
@@ -84,8 +86,9 @@ def expected_notebooks(course: Course, assignment: str) -> dict[str, dict[str, d
 
 def notebook_points(expected: dict[str, dict[str, dict]]) -> dict[str, float]:
     """Notebook name -> the points of its graded cells (from :func:`expected_notebooks`)."""
-    return {name: float(sum(c["points"] or 0 for c in cells.values() if c["grade"]))
-            for name, cells in expected.items()}
+    return {
+        name: float(sum(c["points"] or 0 for c in cells.values() if c["grade"])) for name, cells in expected.items()
+    }
 
 
 def _run(converter_cls, config: Config, assignment: str, student: str, force: bool = True) -> dict:
@@ -112,8 +115,16 @@ def _log_text(outcome: dict) -> str:
 
 def _log_reason(outcome: dict) -> str:
     text = _log_text(outcome)
-    for marker in ("DeadKernelError", "Kernel died", "UnresponsiveKernelError", "CellTimeoutError",
-                   "NotJSONError", "JSONDecodeError", "ValidationError", "Notebook does not appear to be JSON"):
+    for marker in (
+        "DeadKernelError",
+        "Kernel died",
+        "UnresponsiveKernelError",
+        "CellTimeoutError",
+        "NotJSONError",
+        "JSONDecodeError",
+        "ValidationError",
+        "Notebook does not appear to be JSON",
+    ):
         if marker in text:
             return marker
     lines = [line for line in text.splitlines() if line.startswith("[ERROR]")]
@@ -122,8 +133,11 @@ def _log_reason(outcome: dict) -> str:
 
 def verdict_notes(name: str, verdicts: dict, zeroed: list[str]) -> list[str]:
     """Why the kit zeroed cells of notebook ``name``, in words for the result's reason."""
-    return [f"{name}/{gid} scored in the student's kernel but its hidden check, run outside the kernel, did not "
-            f"pass it [{verdicts.get(gid, NO_VERDICT).diagnosis}]: 0 points" for gid in zeroed]
+    return [
+        f"{name}/{gid} scored in the student's kernel but its hidden check, run outside the kernel, did not "
+        f"pass it [{verdicts.get(gid, NO_VERDICT).diagnosis}]: 0 points"
+        for gid in zeroed
+    ]
 
 
 def record_empty_submission(db_url: str, assignment: str, student: str) -> None:
@@ -168,14 +182,18 @@ def read_result(course: Course, assignment: str, student: str, db_url: str) -> S
                     diagnosis, message = verdict.diagnosis, verdict.message
                 if not path.exists():
                     diagnosis, message = NOT_GRADED, "the notebook was not submitted or could not be graded"
-                tests.append(TestResult(nb.name, grade.name, float(grade.score or 0.0), float(grade.max_score),
-                                        diagnosis, message))
+                tests.append(
+                    TestResult(
+                        nb.name, grade.name, float(grade.score or 0.0), float(grade.max_score), diagnosis, message
+                    )
+                )
         score, max_score = float(submission.score or 0.0), float(submission.max_score or 0.0)
     return StudentResult(student, Status.GRADED, "; ".join(notes), score, max_score, 0.0, tests)
 
 
-def grade_student(course_dir, assignment: str, student: str, db_url: str | None = None,
-                  options: GradingOptions | None = None) -> StudentResult:
+def grade_student(
+    course_dir, assignment: str, student: str, db_url: str | None = None, options: GradingOptions | None = None
+) -> StudentResult:
     """Autograde one student's submission and generate its feedback; never raises for a bad submission.
 
     ``options`` are the run's (by default the course's own, from its nbgrader_config.py)."""
@@ -194,13 +212,21 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
     limits = ResourceLimits(config=config)
     expected = expected_notebooks(course, assignment)
     try:
-        notes = stage_submission(course, assignment, student, expected,
-                                 max_other_bytes=limits.max_submitted_mb * 2**20,
-                                 max_other_files=limits.max_submitted_files)
+        notes = stage_submission(
+            course,
+            assignment,
+            student,
+            expected,
+            max_other_bytes=limits.max_submitted_mb * 2**20,
+            max_other_files=limits.max_submitted_files,
+        )
     except OSError as e:  # a submission that cannot be read is the student's; a full disk is not
         full = e.errno in (errno.ENOSPC, errno.EDQUOT)
-        result = StudentResult(student, Status.ERROR, exception_fault(e)) if full else \
-            StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
+        result = (
+            StudentResult(student, Status.ERROR, exception_fault(e))
+            if full
+            else StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
+        )
         result.seconds = round(time.monotonic() - start, 3)
         return result
     staged = course.folder(STAGING, assignment, student)
@@ -233,9 +259,13 @@ def grade_student(course_dir, assignment: str, student: str, db_url: str | None 
             if not fb["success"] and not fault:
                 notes.append("feedback: " + _log_reason(fb))
         if options.feedback:  # a notebook intake left out gets a page saying why, and what to do
-            write_ungraded_pages(course.folder("feedback", assignment, student),
-                                 course.folder("submitted", assignment, student), assignment,
-                                 ungraded_reasons(sorted(expected), staged, notes), notebook_points(expected))
+            write_ungraded_pages(
+                course.folder("feedback", assignment, student),
+                course.folder("submitted", assignment, student),
+                assignment,
+                ungraded_reasons(sorted(expected), staged, notes),
+                notebook_points(expected),
+            )
         result.reason = "; ".join(notes)
         if fault:
             result = StudentResult(student, Status.ERROR, f"{fault}, while writing the feedback")

@@ -1,10 +1,11 @@
 """Intake: a checked copy of one submission for nbgrader to grade; the submission itself is never touched.
 
-Every notebook is read strictly (``notebooks.read_notebook``). A file that is not UTF-8, not JSON or not a valid notebook stays out of
-the copy, with the reason recorded (it then scores 0, like a missing notebook). A notebook under a
+Every notebook is read strictly (``notebooks.read_notebook``). A file that is not UTF-8, not JSON or not
+a valid notebook stays out of the copy, with the reason recorded (it then scores 0, like a missing notebook). A notebook under a
 name the assignment does not have is placed under its real name when its graded cells say which one
 it is (a renamed file); otherwise it is left out and reported.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -39,8 +40,13 @@ def locked_cells(nb) -> dict[str, dict]:
     for cell in nb.cells:
         if is_protected_cell(cell):
             meta = nbgrader_metadata(cell)
-            found[grade_id(cell)] = {"source": cell.source, "grade": is_graded_cell(cell), "points": meta.get("points"),
-                                     "solution": is_solution_cell(cell), "meta": dict(meta)}
+            found[grade_id(cell)] = {
+                "source": cell.source,
+                "grade": is_graded_cell(cell),
+                "points": meta.get("points"),
+                "solution": is_solution_cell(cell),
+                "meta": dict(meta),
+            }
     return found
 
 
@@ -89,8 +95,9 @@ MAX_OTHER_BYTES = _DEFAULTS["max_submitted_mb"].default_value * 2**20  # what Re
 MAX_OTHER_FILES = _DEFAULTS["max_submitted_files"].default_value
 
 
-def copy_other_files(source: Path, target: Path, max_bytes: int = MAX_OTHER_BYTES,
-                     max_files: int = MAX_OTHER_FILES) -> list[str]:
+def copy_other_files(
+    source: Path, target: Path, max_bytes: int = MAX_OTHER_BYTES, max_files: int = MAX_OTHER_FILES
+) -> list[str]:
     """Copy the submission's files other than its notebooks, in name order, up to ``max_files`` files and
     ``max_bytes`` bytes in all; return a note on what was left out.  Symbolic links are never followed."""
     notes, used, copied, left = [], 0, 0, []
@@ -113,14 +120,23 @@ def copy_other_files(source: Path, target: Path, max_bytes: int = MAX_OTHER_BYTE
         shutil.copyfile(path, target / rel)
         used, copied = used + size, copied + 1
     if left:
-        notes.append(f"{len(left)} submitted file(s) ({sum(s for _, s in left) / 2**20:.1f} MiB, first {left[0][0]}) "
-                     f"left out: only {max_files} files and {max_bytes / 2**20:g} MiB besides the notebooks are "
-                     f"copied in for grading")
+        notes.append(
+            f"{len(left)} submitted file(s) ({sum(s for _, s in left) / 2**20:.1f} MiB, first {left[0][0]}) "
+            f"left out: only {max_files} files and {max_bytes / 2**20:g} MiB besides the notebooks are "
+            f"copied in for grading"
+        )
     return notes
 
 
-def stage_submission(course: Course, assignment: str, student: str, expected: dict[str, dict[str, dict]], *,
-                     max_other_bytes: int = MAX_OTHER_BYTES, max_other_files: int = MAX_OTHER_FILES) -> list[str]:
+def stage_submission(
+    course: Course,
+    assignment: str,
+    student: str,
+    expected: dict[str, dict[str, dict]],
+    *,
+    max_other_bytes: int = MAX_OTHER_BYTES,
+    max_other_files: int = MAX_OTHER_FILES,
+) -> list[str]:
     """Copy ``submitted/<student>/<assignment>`` into the staging area; return notes on what was left out.
 
     ``expected`` maps each notebook name of the assignment to its :func:`locked_cells`.  Files other

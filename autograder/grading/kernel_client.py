@@ -6,6 +6,7 @@ included), and ``stop_channels`` joins that thread without a timeout: one submis
 whole batch.  Here the heartbeat is joined for a moment and, if it is stuck, its event loop is
 stopped from outside.
 """
+
 from __future__ import annotations
 
 import asyncio

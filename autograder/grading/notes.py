@@ -6,14 +6,15 @@ with the notebook name before the first ": " and every `quoted` name taken out; 
 become ``<kind> ×<count>: <the first names> and <n> more``, in the order each kind first appears.
 The grading keeps every note (a StudentResult's reason); grouping is how they are shown.
 """
+
 from __future__ import annotations
 
 import re
 
-SEPARATOR = "; "      # how a StudentResult's reason joins its notes
+SEPARATOR = "; "  # how a StudentResult's reason joins its notes
 QUOTED = re.compile(r"`([^`]*)`")
 PREFIX = re.compile(r"^([\w.\-]+): (.*)$", re.S)
-SHOWN = 3             # names shown of a group before "and N more"
+SHOWN = 3  # names shown of a group before "and N more"
 
 
 def split_notes(reason: str | None) -> list[str]:

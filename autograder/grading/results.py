@@ -1,5 +1,6 @@
 """Read what grading produced: per-test points from the gradebook, diagnoses from autograded notebooks;
 and the values it travels as (a student's Status and results)."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -21,9 +22,9 @@ class Status(str, Enum):
     """Where one student's submission stands after a grading run."""
 
     GRADED = "graded"
-    SKIPPED = "skipped"   # graded by an earlier run, and unchanged since
-    FAILED = "failed"     # could not be graded at all; the reason says why
-    ERROR = "error"       # the kit's own side failed while grading it: no grade recorded, graded again next run
+    SKIPPED = "skipped"  # graded by an earlier run, and unchanged since
+    FAILED = "failed"  # could not be graded at all; the reason says why
+    ERROR = "error"  # the kit's own side failed while grading it: no grade recorded, graded again next run
 
     def __str__(self) -> str:
         return self.value
@@ -38,7 +39,7 @@ class TestResult:
     test: str
     points: float
     max_points: float
-    diagnosis: str | None = None   # misconception id, or an error name for other failures
+    diagnosis: str | None = None  # misconception id, or an error name for other failures
     message: str | None = None
 
 
@@ -57,7 +58,7 @@ class StudentResult:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "StudentResult":
+    def from_dict(cls, d: dict) -> StudentResult:
         d = dict(d)
         d["tests"] = [TestResult(**t) for t in d.get("tests", [])]
         d["status"] = Status(d["status"])
@@ -93,8 +94,11 @@ def cell_failure(cell, verdict: Verdict | None = None) -> tuple[str | None, str 
 def notebook_failures(nb, verdicts: dict[str, Verdict] | None = None) -> dict[str, tuple[str | None, str | None]]:
     """grade_id -> (diagnosis, message) for every graded cell of an autograded notebook."""
     verdicts = verdicts or {}
-    return {grade_id(cell): cell_failure(cell, verdicts.get(grade_id(cell))) for cell in nb.cells
-            if is_graded_cell(cell) and cell.cell_type == "code"}
+    return {
+        grade_id(cell): cell_failure(cell, verdicts.get(grade_id(cell)))
+        for cell in nb.cells
+        if is_graded_cell(cell) and cell.cell_type == "code"
+    }
 
 
 def run_problems(path: Path) -> list[str]:

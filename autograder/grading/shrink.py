@@ -19,6 +19,7 @@ nothing but NumPy.
 - Deterministic: the search is seeded from ``AUTOGRADER_SEED`` (0 when unset) and the check's name,
   and does not depend on the drawn case, so regrading a submission shows the same smallest case.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -36,10 +37,10 @@ import numpy as np
 SEARCHED = frozenset({"wrong-value", "wrong-gradient", "wrong-shape", "crashed", "side-effect"})
 # ... except a factor with no name, which shows no case: "softmax(x) is the right values times 0.4409"
 UNNAMED_FACTOR = "the right values times "
-MAX_CASES = 100     # cases run on the student's code per failing check (2 to 10 calls each)
-SECONDS = 8.0       # and at most this much time (a search through the channel takes 1-4 s), within the cell's time
-MARGIN = 2.0        # seconds of the cell's time left untouched, for the verdict to reach the kernel
-SMALL = 3           # a search cut short by the budget is shown only if every size of its case is at most this
+MAX_CASES = 100  # cases run on the student's code per failing check (2 to 10 calls each)
+SECONDS = 8.0  # and at most this much time (a search through the channel takes 1-4 s), within the cell's time
+MARGIN = 2.0  # seconds of the cell's time left untouched, for the verdict to reach the kernel
+SMALL = 3  # a search cut short by the budget is shown only if every size of its case is at most this
 
 
 def searched(misconception: str, message: str = "") -> bool:
@@ -89,21 +90,40 @@ def bounded(session, seconds: float):
         session.deadline, session.broken = saved, broken
 
 
-def smallest_failing_case(module: str, check: str, student: list, misconception: str, message: str = "", *,
-                          session=None, max_cases: int = MAX_CASES, seconds: float = SECONDS) -> str | None:
+def smallest_failing_case(
+    module: str,
+    check: str,
+    student: list,
+    misconception: str,
+    message: str = "",
+    *,
+    session=None,
+    max_cases: int = MAX_CASES,
+    seconds: float = SECONDS,
+) -> str | None:
     """The ``Smallest failing case: ...`` line for a check that failed with ``misconception`` on the student's
     code ``student`` (the check's arguments), or None: no search for this id or check, Hypothesis missing,
     no small case fails the same way, or the budget ran out first."""
     try:
-        found = search(module, check, student, misconception, message, session=session, max_cases=max_cases,
-                       seconds=seconds)
+        found = search(
+            module, check, student, misconception, message, session=session, max_cases=max_cases, seconds=seconds
+        )
         return found[1].line() if found else None
     except (Exception, SystemExit):  # noqa: BLE001 - the search only adds a line; it never changes a verdict
         return None
 
 
-def search(module: str, check: str, student: list, misconception: str, message: str = "", *, session=None,
-           max_cases: int = MAX_CASES, seconds: float = SECONDS):
+def search(
+    module: str,
+    check: str,
+    student: list,
+    misconception: str,
+    message: str = "",
+    *,
+    session=None,
+    max_cases: int = MAX_CASES,
+    seconds: float = SECONDS,
+):
     """(case, :class:`~autograder.hidden.cases.Outcome`) of the smallest case found that fails the same way, or
     None (see :func:`smallest_failing_case`)."""
     if not searched(misconception, message) or (session is not None and session.broken is not None):
@@ -127,8 +147,8 @@ def search(module: str, check: str, student: list, misconception: str, message: 
 
     stop = time.monotonic() + seconds
     seen: dict[str, bool] = {}  # Hypothesis replays cases; each runs on the student's code once
-    failing: list = []          # every case that failed the same way, in the order met: the last is the smallest
-    cut = []                    # the budget refused a case: the search did not end by itself
+    failing: list = []  # every case that failed the same way, in the order met: the last is the smallest
+    cut = []  # the budget refused a case: the search did not end by itself
 
     def fails_same_way(case) -> bool:
         nonlocal stop
@@ -150,9 +170,15 @@ def search(module: str, check: str, student: list, misconception: str, message: 
                 failing.append((case, outcome))
         return seen[key]
 
-    options = settings(max_examples=max_cases, deadline=None, database=None, derandomize=False,
-                       phases=[Phase.generate, Phase.shrink], verbosity=Verbosity.quiet,
-                       suppress_health_check=list(HealthCheck))
+    options = settings(
+        max_examples=max_cases,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        phases=[Phase.generate, Phase.shrink],
+        verbosity=Verbosity.quiet,
+        suppress_health_check=list(HealthCheck),
+    )
     with bounded(session, seconds), quiet():
         try:
             find(space.cases, fails_same_way, settings=options, random=random.Random(grading_seed(module, check)))

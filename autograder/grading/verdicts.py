@@ -12,6 +12,7 @@ The verdicts, and the cells zeroed, are also left in the autograded notebook's m
 (:data:`RECORD_KEY`), written after the metadata cleaner, where :func:`recorded_verdicts` reads them
 back for the student's results.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,9 @@ NO_VERDICT = Verdict(False, "unverified", "no hidden check passed this test in t
 class ApplyVerdicts(NbGraderPreprocessor):
     """Zero every graded cell that scored in the kernel but was not passed by its hidden checks."""
 
-    course_root = Unicode(help="The course whose .kit/ records the cells the kit zeroed "
-                               "(default: CourseDirectory.root).").tag(config=True)
+    course_root = Unicode(
+        help="The course whose .kit/ records the cells the kit zeroed (default: CourseDirectory.root)."
+    ).tag(config=True)
 
     @default("course_root")
     def _default_course_root(self) -> str:

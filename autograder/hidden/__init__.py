@@ -13,6 +13,7 @@ Every check is wrapped by :func:`hidden_check`, which
 
 Cases are drawn at grading time from fresh entropy; ``AUTOGRADER_SEED`` fixes them for debugging.
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,9 +23,9 @@ import numpy as np
 
 from ..channel import ENV as CHANNEL_ENV
 from ..channel.client import quiet  # warnings and stderr silenced while student code runs
-from ..channel.fixtures import watch  # noqa: F401 - a check that must see its argument changed in place
+from ..channel.fixtures import watch as watch  # a check that must see its argument changed in place
 from .diagnostics import Diagnosis
-from .voice import expect_array  # noqa: F401 - shared with the notebooks' self-checks
+from .voice import expect_array as expect_array  # shared with the notebooks' self-checks
 
 
 def grading_rng() -> np.random.Generator:
@@ -84,6 +85,8 @@ def expect_raises(what: str, fn, allowed: tuple, hint: str) -> None:
         raise Diagnosis("not-implemented", f"{what} still raises NotImplementedError: fill in its stub.") from None
     except (Exception, SystemExit) as e:
         names = " or ".join(a.__name__ for a in allowed)
-        raise Diagnosis("wrong-error", f"{what} should raise {names} ({hint}), but raised {type(e).__name__}: {e}") from None
+        raise Diagnosis(
+            "wrong-error", f"{what} should raise {names} ({hint}), but raised {type(e).__name__}: {e}"
+        ) from None
     names = " or ".join(a.__name__ for a in allowed)
     raise Diagnosis("no-error-raised", f"{what} should raise {names} ({hint}), but it returned normally.")

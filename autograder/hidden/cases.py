@@ -16,6 +16,7 @@ diagnosis, or None when the case passes.
 Only the grading process imports this module (it needs Hypothesis); the notebooks' kernels and the
 hidden checks themselves never do.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -60,18 +61,19 @@ def _written(value) -> str:
             return number(a) if a.ndim == 0 and a.dtype.kind in "f" else repr(value)[:200]
         except (TypeError, ValueError):
             return repr(value)[:200]
-    return np.array2string(a.real, separator=", ", max_line_width=10**6, threshold=WHOLE,
-                           formatter={"float_kind": number})
+    return np.array2string(
+        a.real, separator=", ", max_line_width=10**6, threshold=WHOLE, formatter={"float_kind": number}
+    )
 
 
 @dataclass
 class Outcome:
     """One case run on the student's code."""
 
-    call: str                   # the call, every argument written out
-    name: str                   # what the result is called in the line: "dP", "forward(idx)"
-    want: object                # the right result, from the check's reference
-    got: object = NO_RESULT     # what the student's code returned
+    call: str  # the call, every argument written out
+    name: str  # what the result is called in the line: "dP", "forward(idx)"
+    want: object  # the right result, from the check's reference
+    got: object = NO_RESULT  # what the student's code returned
     diagnosis: Diagnosis | None = None  # how the check judges this case; None: it passes
 
     def line(self) -> str:
@@ -142,6 +144,7 @@ def batches(draw, ids: bool = True, dout: bool = True, tables: tuple = (), input
 
 # ------------------------------------------------------------------------------------------------ helpers
 
+
 def _constructor(cls_name: str, **sizes) -> str:
     return f"{cls_name}(" + ", ".join(f"{k}={v}" for k, v in sizes.items()) + ")"
 
@@ -150,18 +153,20 @@ def _set_tables(obj, **tables) -> bool:
     """Give the student's object these tables; False if it does not keep them as given."""
     for name, value in tables.items():
         setattr(obj, name, value.copy())
-    return all(np.array_equal(np.asarray(getattr(obj, name), dtype=np.float64), value)
-               for name, value in tables.items())
+    return all(
+        np.array_equal(np.asarray(getattr(obj, name), dtype=np.float64), value) for name, value in tables.items()
+    )
 
 
 def _positions(dout, block_size):
     """The right dP: rows :T hold dout summed over the batch, the rest zero."""
     dP = np.zeros((block_size, dout.shape[2]))
-    dP[:dout.shape[1]] = dout.sum(axis=0)
+    dP[: dout.shape[1]] = dout.sum(axis=0)
     return dP
 
 
 # ------------------------------------------------------------------------------------------------ lesson 1
+
 
 @st.composite
 def softmax_cases(draw):
@@ -189,16 +194,23 @@ def run_softmax(student, case) -> Outcome:
 @st.composite
 def attention_cases(draw):
     B, T, C, hs = (draw(st.integers(1, 3)) for _ in range(4))
-    return {"X": draw(numbers((B, T, C))), "Wq": draw(numbers((C, hs))), "Wk": draw(numbers((C, hs))),
-            "Wv": draw(numbers((C, hs)))}
+    return {
+        "X": draw(numbers((B, T, C))),
+        "Wq": draw(numbers((C, hs))),
+        "Wk": draw(numbers((C, hs))),
+        "Wv": draw(numbers((C, hs))),
+    }
 
 
 def run_attention(student, case) -> Outcome:
     """attention_values on one case: any constant scale of the scores passes (attention_scaling judges it)."""
     self_attention, softmax = student
     X, Wq, Wk, Wv = (case[k] for k in ("X", "Wq", "Wk", "Wv"))
-    out = Outcome(f"self_attention(X={show(X)}, Wq={show(Wq)}, Wk={show(Wk)}, Wv={show(Wv)})", "output",
-                  lesson01._attention(X, Wq, Wk, Wv))
+    out = Outcome(
+        f"self_attention(X={show(X)}, Wq={show(Wq)}, Wk={show(Wk)}, Wv={show(Wv)})",
+        "output",
+        lesson01._attention(X, Wq, Wk, Wv),
+    )
     rng = np.random.default_rng(0)  # the probe of the student's softmax draws its scores from it
     with out.judging():
         got = lesson01._run_attention(self_attention, softmax, rng, X.copy(), Wq.copy(), Wk.copy(), Wv.copy())
@@ -212,11 +224,15 @@ def run_attention(student, case) -> Outcome:
 
 # ------------------------------------------------------------------------------------------------ lesson 2
 
+
 def run_embedding_forward(student, case) -> Outcome:
     (Embedding,) = student
     V, C, idx, E = case["V"], case["C"], case["idx"], case["E"]
-    out = Outcome(f"{_constructor('Embedding', vocab_size=V, C=C)} with E = {show(E)}, forward({show(idx)})",
-                  "forward(idx)", E[idx])
+    out = Outcome(
+        f"{_constructor('Embedding', vocab_size=V, C=C)} with E = {show(E)}, forward({show(idx)})",
+        "forward(idx)",
+        E[idx],
+    )
     with out.judging():
         emb = call("Embedding(vocab_size, C)", Embedding, V, C)
         if not _set_tables(emb, E=E):
@@ -235,8 +251,9 @@ def run_embedding_backward(student, case) -> Outcome:
     (Embedding,) = student
     V, C, idx, G = case["V"], case["C"], case["idx"], case["dout"]
     want = lesson02.scatter_add(idx, G, V)
-    out = Outcome(f"{_constructor('Embedding', vocab_size=V, C=C)}, forward({show(idx)}), backward({show(G)})",
-                  "dE", want)
+    out = Outcome(
+        f"{_constructor('Embedding', vocab_size=V, C=C)}, forward({show(idx)}), backward({show(G)})", "dE", want
+    )
     with out.judging():
         emb = call("Embedding(vocab_size, C)", Embedding, V, C)
         call("Embedding.forward", emb.forward, idx.copy())
@@ -267,11 +284,14 @@ def run_rel_error(student, case) -> Outcome:
         except (TypeError, ValueError):
             raise Diagnosis("wrong-value", "rel_error should return one float.") from None
         if not np.isclose(got, want, rtol=1e-9, atol=0):
-            raise Diagnosis("wrong-value", "rel_error(a, b) is not the largest entry of |a - b| / max(1e-12, |a| + |b|).")
+            raise Diagnosis(
+                "wrong-value", "rel_error(a, b) is not the largest entry of |a - b| / max(1e-12, |a| + |b|)."
+            )
     return out
 
 
 # ------------------------------------------------------------------------------------------------ lesson 3
+
 
 @st.composite
 def table_cases(draw, widths=(1, 2, 3, 4), bases=(None,)):
@@ -287,32 +307,41 @@ def shift_cases(draw, bases=(None,)):
 def _function_of_sizes(function: str, name: str, first: str, make, judge, reference):
     """``run`` for a lesson-3 function of (a first size, C, base): its call through ``make`` (which names it
     too), judged by ``judge``, the right answer from ``reference``."""
+
     def run(student, case) -> Outcome:
         n, C, base = case[first], case["C"], case["base"]
         b = lesson03.DEFAULT_BASE if base is None else base
-        out = Outcome(f"{function}({n}, {C}" + ("" if base is None else f", base={base:g}") + ")", name,
-                      reference(n, C, b))
+        out = Outcome(
+            f"{function}({n}, {C}" + ("" if base is None else f", base={base:g}") + ")", name, reference(n, C, b)
+        )
         with out.judging():
             what, out.got = make(student[0], n, C, base)
             judge(out.got, n, C, b, what)
         return out
+
     return run
 
 
-run_table = _function_of_sizes("sinusoidal_table", "table", "T", lesson03._table, lesson03._judge_table,
-                               lesson03._reference_table)
-run_shift = _function_of_sizes("shift_matrix", "matrix", "k", lesson03._shift, lesson03._judge_shift,
-                               lesson03._reference_shift)
+run_table = _function_of_sizes(
+    "sinusoidal_table", "table", "T", lesson03._table, lesson03._judge_table, lesson03._reference_table
+)
+run_shift = _function_of_sizes(
+    "shift_matrix", "matrix", "k", lesson03._shift, lesson03._judge_shift, lesson03._reference_shift
+)
 
 
 # ------------------------------------------------------------------------------------------------ lesson 4
+
 
 def run_positional_forward(student, case) -> Outcome:
     (PositionalEmbedding,) = student
     block_size, C, P, x = case["block_size"], case["C"], case["P"], case["x"]
     T = x.shape[1]
-    out = Outcome(f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)} with P = {show(P)}, "
-                  f"forward({show(x)})", "forward(x)", x + P[:T])
+    out = Outcome(
+        f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)} with P = {show(P)}, forward({show(x)})",
+        "forward(x)",
+        x + P[:T],
+    )
     with out.judging():
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
         if not _set_tables(pe, P=P):
@@ -333,15 +362,19 @@ def run_positional_dP(student, case) -> Outcome:
     block_size, C, G, x = case["block_size"], case["C"], case["dout"], case["x"]
     T = x.shape[1]
     want = _positions(G, block_size)
-    out = Outcome(f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), "
-                  f"backward({show(G)})", "dP", want)
+    out = Outcome(
+        f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), backward({show(G)})",
+        "dP",
+        want,
+    )
     with out.judging():
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
         lesson04.call_forward("PositionalEmbedding.forward", pe.forward, x.copy(), T, block_size)
         call("PositionalEmbedding.backward", pe.backward, G.copy())
         out.got = pe.dP
-        dP = lesson04.expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", out.got,
-                                  (block_size, C), T)
+        dP = lesson04.expect_grad(
+            f"self.dP after backward (T={T}, block_size={block_size})", out.got, (block_size, C), T
+        )
         lesson04.dP_diagnosis(np.array(dP, copy=True), want, G, T)
     return out
 
@@ -350,8 +383,11 @@ def run_positional_dx(student, case) -> Outcome:
     (PositionalEmbedding,) = student
     block_size, C, G, x = case["block_size"], case["C"], case["dout"], case["x"]
     T = x.shape[1]
-    out = Outcome(f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), "
-                  f"backward({show(G)})", "gradient for x", G.copy())
+    out = Outcome(
+        f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), backward({show(G)})",
+        "gradient for x",
+        G.copy(),
+    )
     with out.judging():
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
         lesson04.call_forward("PositionalEmbedding.forward", pe.forward, x.copy(), T, block_size)
@@ -367,6 +403,7 @@ def run_positional_dx(student, case) -> Outcome:
 
 # ------------------------------------------------------------------------------------------------ lesson 5
 
+
 def _layer(V, block_size, C) -> str:
     return _constructor("EmbeddingLayer", vocab_size=V, block_size=block_size, C=C)
 
@@ -375,8 +412,11 @@ def run_layer_forward(student, case) -> Outcome:
     (EmbeddingLayer,) = student
     V, block_size, C, idx, E, P = (case[k] for k in ("V", "block_size", "C", "idx", "E", "P"))
     T = idx.shape[1]
-    out = Outcome(f"{_layer(V, block_size, C)} with E = {show(E)} and P = {show(P)}, forward({show(idx)})",
-                  "forward(idx)", E[idx] + P[:T])
+    out = Outcome(
+        f"{_layer(V, block_size, C)} with E = {show(E)} and P = {show(P)}, forward({show(idx)})",
+        "forward(idx)",
+        E[idx] + P[:T],
+    )
     with out.judging():
         layer = call("EmbeddingLayer(vocab_size, block_size, C)", EmbeddingLayer, V, block_size, C)
         if not _set_tables(layer, E=E, P=P):
@@ -411,8 +451,9 @@ def _layer_backward(EmbeddingLayer, case, name: str) -> Outcome:
                 lesson05._dE_diagnosis(EmbeddingLayer, dE, want, idx, report)
         else:
             out.got = layer.dP
-            dP = lesson05.expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", out.got,
-                                      (block_size, C), T)
+            dP = lesson05.expect_grad(
+                f"self.dP after backward (T={T}, block_size={block_size})", out.got, (block_size, C), T
+            )
             lesson05.dP_diagnosis(np.array(dP, copy=True), want, G, T)
     return out
 

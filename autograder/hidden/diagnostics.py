@@ -9,5 +9,18 @@ source, no test inputs.
 The words themselves live in :mod:`.voice`, which the notebooks' self-checks share (the build copies
 it into every notebook); this module is the name the rest of the kit imports them by.
 """
-from .voice import (CATALOGUE, GENERIC, KNOWN_IDS, RELATIONSHIPS, VOICE, Diagnosis, expect_close, fmt,  # noqa: F401
-                    relationship, say)
+
+from .voice import CATALOGUE, GENERIC, KNOWN_IDS, RELATIONSHIPS, VOICE, Diagnosis, expect_close, fmt, relationship, say
+
+__all__ = [
+    "CATALOGUE",
+    "GENERIC",
+    "KNOWN_IDS",
+    "RELATIONSHIPS",
+    "VOICE",
+    "Diagnosis",
+    "expect_close",
+    "fmt",
+    "relationship",
+    "say",
+]

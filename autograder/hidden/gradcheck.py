@@ -1,4 +1,5 @@
 """Tiny float64 numerical-gradient tools, in the spirit of CS231n's gradient_check.py."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

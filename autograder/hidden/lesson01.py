@@ -13,14 +13,13 @@ softmax-unstable and attention-unscaled are told through ``say``, in the words t
 self-checks use; a softmax or an attention that normalises over the wrong axis is the relationship
 ``wrong-axis``, an output with two axes swapped ``transposed``.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import Diagnosis, fmt, relationship, say
 from . import call, expect_array, grading_rng, hidden_check, watch
-
-
+from .diagnostics import Diagnosis, fmt, relationship, say
 
 # --------------------------------------------------------------------------- references
 
@@ -77,22 +76,30 @@ def _describe_softmax(got, x, axis, default_axis=False):
     ax = axis % nd
     call_text = "softmax(x)" if default_axis else f"softmax(x, axis={axis})"
     if not np.all(np.isfinite(got)):
-        return "wrong-value", (f"{call_text} returned {int(np.sum(~np.isfinite(got)))} non-finite value(s) (inf or nan) "
-                               f"for inputs between {x.min():.3g} and {x.max():.3g}.")
+        return "wrong-value", (
+            f"{call_text} returned {int(np.sum(~np.isfinite(got)))} non-finite value(s) (inf or nan) "
+            f"for inputs between {x.min():.3g} and {x.max():.3g}."
+        )
     for other in range(nd):
         if other != ax and _same(got, _softmax(x, other)):
             if default_axis:
-                return "wrong-axis", (f"softmax(x) with the default axis should normalise along the last axis (axis=-1), "
-                                      f"so every slice along it sums to 1; yours normalises along axis {other}. Check the "
-                                      "default value of the axis parameter.")
+                return "wrong-axis", (
+                    f"softmax(x) with the default axis should normalise along the last axis (axis=-1), "
+                    f"so every slice along it sums to 1; yours normalises along axis {other}. Check the "
+                    "default value of the axis parameter."
+                )
             hint = " The axis argument seems to be ignored:" if other == nd - 1 else ""
-            return "wrong-axis", (f"{call_text} should make every slice along axis {axis} sum to 1, but yours normalises "
-                                  f"along axis {other}.{hint} pass axis on to both the max and the sum (with keepdims=True).")
+            return "wrong-axis", (
+                f"{call_text} should make every slice along axis {axis} sum to 1, but yours normalises "
+                f"along axis {other}.{hint} pass axis on to both the max and the sum (with keepdims=True)."
+            )
     e = np.exp(x - x.max())
     if _same(got, e / e.sum()):
-        return "wrong-value", (f"{call_text} divides by the sum over the whole array, so all entries together sum to 1; "
-                               f"each slice along axis {axis} must sum to 1 on its own: sum along axis={axis} with "
-                               "keepdims=True.")
+        return "wrong-value", (
+            f"{call_text} divides by the sum over the whole array, so all entries together sum to 1; "
+            f"each slice along axis {axis} must sum to 1 on its own: sum along axis={axis} with "
+            "keepdims=True."
+        )
     for max_keep in (True, False):
         for sum_keep in (True, False):
             if max_keep and sum_keep:
@@ -104,30 +111,40 @@ def _describe_softmax(got, x, axis, default_axis=False):
             except ValueError:
                 continue
             if _same(got, variant):
-                which = "the max and the sum" if not (max_keep or sum_keep) else ("the max" if not max_keep else "the sum")
-                return "wrong-value", (f"{call_text} is off because {which} along axis {axis} lost that axis and "
-                                       f"broadcast against the wrong axis of x: reduce with keepdims=True so the result "
-                                       "lines up with x.")
+                which = (
+                    "the max and the sum" if not (max_keep or sum_keep) else ("the max" if not max_keep else "the sum")
+                )
+                return "wrong-value", (
+                    f"{call_text} is off because {which} along axis {axis} lost that axis and "
+                    f"broadcast against the wrong axis of x: reduce with keepdims=True so the result "
+                    "lines up with x."
+                )
     for other in range(nd):
         if other == ax:
             continue
         ez = np.exp(x - np.max(x, axis=other, keepdims=True))
         if _same(got, ez / np.sum(ez, axis=axis, keepdims=True)):
-            return "wrong-value", (f"{call_text} subtracts the max along axis {other} but normalises along axis {axis}; "
-                                   f"the shift only cancels when it is constant along the normalised axis: take the max "
-                                   f"along axis {axis}.")
+            return "wrong-value", (
+                f"{call_text} subtracts the max along axis {other} but normalises along axis {axis}; "
+                f"the shift only cancels when it is constant along the normalised axis: take the max "
+                f"along axis {axis}."
+            )
     found = relationship(got, want, sizes={f"x.shape[{axis}]": x.shape[ax]})
     if found is not None:
         return found[0], f"{call_text} is {found[1]}: every slice along axis {axis} should sum to 1."
     sums = np.sum(got, axis=axis)
     if not np.allclose(sums, 1.0):
-        return "wrong-value", (f"{call_text}: every slice along axis {axis} should sum to 1; yours sum to values between "
-                               f"{sums.min():.6g} and {sums.max():.6g}.")
+        return "wrong-value", (
+            f"{call_text}: every slice along axis {axis} should sum to 1; yours sum to values between "
+            f"{sums.min():.6g} and {sums.max():.6g}."
+        )
     err = np.abs(got - want)
     where = np.unravel_index(int(np.argmax(err)), err.shape)
     where_txt = ", ".join(str(int(i)) for i in where)
-    return "wrong-value", (f"{call_text} is off by up to {err.max():.3g}; entry [{where_txt}] should be {want[where]:.6g}, "
-                           f"got {got[where]:.6g}.")
+    return "wrong-value", (
+        f"{call_text} is off by up to {err.max():.3g}; entry [{where_txt}] should be {want[where]:.6g}, "
+        f"got {got[where]:.6g}."
+    )
 
 
 def _call_softmax(softmax, x, axis):
@@ -137,7 +154,11 @@ def _call_softmax(softmax, x, axis):
     except NotImplementedError:
         raise Diagnosis("not-implemented", "softmax still raises NotImplementedError: fill in its stub.") from None
     except ValueError as e:
-        hint = " (reduce along the axis with keepdims=True so the result broadcasts against x)" if "broadcast" in str(e) else ""
+        hint = (
+            " (reduce along the axis with keepdims=True so the result broadcasts against x)"
+            if "broadcast" in str(e)
+            else ""
+        )
         raise Diagnosis("crashed", f"{what} for x of shape {x.shape} raised ValueError: {e}{hint}") from None
     except Exception as e:
         raise Diagnosis("crashed", f"{what} for x of shape {x.shape} raised {type(e).__name__}: {e}") from None
@@ -148,9 +169,11 @@ def _softmax_case(softmax, x, axis):
     got = _call_softmax(softmax, x, axis)
     label = "softmax(x)" if axis is None else f"softmax(x, axis={axis})"
     if not np.array_equal(x, x0, equal_nan=True):
-        raise Diagnosis("side-effect",
-                        f"{label} changed its input x (by up to {np.nanmax(np.abs(x - x0)):.3g}). Build a new array, "
-                        "e.g. z = x - x.max(axis=axis, keepdims=True), instead of x -= ... which overwrites the caller's scores.")
+        raise Diagnosis(
+            "side-effect",
+            f"{label} changed its input x (by up to {np.nanmax(np.abs(x - x0)):.3g}). Build a new array, "
+            "e.g. z = x - x.max(axis=axis, keepdims=True), instead of x -= ... which overwrites the caller's scores.",
+        )
     got = expect_array(f"{label} for x of shape {x.shape}", got, x0.shape)
     return got, x0
 
@@ -168,7 +191,7 @@ def softmax_values(softmax):
     p, q, r = _dims(rng, 3)
     cases = [
         ((int(rng.integers(3, 9)),), None),
-        ((k, k), None),                 # square: a missing keepdims shows as wrong values, not a crash
+        ((k, k), None),  # square: a missing keepdims shows as wrong values, not a crash
         ((a, b), 0),
         ((p, q, r), 1),
         ((q, r, p), -1),
@@ -207,14 +230,26 @@ def softmax_stable(softmax):
             xs, gs = x0[tuple(idx)], got[tuple(idx)]
             e = np.exp(x0 - x0.max())
             global_max = e / np.sum(e, axis=ax, keepdims=True)
-            if where.startswith("with rows") and bad.shape == global_max.shape and np.array_equal(bad, ~np.isfinite(global_max)):
-                raise say("softmax-unstable", detail=(
-                    f"Subtract the max along the axis you normalise, not the max of the whole array: in {label} for x "
-                    f"{where}, the slice {fmt(xs)} lies {x0.max() - xs.max():.0f} below the overall max, every exp in it "
-                    f"underflows to 0 and it becomes 0/0 (it gave {fmt(gs)})."))
-            raise say("softmax-unstable", detail=(
-                f"{label} for x {where} gave {int(bad.sum())} inf/nan value(s), e.g. softmax({fmt(xs)}) = {fmt(gs)}: "
-                "the ratio became inf/inf or 0/0."))
+            if (
+                where.startswith("with rows")
+                and bad.shape == global_max.shape
+                and np.array_equal(bad, ~np.isfinite(global_max))
+            ):
+                raise say(
+                    "softmax-unstable",
+                    detail=(
+                        f"Subtract the max along the axis you normalise, not the max of the whole array: in {label} for x "
+                        f"{where}, the slice {fmt(xs)} lies {x0.max() - xs.max():.0f} below the overall max, every exp in it "
+                        f"underflows to 0 and it becomes 0/0 (it gave {fmt(gs)})."
+                    ),
+                )
+            raise say(
+                "softmax-unstable",
+                detail=(
+                    f"{label} for x {where} gave {int(bad.sum())} inf/nan value(s), e.g. softmax({fmt(xs)}) = {fmt(gs)}: "
+                    "the ratio became inf/inf or 0/0."
+                ),
+            )
         kind, text = _describe_softmax(got, x0, ax, default_axis=axis is None)
         raise Diagnosis(kind, f"for x {where}: {text}")
 
@@ -226,7 +261,10 @@ def _softmax_fault(softmax, rng):
     """What is wrong with the student's softmax on (B, T, T) scores along the last axis, or None."""
     s = rng.normal(0.0, 1.5, size=(2, 3, 4))
     want = _softmax(s, -1)
-    for label, form in (("softmax(scores)", lambda v: softmax(v)), ("softmax(scores, axis=-1)", lambda v: softmax(v, axis=-1))):
+    for label, form in (
+        ("softmax(scores)", lambda v: softmax(v)),
+        ("softmax(scores, axis=-1)", lambda v: softmax(v, axis=-1)),
+    ):
         v = s.copy()
         try:
             got = form(v)
@@ -237,7 +275,9 @@ def _softmax_fault(softmax, rng):
         if not isinstance(got, np.ndarray) or got.shape != s.shape:
             return f"{label} for scores of shape {s.shape} returns shape {np.shape(got)}"
         if not _same(got, want, rtol=1e-9, atol=1e-12):
-            _, problem = _describe_softmax(np.asarray(got, dtype=np.float64), s, -1, default_axis=label == "softmax(scores)")
+            _, problem = _describe_softmax(
+                np.asarray(got, dtype=np.float64), s, -1, default_axis=label == "softmax(scores)"
+            )
             return problem.replace("softmax(x)", label)
     return None
 
@@ -249,34 +289,50 @@ def _student_softmax_versions(softmax):
 
 ATTENTION_VARIANTS = {  # name -> (the wrong attention, the id it is told with, what is wrong)
     "softmax-queries": (
-        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=-2) @ (X @ Wv), "wrong-axis",
+        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=-2) @ (X @ Wv),
+        "wrong-axis",
         "the softmax runs over the queries (axis -2 / axis 1), so each column of the weights sums to 1. It must run "
-        "over the keys, the last axis: row t of the weights is how query t spreads its attention, and it sums to 1."),
+        "over the keys, the last axis: row t of the weights is how query t spreads its attention, and it sums to 1.",
+    ),
     "softmax-batch": (
-        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=0) @ (X @ Wv), "wrong-axis",
+        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wq, Wk, s), axis=0) @ (X @ Wv),
+        "wrong-axis",
         "the softmax runs over the batch axis (axis 0), mixing different sequences. It must run over the keys, the "
-        "last axis of the (B, T, T) scores: softmax(scores, axis=-1)."),
+        "last axis of the (B, T, T) scores: softmax(scores, axis=-1).",
+    ),
     "weights-transposed": (
-        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s).swapaxes(-1, -2) @ (X @ Wv), "wrong-value",
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s).swapaxes(-1, -2) @ (X @ Wv),
+        "wrong-value",
         "the attention weights are transposed before multiplying V: the output is weights @ V, with row t of the "
-        "weights (query t over all keys) averaging the values."),
+        "weights (query t over all keys) averaging the values.",
+    ),
     "keys-times-queries": (
-        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wk, Wq, s)) @ (X @ Wv), "wrong-value",
+        lambda X, Wq, Wk, Wv, s: _softmax(_scores(X, Wk, Wq, s)) @ (X @ Wv),
+        "wrong-value",
         "the scores are K @ Q^T (keys by queries) instead of Q @ K^T: entry [t, s] must compare query t with key s "
-        "(or Wq and Wk are swapped)."),
+        "(or Wq and Wk are swapped).",
+    ),
     "no-softmax": (
-        lambda X, Wq, Wk, Wv, s: _scores(X, Wq, Wk, s) @ (X @ Wv), "wrong-value",
-        "the scores multiply V directly: turn them into weights with softmax over the last axis first."),
+        lambda X, Wq, Wk, Wv, s: _scores(X, Wq, Wk, s) @ (X @ Wv),
+        "wrong-value",
+        "the scores multiply V directly: turn them into weights with softmax over the last axis first.",
+    ),
     "no-value-projection": (
-        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ X, "wrong-value",
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ X,
+        "wrong-value",
         "the weights average the inputs X instead of the values: the output is weights @ V with V = X @ Wv "
-        "(the value projection)."),
+        "(the value projection).",
+    ),
     "values-with-wq": (
-        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wq), "wrong-value",
-        "the values are projected with Wq: V = X @ Wv."),
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wq),
+        "wrong-value",
+        "the values are projected with Wq: V = X @ Wv.",
+    ),
     "values-with-wk": (
-        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wk), "wrong-value",
-        "the values are projected with Wk: V = X @ Wv."),
+        lambda X, Wq, Wk, Wv, s: _weights(X, Wq, Wk, s) @ (X @ Wk),
+        "wrong-value",
+        "the values are projected with Wk: V = X @ Wv.",
+    ),
 }
 
 
@@ -302,14 +358,20 @@ def _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv):
         out = self_attention(X, Wq, Wk, Wv)
     except NotImplementedError as e:
         if _raised_in(e, softmax):
-            raise Diagnosis("not-implemented", "self_attention calls softmax, which still raises NotImplementedError: "
-                                               "fill in softmax first.") from None
-        raise Diagnosis("not-implemented", "self_attention still raises NotImplementedError: fill in its stub.") from None
+            raise Diagnosis(
+                "not-implemented",
+                "self_attention calls softmax, which still raises NotImplementedError: fill in softmax first.",
+            ) from None
+        raise Diagnosis(
+            "not-implemented", "self_attention still raises NotImplementedError: fill in its stub."
+        ) from None
     except (Exception, SystemExit) as e:
         message = f"self_attention(X, Wq, Wk, Wv) raised {type(e).__name__}: {e}"
         if "matmul" in str(e):
-            message += (" (on a 3-D array K.T reverses all three axes; transpose only the last two, "
-                        "K.swapaxes(-1, -2), and check the shapes of Q, K and V)")
+            message += (
+                " (on a 3-D array K.T reverses all three axes; transpose only the last two, "
+                "K.swapaxes(-1, -2), and check the shapes of Q, K and V)"
+            )
         fault = _softmax_fault(softmax, rng)
         if fault:
             message += f"\nIt calls your softmax, which is where the fault is: {fault}"
@@ -323,21 +385,28 @@ def _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv):
         except (TypeError, ValueError):
             found = None
         if found is not None and found[0] == "transposed":
-            raise Diagnosis("transposed", f"self_attention(X, Wq, Wk, Wv) for X of shape {X.shape} and W of shape ({C}, "
-                                          f"{hs}) is {found[1]}: it should have shape (B, T, hs) = {(B, T, hs)}, got "
-                                          f"{out.shape}.")
+            raise Diagnosis(
+                "transposed",
+                f"self_attention(X, Wq, Wk, Wv) for X of shape {X.shape} and W of shape ({C}, "
+                f"{hs}) is {found[1]}: it should have shape (B, T, hs) = {(B, T, hs)}, got "
+                f"{out.shape}.",
+            )
         if out.shape == (B, T, C) and C != hs:
             raise Diagnosis(
                 "wrong-shape",
                 f"self_attention for X {X.shape} and W of shape ({C}, {hs}) returned shape {out.shape}, the width C = {C} "
                 f"of X, not the head size hs = {hs}: the output is weights @ V with V = X @ Wv (the value projection), "
-                f"so it should have shape {(B, T, hs)}.")
+                f"so it should have shape {(B, T, hs)}.",
+            )
         if out.shape == (B, T, T) and T != hs:
             raise Diagnosis(
                 "wrong-shape",
                 f"self_attention returned shape {out.shape}, the shape of the attention weights; the output is "
-                f"weights @ V, shape {(B, T, hs)}.")
-    return expect_array(f"self_attention(X, Wq, Wk, Wv) for X of shape {X.shape} and W of shape ({C}, {hs})", out, (B, T, hs))
+                f"weights @ V, shape {(B, T, hs)}.",
+            )
+    return expect_array(
+        f"self_attention(X, Wq, Wk, Wv) for X of shape {X.shape} and W of shape ({C}, {hs})", out, (B, T, hs)
+    )
 
 
 def _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, lead):
@@ -357,8 +426,9 @@ def _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, lead):
                     raise Diagnosis(
                         "wrong-value",
                         f"{lead} self_attention itself looks right, but it calls your softmax, which is wrong: {fault} "
-                        "Fix softmax (its own test says more) and this test passes too.")
-    for name, (variant, kind, why) in ATTENTION_VARIANTS.items():
+                        "Fix softmax (its own test says more) and this test passes too.",
+                    )
+    for variant, kind, why in ATTENTION_VARIANTS.values():
         for s in scales.values():
             candidate = variant(X, Wq, Wk, Wv, s)
             if _same(out, candidate):
@@ -376,7 +446,8 @@ def _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, lead):
         "wrong-value",
         f"{lead} self_attention(X, Wq, Wk, Wv) differs from softmax(Q K^T / sqrt(hs)) @ V by up to {err.max():.3g}: "
         f"out[{b}, {t}, {j}] should be {want[b, t, j]:.6g}, got {out[b, t, j]:.6g}. Check Q = X @ Wq, K = X @ Wk, "
-        f"V = X @ Wv, the scores Q @ K.swapaxes(-1, -2), the softmax over the last axis, and weights @ V.{note}")
+        f"V = X @ Wv, the scores Q @ K.swapaxes(-1, -2), the softmax over the last axis, and weights @ V.{note}",
+    )
 
 
 def _size(rng, lo, hi, *avoid):
@@ -410,8 +481,8 @@ def attention_values(self_attention, softmax):
     C3 = _size(rng, 2, 6, B3, T3)
     cases = [
         (B1, T1, C1, hs1),  # hs != C
-        (2, T2, C2, C2),    # hs == C
-        (B3, T3, C3, 1),    # hs == 1
+        (2, T2, C2, C2),  # hs == C
+        (B3, T3, C3, 1),  # hs == 1
     ]
     for B, T, C, hs in cases:
         X, (Wq, Wk, Wv) = _draw_attention(rng, B, T, C, hs)
@@ -439,12 +510,12 @@ def attention_scaling(self_attention, softmax):
         scales = _scales(C, hs)
         details = {
             "none": f"with hs = {hs} every score should be divided by sqrt({hs}) = {root:.4g}, but your output matches "
-                    "unscaled scores Q @ K^T. Unscaled scores grow with the head size and push the softmax towards "
-                    "one-hot weights.",
+            "unscaled scores Q @ K^T. Unscaled scores grow with the head size and push the softmax towards "
+            "one-hot weights.",
             "1/hs": f"your output matches Q @ K^T / {hs}, divided by the head size itself; divide by sqrt({hs}) = "
-                    f"{root:.4g} instead.",
+            f"{root:.4g} instead.",
             "1/sqrt(C)": f"your output matches Q @ K^T / sqrt({C}): the head size is hs = Wq.shape[1] = {hs}, not the "
-                         f"width of X, C = {C}.",
+            f"width of X, C = {C}.",
             "1/C": f"your output matches Q @ K^T / {C}, the width of X; divide by sqrt(hs) = sqrt({hs}) = {root:.4g}.",
             "*sqrt(hs)": f"your output matches Q @ K^T * sqrt({hs}): divide by sqrt(hs), don't multiply.",
         }
@@ -467,8 +538,10 @@ def _perm(rng, T):
 
 def _as_gap(got, label):
     if isinstance(got, np.ndarray) and got.size != 1:
-        raise Diagnosis("wrong-value", f"{label} should return one float (the largest absolute difference), got an array "
-                                       f"of shape {got.shape}.")
+        raise Diagnosis(
+            "wrong-value",
+            f"{label} should return one float (the largest absolute difference), got an array of shape {got.shape}.",
+        )
     try:
         value = float(got)
     except (TypeError, ValueError):
@@ -496,35 +569,62 @@ def _gap_variants(sa, X, perm, Wq, Wk, Wv, P):
     d = first - after
     m = lambda a: float(np.max(np.abs(a)))  # noqa: E731
     out = {
-        "output-not-permuted": (m(first - full),
-                                "compares self_attention(X[:, perm] + pos) with self_attention(X + pos) without "
-                                "shuffling the second output: row t of the first belongs to token perm[t], so compare "
-                                "it with self_attention(X + pos)[:, perm]."),
-        "input-not-permuted": (m(full - after),
-                               "compares self_attention(X + pos) with its own shuffled copy: the first term must "
-                               "attend over the shuffled tokens, self_attention(X[:, perm] + pos, ...)."),
-        "inverse-permutation": (m(first - full[:, np.argsort(perm)]),
-                                "shuffles the output with the inverse permutation: to line up with "
-                                "self_attention(X[:, perm] + pos), index the other output with the same perm, [:, perm]."),
-        "mean": (float(np.mean(np.abs(d))), "returns the mean absolute difference; the gap is the largest one, np.max(np.abs(...))."),
-        "sum": (float(np.sum(np.abs(d))), "returns the sum of the absolute differences; the gap is the largest one, np.max(np.abs(...))."),
-        "norm": (float(np.linalg.norm(d)), "returns the norm of the difference; the gap is the largest absolute entry, np.max(np.abs(...))."),
-        "signed": (float(np.max(d)), "returns the largest signed difference; take the absolute value first, np.max(np.abs(...))."),
-        "signed-reversed": (float(np.max(-d)), "returns the largest signed difference; take the absolute value first, np.max(np.abs(...))."),
+        "output-not-permuted": (
+            m(first - full),
+            "compares self_attention(X[:, perm] + pos) with self_attention(X + pos) without "
+            "shuffling the second output: row t of the first belongs to token perm[t], so compare "
+            "it with self_attention(X + pos)[:, perm].",
+        ),
+        "input-not-permuted": (
+            m(full - after),
+            "compares self_attention(X + pos) with its own shuffled copy: the first term must "
+            "attend over the shuffled tokens, self_attention(X[:, perm] + pos, ...).",
+        ),
+        "inverse-permutation": (
+            m(first - full[:, np.argsort(perm)]),
+            "shuffles the output with the inverse permutation: to line up with "
+            "self_attention(X[:, perm] + pos), index the other output with the same perm, [:, perm].",
+        ),
+        "mean": (
+            float(np.mean(np.abs(d))),
+            "returns the mean absolute difference; the gap is the largest one, np.max(np.abs(...)).",
+        ),
+        "sum": (
+            float(np.sum(np.abs(d))),
+            "returns the sum of the absolute differences; the gap is the largest one, np.max(np.abs(...)).",
+        ),
+        "norm": (
+            float(np.linalg.norm(d)),
+            "returns the norm of the difference; the gap is the largest absolute entry, np.max(np.abs(...)).",
+        ),
+        "signed": (
+            float(np.max(d)),
+            "returns the largest signed difference; take the absolute value first, np.max(np.abs(...)).",
+        ),
+        "signed-reversed": (
+            float(np.max(-d)),
+            "returns the largest signed difference; take the absolute value first, np.max(np.abs(...)).",
+        ),
     }
     if P is not None:
         plain = np.asarray(sa(X, Wq, Wk, Wv), dtype=np.float64)
         plain_first = np.asarray(sa(X[:, perm], Wq, Wk, Wv), dtype=np.float64)
-        out["pos-only-shuffled"] = (m(first - plain[:, perm]),
-                                    "adds pos only to the shuffled input; add the same pos = P[:T] to both inputs, "
-                                    "X[:, perm] + pos and X + pos.")
-        out["pos-only-reference"] = (m(plain_first - after),
-                                     "adds pos only to the unshuffled input; add the same pos = P[:T] to both inputs, "
-                                     "X[:, perm] + pos and X + pos.")
+        out["pos-only-shuffled"] = (
+            m(first - plain[:, perm]),
+            "adds pos only to the shuffled input; add the same pos = P[:T] to both inputs, "
+            "X[:, perm] + pos and X + pos.",
+        )
+        out["pos-only-reference"] = (
+            m(plain_first - after),
+            "adds pos only to the unshuffled input; add the same pos = P[:T] to both inputs, "
+            "X[:, perm] + pos and X + pos.",
+        )
         if first.shape[-1] == pos.shape[-1]:
-            out["pos-after-attention"] = (m((plain_first + pos) - (plain + pos)[:, perm]),
-                                          "adds the positions to the output of attention; they must go into its input, "
-                                          "self_attention(X[:, perm] + pos, ...): after attention the order is already lost.")
+            out["pos-after-attention"] = (
+                m((plain_first + pos) - (plain + pos)[:, perm]),
+                "adds the positions to the output of attention; they must go into its input, "
+                "self_attention(X[:, perm] + pos, ...): after attention the order is already lost.",
+            )
     return out
 
 
@@ -556,9 +656,13 @@ def _call_gap(permutation_gap, self_attention, X, perm, Ws, P, label, use_keywor
         except NotImplementedError as e:
             inner = _innermost(e)
             if not _raised_in(e, permutation_gap) or inner != getattr(permutation_gap, "__name__", inner):
-                raise Diagnosis("not-implemented", f"permutation_gap calls {inner or 'a function'}, which still raises "
-                                                   f"NotImplementedError: fill in {inner or 'it'} first.") from None
+                raise Diagnosis(
+                    "not-implemented",
+                    f"permutation_gap calls {inner or 'a function'}, which still raises "
+                    f"NotImplementedError: fill in {inner or 'it'} first.",
+                ) from None
             raise
+
     try:
         return call(label, run)
     except Diagnosis as d:
@@ -566,13 +670,17 @@ def _call_gap(permutation_gap, self_attention, X, perm, Ws, P, label, use_keywor
             try:
                 out = self_attention(X, *Ws)
             except Exception as e:
-                raise Diagnosis("crashed", f"{d.message}\nIt calls your self_attention, which raises "
-                                           f"{type(e).__name__}: {e}") from None
+                raise Diagnosis(
+                    "crashed", f"{d.message}\nIt calls your self_attention, which raises {type(e).__name__}: {e}"
+                ) from None
             want = X.shape[:2] + (Ws[0].shape[1],)
             if np.shape(out) != want:
-                raise Diagnosis("crashed", f"{d.message}\nIt calls your self_attention, which returns shape "
-                                           f"{np.shape(out)} instead of (B, T, hs) = {want}: fix self_attention first "
-                                           "(its own tests say more).") from None
+                raise Diagnosis(
+                    "crashed",
+                    f"{d.message}\nIt calls your self_attention, which returns shape "
+                    f"{np.shape(out)} instead of (B, T, hs) = {want}: fix self_attention first "
+                    "(its own tests say more).",
+                ) from None
         raise
 
 
@@ -618,15 +726,20 @@ def permutation_gap_no_pos(permutation_gap, self_attention):
                     f"Without positions the gap should be about 1e-15, yours is {got:.3g}: your permutation_gap compares "
                     "a shuffled output with an unshuffled one. Shuffle the tokens in the first term, "
                     "self_attention(X[:, perm] + pos), and shuffle the output of the second, "
-                    "self_attention(X + pos)[:, perm], so that row t of both belongs to token perm[t].")
-            for name, (value, why) in variants.items():
+                    "self_attention(X + pos)[:, perm], so that row t of both belongs to token perm[t].",
+                )
+            for value, why in variants.values():
                 if value > 1e-8 and _gap_matches(got, value):
-                    raise Diagnosis("wrong-value", f"Without positions the gap should be about 1e-15, yours is {got:.3g}: "
-                                                   f"your permutation_gap {why}")
+                    raise Diagnosis(
+                        "wrong-value",
+                        f"Without positions the gap should be about 1e-15, yours is {got:.3g}: "
+                        f"your permutation_gap {why}",
+                    )
         raise Diagnosis(
             "wrong-value",
             f"Without positions attention is permutation-equivariant, so {label} should be about 1e-15 (rounding); "
-            f"yours is {got:.3g}. It should be the largest |self_attention(X[:, perm]) - self_attention(X)[:, perm]|.")
+            f"yours is {got:.3g}. It should be the largest |self_attention(X[:, perm]) - self_attention(X)[:, perm]|.",
+        )
 
 
 def _nan_probe(permutation_gap, X, perm, Ws, P):
@@ -689,7 +802,8 @@ def permutation_gap_with_pos(permutation_gap, self_attention):
                         "wrong-shape",
                         f"permutation_gap fails when P has more rows than the sequence is long (P of shape {P.shape}, "
                         f"T = {T}): it {d.message.replace(label + ' ', '', 1)}. Use pos = P[:T], the rows of the "
-                        "first T slots.") from None
+                        "first T slots.",
+                    ) from None
             raise
         got = _as_gap(raw, label)
         if not np.array_equal(X, X0) or not np.array_equal(P, P0):
@@ -711,23 +825,27 @@ def permutation_gap_with_pos(permutation_gap, self_attention):
                     "wrong-value",
                     f"With positions the gap should be clearly above 0 ({want:.3g} here), yours is {got:.3g}: your "
                     "permutation_gap ignores P. Add pos = P[:T] to the input on both sides, self_attention(X[:, perm] + pos) "
-                    "and self_attention(X + pos)[:, perm].")
+                    "and self_attention(X + pos)[:, perm].",
+                )
             raise Diagnosis(
                 "wrong-value",
                 f"With positions the gap should be clearly above 0 ({want:.3g} here), yours is {got:.3g}: your positions "
                 "move along with the tokens (P[:T][perm]) or are added after attention, and either way the symmetry "
                 "survives. Positions belong to slots: add pos = P[:T], unshuffled, to X[:, perm] and to X, before "
-                "self_attention.")
+                "self_attention.",
+            )
         for sa, _ in expected:
             try:
                 variants = _gap_variants(sa, X, perm, *Ws, P)
             except Exception:
                 continue
-            for name, (value, why) in variants.items():
+            for value, why in variants.values():
                 if _gap_matches(got, value):
-                    raise Diagnosis("wrong-value", f"{label} should be {want:.6g}, yours is {got:.6g}: your "
-                                                   f"permutation_gap {why}")
+                    raise Diagnosis(
+                        "wrong-value", f"{label} should be {want:.6g}, yours is {got:.6g}: your permutation_gap {why}"
+                    )
         raise Diagnosis(
             "wrong-value",
             f"{label} should be {want:.6g}, the largest |self_attention(X[:, perm] + P[:T]) - "
-            f"self_attention(X + P[:T])[:, perm]|; yours returned {got:.6g}.")
+            f"self_attention(X + P[:T])[:, perm]|; yours returned {got:.6g}.",
+        )

@@ -1,12 +1,14 @@
 """Hidden checks for lesson 2: Embedding, numerical_gradient, rel_error."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..channel.fixtures import Fixture
-from .diagnostics import Diagnosis, expect_close, relationship, say
-from .gradcheck import compare, numerical_gradient as reference_numerical_gradient
 from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
+from .diagnostics import Diagnosis, expect_close, relationship, say
+from .gradcheck import compare
+from .gradcheck import numerical_gradient as reference_numerical_gradient
 
 
 def _ids_with_repeats(rng, V, shape):
@@ -35,8 +37,11 @@ def embedding_forward(Embedding):
         if not np.allclose(out, want, rtol=0, atol=1e-15):
             found = relationship(out, want)
             if found is not None:
-                raise Diagnosis(found[0], f"forward(idx) for idx of shape {shape} is {found[1]}. forward returns "
-                                          "E[idx], the rows of E as they are, one per id.")
+                raise Diagnosis(
+                    found[0],
+                    f"forward(idx) for idx of shape {shape} is {found[1]}. forward returns "
+                    "E[idx], the rows of E as they are, one per id.",
+                )
             bad = np.argwhere(~np.isclose(out, want, rtol=0, atol=1e-15))[0]
             pos = tuple(int(i) for i in bad[:-1])
             raise Diagnosis(
@@ -60,12 +65,24 @@ def embedding_bad_ids(Embedding):
     too_big[int(rng.integers(4))] = V + int(rng.integers(0, 3))
     negative = ok_ids.copy()
     negative[int(rng.integers(4))] = -int(rng.integers(1, V))
-    expect_raises(f"forward with id {too_big.max()} and vocab_size={V}", lambda: emb.forward(too_big),
-                  (IndexError, ValueError), "an id must be below vocab_size")
-    expect_raises(f"forward with the negative id {negative.min()}", lambda: emb.forward(negative),
-                  (IndexError, ValueError), "NumPy would silently read a row from the end of E")
-    expect_raises("forward with float ids [0.0, 1.5]", lambda: emb.forward(np.array([0.0, 1.5])),
-                  (TypeError, IndexError, ValueError), "token ids are integers")
+    expect_raises(
+        f"forward with id {too_big.max()} and vocab_size={V}",
+        lambda: emb.forward(too_big),
+        (IndexError, ValueError),
+        "an id must be below vocab_size",
+    )
+    expect_raises(
+        f"forward with the negative id {negative.min()}",
+        lambda: emb.forward(negative),
+        (IndexError, ValueError),
+        "NumPy would silently read a row from the end of E",
+    )
+    expect_raises(
+        "forward with float ids [0.0, 1.5]",
+        lambda: emb.forward(np.array([0.0, 1.5])),
+        (TypeError, IndexError, ValueError),
+        "token ids are integers",
+    )
 
 
 def _scatter_overwrite_probe(Embedding):
@@ -78,7 +95,7 @@ def _scatter_overwrite_probe(Embedding):
 
 def scatter_add(idx, G, V):
     """The true dE of L = sum(E[idx] * G): row v sums G over every place where id v was looked up."""
-    dE = np.zeros((V,) + G.shape[idx.ndim:])
+    dE = np.zeros((V,) + G.shape[idx.ndim :])
     np.add.at(dE, idx, G)
     return dE
 
@@ -95,14 +112,23 @@ def dE_diagnosis(dE, numeric, idx, G, probe) -> None:
     if np.allclose(dE, once):
         values, counts = np.unique(idx, return_counts=True)
         v, n = int(values[np.argmax(counts)]), int(counts.max())
-        raise say("scatter-overwrite", row=0, want="[2, 2]", got=probe(), smallest="ids [0, 0] with a dout of ones",
-                  detail=f"In the batch this check drew, token id {v} occurs {n} times, and its row of dE holds only "
-                         f"one of those {n} slices of dout.")
+        raise say(
+            "scatter-overwrite",
+            row=0,
+            want="[2, 2]",
+            got=probe(),
+            smallest="ids [0, 0] with a dout of ones",
+            detail=f"In the batch this check drew, token id {v} occurs {n} times, and its row of dE holds only "
+            f"one of those {n} slices of dout.",
+        )
     B, T = idx.shape[:2]
     found = relationship(dE, scatter_add(idx, G, numeric.shape[0]), sizes={"B": B, "T": T})
     if found is not None:
-        raise Diagnosis(found[0], f"dE is {found[1]}. Row v of dE is the sum of dout over every place where id v was "
-                                  "looked up: np.add.at(dE, idx, dout) on a fresh np.zeros_like(E).")
+        raise Diagnosis(
+            found[0],
+            f"dE is {found[1]}. Row v of dE is the sum of dout over every place where id v was "
+            "looked up: np.add.at(dE, idx, dout) on a fresh np.zeros_like(E).",
+        )
     token = report.worst_index[0]
     count = int(np.sum(idx == token))
     raise Diagnosis(
@@ -127,11 +153,13 @@ def embedding_backward(Embedding):
         ret = call("Embedding.backward", emb.backward, G)
         dE = expect_array("self.dE after backward", emb.dE, emb.E.shape)
         if ret is not None:
-            raise Diagnosis("wrong-value", f"backward should return None (the gradient lives in self.dE), got {type(ret).__name__}.")
+            raise Diagnosis(
+                "wrong-value", f"backward should return None (the gradient lives in self.dE), got {type(ret).__name__}."
+            )
         # the true loss L = sum(E[idx] * G), not the student's forward: a backward that merely agrees
         # with a wrong forward must not pass
         E = np.array(emb.E, dtype=np.float64, copy=True)
-        numeric = reference_numerical_gradient(lambda: np.sum(E[idx] * G), E)
+        numeric = reference_numerical_gradient(lambda: np.sum(E[idx] * G), E)  # noqa: B023 - called here, at once
         dE_diagnosis(dE, numeric, idx, G, lambda: _scatter_overwrite_probe(Embedding))
 
 
@@ -149,8 +177,12 @@ def embedding_backward_fresh(Embedding):
     second = np.asarray(emb.dE, dtype=np.float64)
     if not np.allclose(second, first):
         ratio = np.abs(second).sum() / max(np.abs(first).sum(), 1e-300)
-        raise say("grad-accumulates", grad="dE", table="E",
-                  detail=f"A second backward with the same dout changed dE (it grew by a factor of {ratio:.3g}).")
+        raise say(
+            "grad-accumulates",
+            grad="dE",
+            table="E",
+            detail=f"A second backward with the same dout changed dE (it grew by a factor of {ratio:.3g}).",
+        )
 
 
 def _f_cubic(x):
@@ -158,22 +190,30 @@ def _f_cubic(x):
 
 
 # How the central difference is taken, said wherever a numerical gradient is off by a transform.
-CENTRAL = ("numerical_gradient is (f(x+eps) - f(x-eps)) / (2 * eps): the two evaluations lie 2 * eps apart, from "
-           "x - eps to x + eps, so the difference is divided by 2 * eps.")
+CENTRAL = (
+    "numerical_gradient is (f(x+eps) - f(x-eps)) / (2 * eps): the two evaluations lie 2 * eps apart, from "
+    "x - eps to x + eps, so the difference is divided by 2 * eps."
+)
 
 
 def loops_over_rows(g, exact) -> bool:
     """``g`` holds one value per row of a 2-D ``x`` (a loop over range(len(x)) nudges whole rows), where the
     true gradient varies along each row."""
-    return (g.ndim == 2 and g.shape[1] > 1 and np.allclose(g, g[:, :1], rtol=1e-9, atol=1e-12)
-            and not np.allclose(exact, exact[:, :1]))
+    return (
+        g.ndim == 2
+        and g.shape[1] > 1
+        and np.allclose(g, g[:, :1], rtol=1e-9, atol=1e-12)
+        and not np.allclose(exact, exact[:, :1])
+    )
 
 
 def rows_words(shape) -> str:
     """What a numerical gradient with one value per row of x did, and the fix."""
-    return (f"numerical_gradient gave one value per row of x (x has shape {shape}): it nudges the whole row x[i] at "
-            "once, as a loop over range(len(x)) does on a 2-D x, so each value mixes the derivatives of a whole row. "
-            "Loop over every entry instead, for i in np.ndindex(x.shape), so x[i] is one number.")
+    return (
+        f"numerical_gradient gave one value per row of x (x has shape {shape}): it nudges the whole row x[i] at "
+        "once, as a loop over range(len(x)) does on a 2-D x, so each value mixes the derivatives of a whole row. "
+        "Loop over every entry instead, for i in np.ndindex(x.shape), so x[i] is one number."
+    )
 
 
 @hidden_check
@@ -181,30 +221,37 @@ def numerical_gradient_values(numerical_gradient):
     rng = grading_rng()
     shape = (int(rng.integers(2, 5)), int(rng.integers(2, 5)))
     x = rng.uniform(-2, 2, size=shape)
-    exact = 3 * x ** 2 + 4 * x
+    exact = 3 * x**2 + 4 * x
     # eps large enough that a one-sided difference is visibly off (error ~ (3x + 2) eps)
     eps = 1e-3
     saved = x.copy()
     g = call("numerical_gradient(f, x, eps=1e-3)", numerical_gradient, _f_cubic(x), x, eps)
     x[...] = saved  # judge the values even if x was not restored (that has its own test)
-    g = expect_array("numerical_gradient(f, x)", np.asarray(g, dtype=np.float64) if isinstance(g, np.ndarray) else g, shape)
+    g = expect_array(
+        "numerical_gradient(f, x)", np.asarray(g, dtype=np.float64) if isinstance(g, np.ndarray) else g, shape
+    )
     err = np.abs(g - exact).max()
     if err < 1e-5:
         return
     # f = sum(x**3 + 2 x**2): its differences at eps are exact polynomials in x
-    central = exact + eps ** 2
-    one_sided = exact + (3 * x + 2) * eps + eps ** 2
+    central = exact + eps**2
+    one_sided = exact + (3 * x + 2) * eps + eps**2
     if np.allclose(g, one_sided, rtol=1e-6, atol=1e-9):
-        raise say("one-sided-difference",
-                  detail=f"numerical_gradient matches the one-sided (f(x+eps) - f(x)) / eps, which is off by up to "
-                         f"{err:.2e} here at eps=1e-3.")
+        raise say(
+            "one-sided-difference",
+            detail=f"numerical_gradient matches the one-sided (f(x+eps) - f(x)) / eps, which is off by up to "
+            f"{err:.2e} here at eps=1e-3.",
+        )
     if loops_over_rows(g, exact):
         raise Diagnosis("wrong-value", rows_words(shape))
     if np.allclose(g, one_sided / 2, rtol=1e-6, atol=1e-9):
-        raise Diagnosis("scaled", "numerical_gradient is about 1/2 of the right values: it matches the one-sided "
-                                  "difference (f(x+eps) - f(x)) divided by 2 * eps. f(x+eps) and f(x) lie only eps "
-                                  "apart; take f(x-eps) as the second value, as the central difference "
-                                  "(f(x+eps) - f(x-eps)) / (2 * eps) does.")
+        raise Diagnosis(
+            "scaled",
+            "numerical_gradient is about 1/2 of the right values: it matches the one-sided "
+            "difference (f(x+eps) - f(x)) divided by 2 * eps. f(x+eps) and f(x) lie only eps "
+            "apart; take f(x-eps) as the second value, as the central difference "
+            "(f(x+eps) - f(x-eps)) / (2 * eps) does.",
+        )
     expect_close("numerical_gradient(f, x)", g, central, hint=CENTRAL, rtol=1e-6, atol=1e-7)
     raise Diagnosis("wrong-value", f"numerical_gradient is off by up to {err:.2e} from the true gradient. {CENTRAL}")
 
@@ -220,8 +267,11 @@ def numerical_gradient_restore(numerical_gradient):
     call("numerical_gradient(f, x)", numerical_gradient, f, x)
     if not np.array_equal(x, before):
         changed = int(np.sum(x != before))
-        raise say("no-restore", detail=f"numerical_gradient left x changed in {changed} of {x.size} entries (by up "
-                                       f"to {np.abs(x - before).max():.3g}).")
+        raise say(
+            "no-restore",
+            detail=f"numerical_gradient left x changed in {changed} of {x.size} entries (by up "
+            f"to {np.abs(x - before).max():.3g}).",
+        )
     if f.calls < 2 * x.size:
         raise Diagnosis(
             "wrong-value",
@@ -249,4 +299,6 @@ def rel_error_values(rel_error):
         )
     z = call("rel_error(0, 0)", rel_error, np.zeros(4), np.zeros(4))
     if not (np.isfinite(float(z)) and float(z) == 0.0):
-        raise Diagnosis("wrong-value", f"rel_error of two zero arrays should be 0.0 (the 1e-12 floor avoids 0/0), got {z}.")
+        raise Diagnosis(
+            "wrong-value", f"rel_error of two zero arrays should be 0.0 (the 1e-12 floor avoids 0/0), got {z}."
+        )

@@ -8,22 +8,24 @@ The catalogued mistakes (sin-cos-swap, freq-sign, freq-per-column, halves-not-in
 shift_matrix) are told through ``say``, in the words the notebook's self-checks use; a table or matrix
 that is the right one transposed or shifted by a position is named as that relationship.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import Diagnosis, fmt, relationship, say
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
+from .diagnostics import Diagnosis, fmt, relationship, say
 
 DEFAULT_BASE = 10000.0
-PASS_ATOL = 1e-9      # a correct table or matrix agrees with the reference to ~1e-12
-MATCH_ATOL = 1e-6     # looser: only used to recognise which mistake a failing answer makes
-CLASSIFY_ROWS = 64    # the variants are rebuilt on at most this many leading rows
+PASS_ATOL = 1e-9  # a correct table or matrix agrees with the reference to ~1e-12
+MATCH_ATOL = 1e-6  # looser: only used to recognise which mistake a failing answer makes
+CLASSIFY_ROWS = 64  # the variants are rebuilt on at most this many leading rows
 
 
 # ----------------------------------------------------------------------------------------------
 # reference and the catalogued variants
 # ----------------------------------------------------------------------------------------------
+
 
 def _reference_table(T: int, C: int, base: float) -> np.ndarray:
     return _variant_table(T, C, base, "interleave", "right", 0)
@@ -86,10 +88,13 @@ def _matching_variant(S: np.ndarray, T: int, C: int, base: float):
 # messages
 # ----------------------------------------------------------------------------------------------
 
+
 def _entry(S, ref, p, j) -> str:
     kind = "sin" if j % 2 == 0 else "cos"
-    return (f"column {j} at position {p} should be {kind}({p} / base**({2 * (j // 2)}/C)) = {ref[p, j]:.6g}, "
-            f"got {S[p, j]:.6g} (off by {abs(S[p, j] - ref[p, j]):.3g})")
+    return (
+        f"column {j} at position {p} should be {kind}({p} / base**({2 * (j // 2)}/C)) = {ref[p, j]:.6g}, "
+        f"got {S[p, j]:.6g} (off by {abs(S[p, j] - ref[p, j]):.3g})"
+    )
 
 
 def _worst(S, ref):
@@ -107,34 +112,57 @@ def _first_wrong(S, ref):
 def _layout_problem(layout, S, ref, C, what) -> Diagnosis:
     half = (C + 1) // 2
     if layout == "halves":
-        return say("halves-not-interleaved", detail=(
-            f"{what} puts the sines in columns 0..{half - 1} and the cosines in columns {half}..{C - 1}: its row 0 is "
-            f"{fmt(S[0])}, and it should alternate, {fmt(ref[0])}."))
-    odd = (f": its odd dims at pos 0 are {fmt(S[0, 1::2])}, they should be cos(0)=1" if C >= 2 else "")
+        return say(
+            "halves-not-interleaved",
+            detail=(
+                f"{what} puts the sines in columns 0..{half - 1} and the cosines in columns {half}..{C - 1}: its row 0 is "
+                f"{fmt(S[0])}, and it should alternate, {fmt(ref[0])}."
+            ),
+        )
+    odd = f": its odd dims at pos 0 are {fmt(S[0, 1::2])}, they should be cos(0)=1" if C >= 2 else ""
     return say("sin-cos-swap", got=fmt(S[0, 0::2]), detail=f"{what} has sin and cos the other way round{odd}.")
 
 
 def _freq_problem(freq, S, ref, T, C, base, what) -> Diagnosis:
-    last = (C + 1) // 2 - 1                     # the last pair
+    last = (C + 1) // 2 - 1  # the last pair
     p = 1 if T > 1 else 0
     if freq == "sign":
         w_last = base ** (-2.0 * last / C)
-        return say("freq-sign", detail=(
-            f"In {what} the exponent has the wrong sign, so the last pair (column {2 * last}) turns {1 / w_last:.3g} "
-            f"radians per position instead of {w_last:.3g}: " + _entry(S, ref, p, 2 * last) + "."))
+        return say(
+            "freq-sign",
+            detail=(
+                f"In {what} the exponent has the wrong sign, so the last pair (column {2 * last}) turns {1 / w_last:.3g} "
+                f"radians per position instead of {w_last:.3g}: " + _entry(S, ref, p, 2 * last) + "."
+            ),
+        )
     if freq == "per-column":
-        return say("freq-per-column", detail=(
-            f"{what} gives every column j its own angle pos / base**(j/C), so column 1 (a cos) turns "
-            f"{base ** (-1.0 / C):.4g} radians per position instead of the 1 radian of column 0: "
-            + _entry(S, ref, p, 1) + "."))
+        return say(
+            "freq-per-column",
+            detail=(
+                f"{what} gives every column j its own angle pos / base**(j/C), so column 1 (a cos) turns "
+                f"{base ** (-1.0 / C):.4g} radians per position instead of the 1 radian of column 0: "
+                + _entry(S, ref, p, 1)
+                + "."
+            ),
+        )
     if freq == "pair-index":
-        return Diagnosis("wrong-value", (
-            f"{what}: the exponent of pair i is 2i/C, where 2i is the pair's even column (0, 2, 4, ...); your table "
-            f"uses i/C, the pair number, so its frequencies fall only half as fast: " + _entry(S, ref, p, min(2, C - 1)) + "."))
+        return Diagnosis(
+            "wrong-value",
+            (
+                f"{what}: the exponent of pair i is 2i/C, where 2i is the pair's even column (0, 2, 4, ...); your table "
+                f"uses i/C, the pair number, so its frequencies fall only half as fast: "
+                + _entry(S, ref, p, min(2, C - 1))
+                + "."
+            ),
+        )
     # base-ignored
-    return Diagnosis("wrong-value", (
-        f"{what} ignores its base argument: with base={base:g} the angle of pair i is pos / {base:g}**(2i/C), but your "
-        f"table matches base=10000; " + _entry(S, ref, p, min(2, C - 1)) + "."))
+    return Diagnosis(
+        "wrong-value",
+        (
+            f"{what} ignores its base argument: with base={base:g} the angle of pair i is pos / {base:g}**(2i/C), but your "
+            f"table matches base=10000; " + _entry(S, ref, p, min(2, C - 1)) + "."
+        ),
+    )
 
 
 def _offset_problem(S, ref, what) -> Diagnosis:
@@ -142,10 +170,14 @@ def _offset_problem(S, ref, what) -> Diagnosis:
     rows = min(len(S), CLASSIFY_ROWS)
     found = relationship(S[:rows], ref[:rows])
     words = found[1] if found is not None and found[0] == "shifted" else "built for positions 1..T instead of 0..T-1"
-    return Diagnosis("shifted", (
-        f"{what} is {words}. Row p must encode position p, counting from 0: row 0 should be {fmt(ref[0])} "
-        f"(sin(0)=0, cos(0)=1), but your row 0 is {fmt(S[0])}, the encoding of position 1. Use np.arange(T), not "
-        "np.arange(1, T + 1)."))
+    return Diagnosis(
+        "shifted",
+        (
+            f"{what} is {words}. Row p must encode position p, counting from 0: row 0 should be {fmt(ref[0])} "
+            f"(sin(0)=0, cos(0)=1), but your row 0 is {fmt(S[0])}, the encoding of position 1. Use np.arange(T), not "
+            "np.arange(1, T + 1)."
+        ),
+    )
 
 
 def _raise_first(problems) -> None:
@@ -162,8 +194,11 @@ def _name_transposed(S, T: int, C: int, base: float, what: str) -> None:
     if isinstance(S, np.ndarray) and S.shape == (C, T) and np.all(np.isfinite(S)):
         found = relationship(S, _reference_table(T, C, base))
         if found is not None and found[0] == "transposed":
-            raise Diagnosis("transposed", f"{what} is {found[1]}: it should have shape (T, C) = {(T, C)}, one row per "
-                                          f"position and one column per dim; yours has shape {S.shape}.")
+            raise Diagnosis(
+                "transposed",
+                f"{what} is {found[1]}: it should have shape (T, C) = {(T, C)}, one row per "
+                f"position and one column per dim; yours has shape {S.shape}.",
+            )
 
 
 def _judge_table(S, T: int, C: int, base: float, what: str) -> None:
@@ -171,19 +206,31 @@ def _judge_table(S, T: int, C: int, base: float, what: str) -> None:
     if isinstance(S, np.ndarray) and S.ndim == 2 and S.shape != (T, C):
         if S.shape == (C, T):
             _name_transposed(S, T, C, base, what)
-            raise Diagnosis("wrong-shape", f"{what} should have shape (T, C) = {(T, C)}: one row per position, one "
-                                           f"column per dim. Yours has shape {S.shape}, it looks transposed.")
+            raise Diagnosis(
+                "wrong-shape",
+                f"{what} should have shape (T, C) = {(T, C)}: one row per position, one "
+                f"column per dim. Yours has shape {S.shape}, it looks transposed.",
+            )
         if C % 2 and S.shape == (T, C - 1):
-            raise Diagnosis("wrong-shape", f"{what} should have shape {(T, C)}, got {S.shape}. With an odd C the last "
-                                           f"column ({C - 1}) is a sin column on its own, sin(pos / base**({C - 1}/{C})); "
-                                           "your table drops it.")
+            raise Diagnosis(
+                "wrong-shape",
+                f"{what} should have shape {(T, C)}, got {S.shape}. With an odd C the last "
+                f"column ({C - 1}) is a sin column on its own, sin(pos / base**({C - 1}/{C})); "
+                "your table drops it.",
+            )
         if C % 2 and S.shape == (T, C + 1):
-            raise Diagnosis("wrong-shape", f"{what} should have shape {(T, C)}, got {S.shape}. With an odd C the last "
-                                           f"column ({C - 1}) is a sin column without a cos partner; your table adds "
-                                           "an extra cos column.")
+            raise Diagnosis(
+                "wrong-shape",
+                f"{what} should have shape {(T, C)}, got {S.shape}. With an odd C the last "
+                f"column ({C - 1}) is a sin column without a cos partner; your table adds "
+                "an extra cos column.",
+            )
     if isinstance(S, np.ndarray) and S.dtype == np.float32:
-        raise Diagnosis("wrong-dtype", f"{what} should be float64, got float32: float32 keeps only ~7 digits, so "
-                                       "positions in the thousands lose their angle. Build the table with float64.")
+        raise Diagnosis(
+            "wrong-dtype",
+            f"{what} should be float64, got float32: float32 keeps only ~7 digits, so "
+            "positions in the thousands lose their angle. Build the table with float64.",
+        )
     S = expect_array(what, S, (T, C))
     if not np.all(np.isfinite(S)):
         p, j = (int(v) for v in np.argwhere(~np.isfinite(S))[0])
@@ -214,15 +261,20 @@ def _heuristic_problems(S, ref, T, C, what) -> list[Diagnosis]:
         return [_layout_problem("halves", S, ref, C, what)]
     if C >= 2 and np.allclose(row0[0::2], 1, atol=MATCH_ATOL) and np.allclose(row0[1::2], 0, atol=MATCH_ATOL):
         return [_layout_problem("swap", S, ref, C, what)]
-    rows = min(T, CLASSIFY_ROWS)            # the leading rows are enough to name a transform, and quick
+    rows = min(T, CLASSIFY_ROWS)  # the leading rows are enough to name a transform, and quick
     found = relationship(S[:rows], ref[:rows], sizes={"T": T, "C": C})
     if found is not None:
         return [Diagnosis(found[0], f"{what} is {found[1]}.")]
     if not np.allclose(row0, ref[0], rtol=0, atol=PASS_ATOL):
         j = int(np.argmax(np.abs(row0 - ref[0])))
-        return [Diagnosis("wrong-value", f"{what}: row 0 (position 0) should be {fmt(ref[0])}: sin(0)=0 in the even "
-                                         f"columns and cos(0)=1 in the odd ones; your row 0 is {fmt(row0)}, column {j} "
-                                         f"is off by {abs(row0[j] - ref[0, j]):.3g}.")]
+        return [
+            Diagnosis(
+                "wrong-value",
+                f"{what}: row 0 (position 0) should be {fmt(ref[0])}: sin(0)=0 in the even "
+                f"columns and cos(0)=1 in the odd ones; your row 0 is {fmt(row0)}, column {j} "
+                f"is off by {abs(row0[j] - ref[0, j]):.3g}.",
+            )
+        ]
     p, j = _first_wrong(S, ref)
     pw, jw = _worst(S, ref)
     where = f"{what}: the first wrong entry: {_entry(S, ref, p, j)}"
@@ -234,6 +286,7 @@ def _heuristic_problems(S, ref, T, C, what) -> list[Diagnosis]:
 # ----------------------------------------------------------------------------------------------
 # the table checks
 # ----------------------------------------------------------------------------------------------
+
 
 def _table(sinusoidal_table, T, C, base=None):
     if base is None:
@@ -258,9 +311,7 @@ def _other(rng, lo, hi, avoid):
 def table_even_values(sinusoidal_table):
     rng = grading_rng()
     C1, C2 = _even(rng, 6, 32), _even(rng, 2, 8)
-    cases = [(_other(rng, 12, 70, C1), C1),
-             (_other(rng, 2, 12, C2), C2),
-             (1, _even(rng, 2, 10))]
+    cases = [(_other(rng, 12, 70, C1), C1), (_other(rng, 2, 12, C2), C2), (1, _even(rng, 2, 10))]
     for T, C in cases:
         what, S = _table(sinusoidal_table, T, C)
         _judge_table(S, T, C, DEFAULT_BASE, what)
@@ -270,9 +321,7 @@ def table_even_values(sinusoidal_table):
 def table_odd_values(sinusoidal_table):
     rng = grading_rng()
     C1 = 2 * int(rng.integers(2, 16)) + 1
-    cases = [(_other(rng, 12, 70, C1), C1),
-             (_other(rng, 2, 12, 3), 3),
-             (int(rng.integers(2, 12)), 1)]
+    cases = [(_other(rng, 12, 70, C1), C1), (_other(rng, 2, 12, 3), 3), (int(rng.integers(2, 12)), 1)]
     for T, C in cases:
         what, S = _table(sinusoidal_table, T, C)
         _judge_table(S, T, C, DEFAULT_BASE, what)
@@ -285,9 +334,11 @@ def table_base_and_length(sinusoidal_table):
     if base == DEFAULT_BASE:
         base += 1.0
     C_odd = 2 * int(rng.integers(2, 10)) + 1
-    cases = [(int(rng.integers(2000, 6000)), _even(rng, 8, 48), base),
-             (_other(rng, 12, 40, C_odd), C_odd, base),
-             (int(rng.integers(3000, 6000)), _even(rng, 4, 16), None)]
+    cases = [
+        (int(rng.integers(2000, 6000)), _even(rng, 8, 48), base),
+        (_other(rng, 12, 40, C_odd), C_odd, base),
+        (int(rng.integers(3000, 6000)), _even(rng, 4, 16), None),
+    ]
     for T, C, b in cases:
         what, S = _table(sinusoidal_table, T, C, b)
         _judge_table(S, T, C, DEFAULT_BASE if b is None else b, what)
@@ -308,7 +359,11 @@ def table_bad_sizes(sinusoidal_table):
         (good_T, 0, "C = 0 is not a positive integer"),
         (-int(rng.integers(1, 6)), good_C, "a negative T is not a positive integer"),
         (good_T, -int(rng.integers(1, 6)), "a negative C is not a positive integer"),
-        (int(rng.integers(2, 6)) + 0.5, good_C, "a fractional T is not a positive integer, even if np.arange accepts it"),
+        (
+            int(rng.integers(2, 6)) + 0.5,
+            good_C,
+            "a fractional T is not a positive integer, even if np.arange accepts it",
+        ),
         (good_T, int(rng.integers(2, 6)) + 0.5, "a fractional C is not a positive integer"),
     ]
     for t, c, hint in bad:
@@ -319,6 +374,7 @@ def table_bad_sizes(sinusoidal_table):
 # shift_matrix
 # ----------------------------------------------------------------------------------------------
 
+
 def _reference_shift(k, C, base, freq="right") -> np.ndarray:
     """The shift matrix, or with ``freq`` one of the catalogued frequency mistakes ("sign", "per-column"): the
     sin row of block i turns by k times the frequency of column 2i, its cos row by that of column 2i + 1."""
@@ -326,7 +382,7 @@ def _reference_shift(k, C, base, freq="right") -> np.ndarray:
     for i in range(C // 2):
         a = k * _column_frequency(2 * i, i, C, base, freq)
         b = k * _column_frequency(2 * i + 1, i, C, base, freq)
-        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(b), np.cos(b)]]
+        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(b), np.cos(b)]]
     return M
 
 
@@ -349,44 +405,63 @@ def _judge_shift(M, k, C, base, what: str) -> None:
     if np.allclose(M, ref, rtol=0, atol=PASS_ATOL):
         return
     table = _reference_table(max(k, 0) + 8, C, base)
-    gap = float(np.abs(table[k:k + 8] - table[:8] @ M.T).max())
-    law = (f"table[p + {k}] == M @ table[p] fails by up to {gap:.3g} (on a correct table for base={base:g}, "
-           f"positions 0..7).")
+    gap = float(np.abs(table[k : k + 8] - table[:8] @ M.T).max())
+    law = (
+        f"table[p + {k}] == M @ table[p] fails by up to {gap:.3g} (on a correct table for base={base:g}, "
+        f"positions 0..7)."
+    )
     # 1. block structure
     blocks = np.kron(np.eye(C // 2), np.ones((2, 2))).astype(bool)
     off = np.where(blocks, 0.0, np.abs(M))
     if off.max() > MATCH_ATOL:
         r, c = (int(v) for v in np.unravel_index(int(np.argmax(off)), off.shape))
-        raise Diagnosis("wrong-value", (
-            f"{what} must be block diagonal: a shift only mixes the sin and cos of one frequency, so every entry "
-            f"outside the 2x2 blocks on the diagonal is 0. Your M[{r}, {c}] = {M[r, c]:.4g} couples pair {r // 2} "
-            f"with pair {c // 2}. {law}"))
+        raise Diagnosis(
+            "wrong-value",
+            (
+                f"{what} must be block diagonal: a shift only mixes the sin and cos of one frequency, so every entry "
+                f"outside the 2x2 blocks on the diagonal is 0. Your M[{r}, {c}] = {M[r, c]:.4g} couples pair {r // 2} "
+                f"with pair {c // 2}. {law}"
+            ),
+        )
     # 2. the catalogued frequency mistakes, told as in the table
     last = C // 2 - 1
     if C >= 4 and np.allclose(M, _reference_shift(k, C, base, "sign"), rtol=0, atol=MATCH_ATOL):
-        raise say("freq-sign", detail=(
-            f"{what} rotates pair i by k * base**(+2i/C): the block of pair {last} turns by "
-            f"{k * base ** (2.0 * last / C):.6g} where it should turn by k / base**({2 * last}/C) = "
-            f"{k * base ** (-2.0 * last / C):.6g}. {law}"))
+        raise say(
+            "freq-sign",
+            detail=(
+                f"{what} rotates pair i by k * base**(+2i/C): the block of pair {last} turns by "
+                f"{k * base ** (2.0 * last / C):.6g} where it should turn by k / base**({2 * last}/C) = "
+                f"{k * base ** (-2.0 * last / C):.6g}. {law}"
+            ),
+        )
     if C >= 2 and np.allclose(M, _reference_shift(k, C, base, "per-column"), rtol=0, atol=MATCH_ATOL):
-        raise say("freq-per-column", detail=(
-            f"In {what} the cos row of each block turns with a frequency of its own: the block of pair 0 is "
-            f"{_block(M[:2, :2])}, whose second row uses the angle k * base**(-1/C) = {k * base ** (-1.0 / C):.6g} "
-            f"where both rows rotate by the same t = {k:g}. {law}"))
+        raise say(
+            "freq-per-column",
+            detail=(
+                f"In {what} the cos row of each block turns with a frequency of its own: the block of pair 0 is "
+                f"{_block(M[:2, :2])}, whose second row uses the angle k * base**(-1/C) = {k * base ** (-1.0 / C):.6g} "
+                f"where both rows rotate by the same t = {k:g}. {law}"
+            ),
+        )
     # 3. each block: a rotation, and by which angle
     transposed, notes = True, []
     for i in range(C // 2):
-        blk = M[2 * i:2 * i + 2, 2 * i:2 * i + 2]
-        want = ref[2 * i:2 * i + 2, 2 * i:2 * i + 2]
+        blk = M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2]
+        want = ref[2 * i : 2 * i + 2, 2 * i : 2 * i + 2]
         if not np.allclose(blk, want.T, rtol=0, atol=MATCH_ATOL):
             transposed = False
         if np.allclose(blk, want, rtol=0, atol=PASS_ATOL):
             continue
         t = k * base ** (-2.0 * i / C)
-        head = (f"the block of pair {i} (rows and columns {2 * i}, {2 * i + 1}) should rotate by t = k / base**({2 * i}/C) "
-                f"= {t:.6g}: [[cos t, sin t], [-sin t, cos t]] = {_block(want)}; yours is {_block(blk)}")
-        is_rotation = (abs(blk[0, 0] - blk[1, 1]) < MATCH_ATOL and abs(blk[0, 1] + blk[1, 0]) < MATCH_ATOL
-                       and abs(blk[0, 0] ** 2 + blk[0, 1] ** 2 - 1) < MATCH_ATOL)
+        head = (
+            f"the block of pair {i} (rows and columns {2 * i}, {2 * i + 1}) should rotate by t = k / base**({2 * i}/C) "
+            f"= {t:.6g}: [[cos t, sin t], [-sin t, cos t]] = {_block(want)}; yours is {_block(blk)}"
+        )
+        is_rotation = (
+            abs(blk[0, 0] - blk[1, 1]) < MATCH_ATOL
+            and abs(blk[0, 1] + blk[1, 0]) < MATCH_ATOL
+            and abs(blk[0, 0] ** 2 + blk[0, 1] ** 2 - 1) < MATCH_ATOL
+        )
         if is_rotation:
             phi = float(np.arctan2(blk[0, 1], blk[0, 0]))
             guesses = [
@@ -397,22 +472,31 @@ def _judge_shift(M, k, C, base, what: str) -> None:
             ]
             reason = next((why for angle, why in guesses if _same_angle(phi, angle)), None)
             head += f", a rotation by {phi:.6g} (mod 2 pi)" + (f", which is {reason}" if reason else "")
-        elif (abs(blk[0, 0] ** 2 + blk[0, 1] ** 2 - 1) < MATCH_ATOL and abs(blk[1, 0] ** 2 + blk[1, 1] ** 2 - 1) < MATCH_ATOL
-              and abs(blk[0, 0] - blk[1, 1]) > MATCH_ATOL):
+        elif (
+            abs(blk[0, 0] ** 2 + blk[0, 1] ** 2 - 1) < MATCH_ATOL
+            and abs(blk[1, 0] ** 2 + blk[1, 1] ** 2 - 1) < MATCH_ATOL
+            and abs(blk[0, 0] - blk[1, 1]) > MATCH_ATOL
+        ):
             a0 = float(np.arctan2(blk[0, 1], blk[0, 0]))
             a1 = float(np.arctan2(-blk[1, 0], blk[1, 1]))
-            head += (f"; its first row (which gives the new sin) uses the angle {a0:.6g} and its second row (the new cos) "
-                     f"the angle {a1:.6g} (mod 2 pi), but the two columns of a pair share one frequency, so both rows "
-                     "use the same t")
+            head += (
+                f"; its first row (which gives the new sin) uses the angle {a0:.6g} and its second row (the new cos) "
+                f"the angle {a1:.6g} (mod 2 pi), but the two columns of a pair share one frequency, so both rows "
+                "use the same t"
+            )
         notes.append(head)
     if transposed and C >= 2:
         found = relationship(M, ref)
         words = found[1] if found is not None and found[0] == "transposed" else "the transpose of the right matrix"
-        raise Diagnosis("transposed", (
-            f"{what} is {words}, so it rotates the wrong way: it maps table[p] to table[p - {k}], not table[p + {k}]. "
-            "Acting on the column (sin a, cos a), sin(a + t) = cos t * sin a + sin t * cos a and cos(a + t) = "
-            "-sin t * sin a + cos t * cos a, so each block is [[cos t, sin t], [-sin t, cos t]]; yours is its transpose. "
-            f"Pair 0: should be {_block(ref[:2, :2])}, got {_block(M[:2, :2])}."))
+        raise Diagnosis(
+            "transposed",
+            (
+                f"{what} is {words}, so it rotates the wrong way: it maps table[p] to table[p - {k}], not table[p + {k}]. "
+                "Acting on the column (sin a, cos a), sin(a + t) = cos t * sin a + sin t * cos a and cos(a + t) = "
+                "-sin t * sin a + cos t * cos a, so each block is [[cos t, sin t], [-sin t, cos t]]; yours is its transpose. "
+                f"Pair 0: should be {_block(ref[:2, :2])}, got {_block(M[:2, :2])}."
+            ),
+        )
     found = relationship(M, ref)
     if found is not None:
         raise Diagnosis(found[0], f"{what} is {found[1]}: {notes[0]}. {law}")
@@ -430,10 +514,12 @@ def _shift(shift_matrix, k, C, base=None):
 @hidden_check
 def shift_matrix_values(shift_matrix):
     rng = grading_rng()
-    cases = [(int(rng.integers(2, 60)), _even(rng, 6, 32)),
-             (int(rng.integers(2, 9)), 2),
-             (1, _even(rng, 4, 12)),
-             (0, _even(rng, 2, 8))]
+    cases = [
+        (int(rng.integers(2, 60)), _even(rng, 6, 32)),
+        (int(rng.integers(2, 9)), 2),
+        (1, _even(rng, 4, 12)),
+        (0, _even(rng, 2, 8)),
+    ]
     for k, C in cases:
         what, M = _shift(shift_matrix, k, C)
         _judge_shift(M, k, C, DEFAULT_BASE, what)
@@ -457,5 +543,9 @@ def shift_matrix_odd_C(shift_matrix):
     what, M = _shift(shift_matrix, k, C)
     expect_array(what, M, (C, C))
     C_odd = 2 * int(rng.integers(0, 8)) + 1
-    expect_raises(f"shift_matrix({k}, {C_odd})", lambda: shift_matrix(k, C_odd), (ValueError,),
-                  "with an odd C the last sin column has no cos partner, so no (C, C) matrix shifts it")
+    expect_raises(
+        f"shift_matrix({k}, {C_odd})",
+        lambda: shift_matrix(k, C_odd),
+        (ValueError,),
+        "with an odd C the last sin column has no cos partner, so no (C, C) matrix shifts it",
+    )

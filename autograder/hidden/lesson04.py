@@ -3,13 +3,14 @@
 The dP diagnosis (``dP_diagnosis``) and the forward helpers are shared with lesson 5, whose
 EmbeddingLayer has the same position table.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
+from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
 from .diagnostics import Diagnosis, relationship, say
 from .gradcheck import compare, numerical_gradient
-from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
 
 TOO_LONG_ERRORS = (ValueError, AssertionError)  # SPEC: ValueError; an AssertionError is accepted
 EXACT = dict(rtol=0.0, atol=1e-12)  # forward values are a gather and an add: any correct code is exact
@@ -27,11 +28,15 @@ def call_forward(what: str, fn, arg, T: int, block_size: int):
         text = str(e).strip()
         hint = ""
         if isinstance(e, ValueError) and "broadcast" in text:
-            hint = (f" The position slab must have shape (T, C) with T = {T}: add P[:T], the first T rows of the table, "
-                    "not the whole table or a slice of another length.")
+            hint = (
+                f" The position slab must have shape (T, C) with T = {T}: add P[:T], the first T rows of the table, "
+                "not the whole table or a slice of another length."
+            )
         elif T == block_size and isinstance(e, TOO_LONG_ERRORS):
-            hint = (f" A sequence with T == block_size ({T}) is allowed: the table has rows 0..{block_size - 1}, one for "
-                    "each slot. Only T > block_size must raise.")
+            hint = (
+                f" A sequence with T == block_size ({T}) is allowed: the table has rows 0..{block_size - 1}, one for "
+                "each slot. Only T > block_size must raise."
+            )
         raise Diagnosis("crashed", f"{what} raised {type(e).__name__}: {text}.{hint}") from None
 
 
@@ -50,16 +55,18 @@ def forward_diagnosis(out, base, P, T, *, base_name: str, idx=None) -> None:
         raise say("positions-missing", detail=f"Your forward returned {base_name} alone.")
     if idx is not None and int(np.max(idx)) < block_size and np.allclose(out, base + P[idx], **EXACT):
         b, t = map(int, np.argwhere(idx != np.arange(T))[0])
-        raise say("positions-by-token",
-                  detail=f"Your forward added P[idx], the position row chosen by the token id: at [b, t] = [{b}, {t}] the "
-                         f"id is {int(idx[b, t])}, so you added P[{int(idx[b, t])}] where P[{t}] belongs.")
+        raise say(
+            "positions-by-token",
+            detail=f"Your forward added P[idx], the position row chosen by the token id: at [b, t] = [{b}, {t}] the "
+            f"id is {int(idx[b, t])}, so you added P[{int(idx[b, t])}] where P[{t}] belongs.",
+        )
     if T < block_size and np.allclose(out, base + P[T], **EXACT):
         raise Diagnosis(
             "wrong-value",
             f"forward added the single row P[T] = P[{T}] to every slot. Slot t gets row t, so add the slab P[:T] "
             f"(rows 0..{T - 1}); the output is off by up to {err:.3g}.",
         )
-    if T < block_size and np.allclose(out, base + P[1:T + 1], **EXACT):
+    if T < block_size and np.allclose(out, base + P[1 : T + 1], **EXACT):
         raise Diagnosis(
             "shifted",
             f"forward added P[1:T+1], the position rows shifted by one: every slot got the row of the slot after it. "
@@ -69,8 +76,11 @@ def forward_diagnosis(out, base, P, T, *, base_name: str, idx=None) -> None:
     if np.allclose(added, added[:1], **EXACT):  # one slab for the whole batch: name how it relates to P[:T]
         found = relationship(added[0], P[:T], sizes={"T": T})
         if found is not None:
-            raise Diagnosis(found[0], f"The rows forward added to {base_name} (the same for every sequence) are "
-                                      f"{found[1]}. Slot t of every sequence gets row t of P: add P[:T].")
+            raise Diagnosis(
+                found[0],
+                f"The rows forward added to {base_name} (the same for every sequence) are "
+                f"{found[1]}. Slot t of every sequence gets row t of P: add P[:T].",
+            )
     worst = np.unravel_index(int(np.argmax(np.abs(out - want))), out.shape)
     b, t = int(worst[0]), int(worst[1])
     raise Diagnosis(
@@ -82,8 +92,13 @@ def forward_diagnosis(out, base, P, T, *, base_name: str, idx=None) -> None:
 
 def expect_grad(name: str, got, shape, T: int):
     """expect_array for dP, with a targeted message when the zero rows T: were left off."""
-    if isinstance(got, np.ndarray) and got.ndim == 2 and got.shape[0] == T and got.shape[1:] == tuple(shape[1:]) \
-            and T != shape[0]:
+    if (
+        isinstance(got, np.ndarray)
+        and got.ndim == 2
+        and got.shape[0] == T
+        and got.shape[1:] == tuple(shape[1:])
+        and T != shape[0]
+    ):
         raise Diagnosis(
             "wrong-shape",
             f"{name} should have P's full shape {tuple(shape)}, got {got.shape}: dP has a row for every slot of the "
@@ -107,27 +122,43 @@ def dP_diagnosis(dP, numeric, G, T, prev=None, *, owner: str = "backward") -> No
     head, tail = dP[:T], dP[T:]
     close = lambda a, b: np.allclose(a, b, rtol=1e-6, atol=1e-8)  # noqa: E731 (numeric is good to ~1e-10)
     if prev is not None and close(dP, prev + numeric):
-        raise say("grad-accumulates", grad="dP", table="P",
-                  detail="Your dP equals the previous backward's dP plus this one's: the gradient keeps growing across "
-                         "calls.")
+        raise say(
+            "grad-accumulates",
+            grad="dP",
+            table="P",
+            detail="Your dP equals the previous backward's dP plus this one's: the gradient keeps growing across "
+            "calls.",
+        )
     if tail.size and np.any(tail != 0):
-        state = ("Rows :T are right. " if close(head, right)
-                 else f"Rows :T are off too, by up to {np.abs(head - right).max():.3g}. ")
+        state = (
+            "Rows :T are right. "
+            if close(head, right)
+            else f"Rows :T are off too, by up to {np.abs(head - right).max():.3g}. "
+        )
         unused = f"row {T}" if T == block_size - 1 else f"rows {T}..{block_size - 1}"
-        stale = " (they look left over from an earlier, longer call)" if prev is not None and close(tail, prev[T:]) else ""
-        raise say("dP-tail-not-zero",
-                  detail=f"This forward used T={T} of the block_size={block_size} slots, so {unused} received no "
-                         f"gradient, but your dP[{T}:] holds values up to {np.abs(tail).max():.3g}{stale}. "
-                         f"{state}")
+        stale = (
+            " (they look left over from an earlier, longer call)" if prev is not None and close(tail, prev[T:]) else ""
+        )
+        raise say(
+            "dP-tail-not-zero",
+            detail=f"This forward used T={T} of the block_size={block_size} slots, so {unused} received no "
+            f"gradient, but your dP[{T}:] holds values up to {np.abs(tail).max():.3g}{stale}. "
+            f"{state}",
+        )
     for b in range(B):
         if close(head, G[b]):
-            raise say("dP-not-summed",
-                      detail=f"Your dP[:T] equals dout[{b}], the gradient of one sequence, but the batch holds B={B} "
-                             f"sequences (off by up to {np.abs(head - right).max():.3g}).")
+            raise say(
+                "dP-not-summed",
+                detail=f"Your dP[:T] equals dout[{b}], the gradient of one sequence, but the batch holds B={B} "
+                f"sequences (off by up to {np.abs(head - right).max():.3g}).",
+            )
     found = relationship(head, G.sum(axis=0), sizes={"B": B}, source=G, reduced_axis=0)
     if found is not None:
-        raise Diagnosis(found[0], f"dP[:T] is {found[1]}. Row t of P was added to slot t of all B = {B} sequences, so "
-                                  "it collects the gradient of each: dP[:T] = dout.sum(axis=0).")
+        raise Diagnosis(
+            found[0],
+            f"dP[:T] is {found[1]}. Row t of P was added to slot t of all B = {B} sequences, so "
+            "it collects the gradient of each: dP[:T] = dout.sum(axis=0).",
+        )
     if np.all(head == 0):
         raise Diagnosis(
             "wrong-gradient",
@@ -197,16 +228,26 @@ def positional_forward(PositionalEmbedding):
         B = pick(rng, 2, 6, (T, block_size))
         cases.append((B, T, pick_width(rng, parity, (B, T, block_size))))
     for B, T, C in cases:
-        pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
+        pe = call(
+            "PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30))
+        )
         P0 = np.array(pe.P, dtype=np.float64, copy=True)
         x = watch(rng.standard_normal((B, T, C)))  # changing x in place has its own diagnosis
         x0 = x.copy()
-        out = call_forward(f"PositionalEmbedding.forward for x of shape {(B, T, C)} (block_size={block_size})",
-                           pe.forward, x, T, block_size)
+        out = call_forward(
+            f"PositionalEmbedding.forward for x of shape {(B, T, C)} (block_size={block_size})",
+            pe.forward,
+            x,
+            T,
+            block_size,
+        )
         out = expect_array(f"forward(x) for x of shape {(B, T, C)}", out, (B, T, C))
         if not np.array_equal(x, x0):
-            raise Diagnosis("side-effect", "forward changed its input x in place (x += ...); return x + P[:T] as a new "
-                                           "array, the caller still needs x.")
+            raise Diagnosis(
+                "side-effect",
+                "forward changed its input x in place (x += ...); return x + P[:T] as a new "
+                "array, the caller still needs x.",
+            )
         if not np.array_equal(pe.P, P0):
             raise Diagnosis("side-effect", "forward changed the table P; it should only read its first T rows.")
         forward_diagnosis(out, x0, P0, T, base_name="x")
@@ -220,15 +261,23 @@ def positional_too_long(PositionalEmbedding):
     C = pick(rng, 2, 8, (2, block_size, T))
     pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
     x = rng.standard_normal((2, T, C))
-    expect_raises(f"forward with T={T} and block_size={block_size}", lambda: pe.forward(x), TOO_LONG_ERRORS,
-                  "the table has no rows for slots block_size and beyond")
+    expect_raises(
+        f"forward with T={T} and block_size={block_size}",
+        lambda: pe.forward(x),
+        TOO_LONG_ERRORS,
+        "the table has no rows for slots block_size and beyond",
+    )
     T = int(rng.integers(3, 6))
     C = pick(rng, 2, 8, (1, 2, T))
     pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, 1, C)
     x = rng.standard_normal((2, T, C))
-    expect_raises(f"forward with T={T} and block_size=1", lambda: pe.forward(x), TOO_LONG_ERRORS,
-                  "with block_size=1, NumPy broadcasting adds the single row P[0] to every slot instead of failing, "
-                  "so compare T with block_size explicitly")
+    expect_raises(
+        f"forward with T={T} and block_size=1",
+        lambda: pe.forward(x),
+        TOO_LONG_ERRORS,
+        "with block_size=1, NumPy broadcasting adds the single row P[0] to every slot instead of failing, "
+        "so compare T with block_size explicitly",
+    )
 
 
 def backward_plans(rng, block_size):
@@ -261,7 +310,9 @@ def positional_backward_dP(PositionalEmbedding):
     rng = grading_rng()
     block_size = int(rng.integers(5, 9))
     for C, calls in backward_plans(rng, block_size):
-        pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
+        pe = call(
+            "PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30))
+        )
         prev = None
         for B, T in calls:
             x = rng.standard_normal((B, T, C))
@@ -271,7 +322,7 @@ def positional_backward_dP(PositionalEmbedding):
             dP = expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", pe.dP, (block_size, C), T)
             dP = np.array(dP, copy=True)
             P = np.array(pe.P, dtype=np.float64, copy=True)
-            numeric = numerical_gradient(lambda: np.sum(P[:T] * G), P)  # L = sum((x + P[:T]) * G) less its x part
+            numeric = numerical_gradient(lambda: np.sum(P[:T] * G), P)  # noqa: B023 - called at once; L = sum((x + P[:T]) * G) less its x part
             dP_diagnosis(dP, numeric, G, T, prev)
             prev = dP
 
@@ -281,24 +332,35 @@ def positional_backward_dx(PositionalEmbedding):
     rng = grading_rng()
     block_size = int(rng.integers(4, 8))
     for B, T, C in distinct_cases(rng, block_size):
-        pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30)))
+        pe = call(
+            "PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C, seed=int(rng.integers(1 << 30))
+        )
         x = 0.1 * rng.standard_normal((B, T, C))  # a small loss keeps the rounding of the numerical gradient small
         G = upstream(rng, (B, T, C))
         call_forward(f"PositionalEmbedding.forward for x of shape {(B, T, C)}", pe.forward, x, T, block_size)
         dx = call("PositionalEmbedding.backward", pe.backward, G.copy())
         if dx is None:
-            raise Diagnosis("wrong-value", "backward returned None; it should return the gradient for x, which is dout "
-                                           "itself: out = x + P[:T], so each entry of x passes its gradient through unchanged.")
+            raise Diagnosis(
+                "wrong-value",
+                "backward returned None; it should return the gradient for x, which is dout "
+                "itself: out = x + P[:T], so each entry of x passes its gradient through unchanged.",
+            )
         dx = expect_array(f"the gradient for x that backward returns (x had shape {(B, T, C)})", dx, (B, T, C))
-        numeric = numerical_gradient(lambda: np.sum(x * G), x)  # L = sum((x + P[:T]) * G) less its P part
+        numeric = numerical_gradient(lambda: np.sum(x * G), x)  # noqa: B023 - called at once; L = sum((x + P[:T]) * G) less its P part
         report = compare("dx", dx, numeric)
         if not report.ok:
             found = relationship(dx, G, sizes={"B": B, "T": T})
             if found is not None:
-                raise Diagnosis(found[0], f"The gradient for x that backward returns is {found[1]}. out = x + P[:T], so "
-                                          "each entry of x passes its gradient through unchanged: return dout.")
-            raise Diagnosis("wrong-gradient", f"The returned gradient for x fails the gradient check; it should be dout "
-                                              f"unchanged. {report.describe('batch row')}.")
+                raise Diagnosis(
+                    found[0],
+                    f"The gradient for x that backward returns is {found[1]}. out = x + P[:T], so "
+                    "each entry of x passes its gradient through unchanged: return dout.",
+                )
+            raise Diagnosis(
+                "wrong-gradient",
+                f"The returned gradient for x fails the gradient check; it should be dout "
+                f"unchanged. {report.describe('batch row')}.",
+            )
 
 
 @hidden_check
@@ -310,15 +372,27 @@ def positional_backward_fresh(PositionalEmbedding):
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
         x = rng.standard_normal((B, T, C))
         G = upstream(rng, (B, T, C))
-        call_forward(f"PositionalEmbedding.forward for x of shape {(B, T, C)} (block_size={block_size})",
-                     pe.forward, x, T, block_size)
+        call_forward(
+            f"PositionalEmbedding.forward for x of shape {(B, T, C)} (block_size={block_size})",
+            pe.forward,
+            x,
+            T,
+            block_size,
+        )
         call("PositionalEmbedding.backward", pe.backward, G.copy())
-        first = np.array(expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", pe.dP,
-                                     (block_size, C), T), copy=True)
+        first = np.array(
+            expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", pe.dP, (block_size, C), T),
+            copy=True,
+        )
         call("PositionalEmbedding.backward", pe.backward, G.copy())
-        second = expect_grad(f"self.dP after a second backward (T={T}, block_size={block_size})", pe.dP,
-                             (block_size, C), T)
+        second = expect_grad(
+            f"self.dP after a second backward (T={T}, block_size={block_size})", pe.dP, (block_size, C), T
+        )
         if not np.allclose(second, first):
             ratio = np.abs(second).sum() / max(np.abs(first).sum(), 1e-300)
-            raise say("grad-accumulates", grad="dP", table="P",
-                      detail=f"A second backward with the same dout changed dP (it grew by a factor of {ratio:.3g}).")
+            raise say(
+                "grad-accumulates",
+                grad="dP",
+                table="P",
+                detail=f"A second backward with the same dout changed dP (it grew by a factor of {ratio:.3g}).",
+            )

@@ -5,15 +5,26 @@ checked first; a wrong array outside the catalogue is compared with the right on
 ``relationship`` / ``expect_close``, so a factor (2, 1/B, -1), a shift, a sum over the wrong axis or
 rows in the wrong places is named as such.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
+from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
 from .diagnostics import Diagnosis, fmt, relationship, say
 from .gradcheck import compare, numerical_gradient
-from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
-from .lesson04 import (TOO_LONG_ERRORS, backward_plans, call_forward, dP_diagnosis, distinct_cases, expect_grad,
-                       parities, pick, pick_width, upstream)
+from .lesson04 import (
+    TOO_LONG_ERRORS,
+    backward_plans,
+    call_forward,
+    distinct_cases,
+    dP_diagnosis,
+    expect_grad,
+    parities,
+    pick,
+    pick_width,
+    upstream,
+)
 from .lesson04 import forward_diagnosis as shared_forward_diagnosis
 
 SAME = dict(rtol=0.0, atol=1e-12)  # "exactly what it would be without the flag": same code, same numbers
@@ -43,10 +54,13 @@ def _vocab(rng, block_size, avoid=()):
 
 def _make(EmbeddingLayer, V, block_size, C, seed, **kwargs):
     args = ", freeze_positions=True" if kwargs.get("freeze_positions") else ""
-    return call(f"EmbeddingLayer(vocab_size, block_size, C{args})", EmbeddingLayer, V, block_size, C, seed=seed, **kwargs)
+    return call(
+        f"EmbeddingLayer(vocab_size, block_size, C{args})", EmbeddingLayer, V, block_size, C, seed=seed, **kwargs
+    )
 
 
 # ------------------------------------------------------------------------------------------------ forward
+
 
 def forward_diagnosis(out, E, P, idx) -> None:
     """Lesson 4's forward diagnosis, for a forward whose output should be ``E[idx] + P[:T]`` (a position row
@@ -69,8 +83,13 @@ def _forward(EmbeddingLayer, layer, idx, block_size):
     """layer.forward(idx); when it crashes on valid ids, a small probe names the forward mistake behind the crash."""
     B, T = idx.shape
     try:
-        return call_forward(f"EmbeddingLayer.forward for ids of shape {(B, T)} (block_size={block_size})",
-                            layer.forward, idx, T, block_size)
+        return call_forward(
+            f"EmbeddingLayer.forward for ids of shape {(B, T)} (block_size={block_size})",
+            layer.forward,
+            idx,
+            T,
+            block_size,
+        )
     except Diagnosis as crash:
         if crash.misconception != "crashed":
             raise
@@ -113,8 +132,10 @@ def layer_forward(EmbeddingLayer):
     B1 = pick(rng, 2, 6, (V1, T1))
     B2 = pick(rng, 2, 6, (block_size,))
     V2 = _vocab(rng, block_size)
-    cases = [(V1, B1, T1, pick_width(rng, p1, (V1, B1, T1, block_size))),
-             (V2, B2, block_size, pick_width(rng, p2, (V2, B2, block_size)))]
+    cases = [
+        (V1, B1, T1, pick_width(rng, p1, (V1, B1, T1, block_size))),
+        (V2, B2, block_size, pick_width(rng, p2, (V2, B2, block_size))),
+    ]
     for V, B, T, C in cases:
         layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
         E0 = np.array(layer.E, dtype=np.float64, copy=True)
@@ -139,19 +160,28 @@ def layer_too_long(EmbeddingLayer):
     C = pick(rng, 2, 8, (2, V, T, block_size))
     layer = _make(EmbeddingLayer, V, block_size, C, 42)
     idx = _ids(rng, V, 2, T, block_size)
-    expect_raises(f"forward with T={T} and block_size={block_size}", lambda: layer.forward(idx), TOO_LONG_ERRORS,
-                  "the position table has no rows for slots block_size and beyond")
+    expect_raises(
+        f"forward with T={T} and block_size={block_size}",
+        lambda: layer.forward(idx),
+        TOO_LONG_ERRORS,
+        "the position table has no rows for slots block_size and beyond",
+    )
     T = int(rng.integers(3, 6))
     V = pick(rng, 2, 20, (T,))
     C = pick(rng, 2, 8, (1, 2, V, T))
     layer = _make(EmbeddingLayer, V, 1, C, 42)
     idx = _ids(rng, V, 2, T, 1)
-    expect_raises(f"forward with T={T} and block_size=1", lambda: layer.forward(idx), TOO_LONG_ERRORS,
-                  "with block_size=1, NumPy broadcasting adds the single row P[0] to every slot instead of failing, "
-                  "so compare T with block_size explicitly")
+    expect_raises(
+        f"forward with T={T} and block_size=1",
+        lambda: layer.forward(idx),
+        TOO_LONG_ERRORS,
+        "with block_size=1, NumPy broadcasting adds the single row P[0] to every slot instead of failing, "
+        "so compare T with block_size explicitly",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ backward
+
 
 def _scatter_overwrite_probe(EmbeddingLayer):
     """SPEC's canonical example: ids [[0, 0]], dout of ones, C = 2. Row 0 of dE, or None if the code fails."""
@@ -178,19 +208,32 @@ def _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report) -> None:
         # dout of ones) confirms it when it keeps one occurrence, and gives the message its numbers.
         got = _scatter_overwrite_probe(EmbeddingLayer)
         if got is not None and np.allclose(got, [1, 1]):
-            raise say("scatter-overwrite", row=0, want="[2, 2]", got=got,
-                      detail="Here, with ids [[0, 0]] and dout of ones, only one of the two occurrences reached dE.")
+            raise say(
+                "scatter-overwrite",
+                row=0,
+                want="[2, 2]",
+                got=got,
+                detail="Here, with ids [[0, 0]] and dout of ones, only one of the two occurrences reached dE.",
+            )
         if got is None and np.any(counts == 1):
             tok = int(np.flatnonzero(wrong & (counts >= 2))[0])
-            raise say("scatter-overwrite", row=tok, want=fmt(numeric[tok]), got=fmt(dE[tok]),
-                      detail=f"Token id {tok} occurs {counts[tok]} times and its row is the sum of dout at all "
-                             f"{counts[tok]} places; rows of ids that occur once are right.")
+            raise say(
+                "scatter-overwrite",
+                row=tok,
+                want=fmt(numeric[tok]),
+                got=fmt(dE[tok]),
+                detail=f"Token id {tok} occurs {counts[tok]} times and its row is the sum of dout at all "
+                f"{counts[tok]} places; rows of ids that occur once are right.",
+            )
     found = relationship(dE, numeric, sizes={"B": B, "T": T, "B*T": B * T})
     if found is not None:
         kind, words = found
-        raise Diagnosis(kind, f"dE fails the gradient check ({report.error:.2e} against the bar 1e-5): it is {words}. "
-                              "Row v of dE is the sum of dout over every place [b, t] whose id is v: "
-                              "np.add.at(dE, idx, dout).")
+        raise Diagnosis(
+            kind,
+            f"dE fails the gradient check ({report.error:.2e} against the bar 1e-5): it is {words}. "
+            "Row v of dE is the sum of dout over every place [b, t] whose id is v: "
+            "np.add.at(dE, idx, dout).",
+        )
     token = report.worst_index[0]
     raise Diagnosis(
         "wrong-gradient",
@@ -212,8 +255,11 @@ def layer_backward_dE(EmbeddingLayer):
         ret = _backward(layer, G)
         dE = np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True)
         if ret is not None:
-            raise Diagnosis("wrong-value", f"backward should return None (ids are integers, there is no input gradient; "
-                                           f"the results live in self.dE and self.dP), got {type(ret).__name__}.")
+            raise Diagnosis(
+                "wrong-value",
+                f"backward should return None (ids are integers, there is no input gradient; "
+                f"the results live in self.dE and self.dP), got {type(ret).__name__}.",
+            )
         numeric = _numeric(layer, idx, G, "E")
         report = compare("dE", dE, numeric)
         if not report.ok:
@@ -234,8 +280,10 @@ def layer_backward_dP(EmbeddingLayer):
             G = upstream(rng, (B, T, C), idx, V)
             _forward(EmbeddingLayer, layer, idx, block_size)
             _backward(layer, G)
-            dP = np.array(expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", layer.dP,
-                                      (block_size, C), T), copy=True)
+            dP = np.array(
+                expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", layer.dP, (block_size, C), T),
+                copy=True,
+            )
             dP_diagnosis(dP, _numeric(layer, idx, G, "P"), G, T, prev)
             prev = dP
 
@@ -252,23 +300,35 @@ def layer_backward_fresh(EmbeddingLayer):
         G = upstream(rng, (B, T, C), idx, V)
         _forward(EmbeddingLayer, layer, idx, block_size)
         _backward(layer, G)
-        first = {"dE": np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True),
-                 "dP": np.array(expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", layer.dP,
-                                            (block_size, C), T), copy=True)}
+        first = {
+            "dE": np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True),
+            "dP": np.array(
+                expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", layer.dP, (block_size, C), T),
+                copy=True,
+            ),
+        }
         _backward(layer, G)
-        second = {"dE": expect_array("self.dE after a second backward", layer.dE, (V, C)),
-                  "dP": expect_grad(f"self.dP after a second backward (T={T}, block_size={block_size})", layer.dP,
-                                    (block_size, C), T)}
+        second = {
+            "dE": expect_array("self.dE after a second backward", layer.dE, (V, C)),
+            "dP": expect_grad(
+                f"self.dP after a second backward (T={T}, block_size={block_size})", layer.dP, (block_size, C), T
+            ),
+        }
         grew = [name for name in ("dE", "dP") if not np.allclose(second[name], first[name])]
         if grew:
             name = grew[0]
             ratio = np.abs(second[name]).sum() / max(np.abs(first[name]).sum(), 1e-300)
-            raise say("grad-accumulates", grad=name, table=name[1],
-                      detail=f"A second backward with the same dout changed {' and '.join(grew)} ({name} grew by a "
-                             f"factor of {ratio:.3g}).")
+            raise say(
+                "grad-accumulates",
+                grad=name,
+                table=name[1],
+                detail=f"A second backward with the same dout changed {' and '.join(grew)} ({name} grew by a "
+                f"factor of {ratio:.3g}).",
+            )
 
 
 # ------------------------------------------------------------------------------------------------ freezing
+
 
 def _frozen_diagnosis(layer, twin, block_size, C, V, when: str, prev_dP=None, hint=lambda: "") -> None:
     """After the same forward/backward: ``layer`` is frozen, ``twin`` (same seed, same history) is not.
@@ -279,8 +339,11 @@ def _frozen_diagnosis(layer, twin, block_size, C, V, when: str, prev_dP=None, hi
     dP = layer.dP
     if not isinstance(dP, np.ndarray) or dP.shape != (block_size, C):
         shape = dP.shape if isinstance(dP, np.ndarray) else type(dP).__name__
-        raise Diagnosis("wrong-shape", f"With freeze_positions=True ({when}), self.dP should be an all-zero array of P's "
-                                       f"shape {(block_size, C)} so that P -= lr * dP still works; got {shape}.")
+        raise Diagnosis(
+            "wrong-shape",
+            f"With freeze_positions=True ({when}), self.dP should be an all-zero array of P's "
+            f"shape {(block_size, C)} so that P -= lr * dP still works; got {shape}.",
+        )
     if np.any(dP != 0):
         plain = twin.dP
         if isinstance(plain, np.ndarray) and plain.shape == dP.shape and np.allclose(dP, plain):
@@ -289,27 +352,38 @@ def _frozen_diagnosis(layer, twin, block_size, C, V, when: str, prev_dP=None, hi
             why = " (the dP of the previous backward, left in place)."
         else:
             why = "."
-        raise say("freeze-ignored", detail=f"With the flag {when}, your dP holds values up to {np.abs(dP).max():.3g}{why}")
+        raise say(
+            "freeze-ignored", detail=f"With the flag {when}, your dP holds values up to {np.abs(dP).max():.3g}{why}"
+        )
     dE, want = layer.dE, np.asarray(twin.dE)
     if not isinstance(dE, np.ndarray) or dE.shape != (V, C):
         shape = dE.shape if isinstance(dE, np.ndarray) else type(dE).__name__
-        raise say("freeze-kills-dE", detail=f"With the flag {when}, self.dE should still be the token gradient of shape "
-                                            f"{(V, C)}; got {shape}.")
+        raise say(
+            "freeze-kills-dE",
+            detail=f"With the flag {when}, self.dE should still be the token gradient of shape {(V, C)}; got {shape}.",
+        )
     if not np.allclose(dE, want, **SAME):
         what = "all zero" if np.all(dE == 0) else f"off by up to {np.abs(dE - want).max():.3g}"
-        raise say("freeze-kills-dE", detail=f"With the flag {when}, your dE is {what} compared with the same layer "
-                                            "unfrozen.")
+        raise say(
+            "freeze-kills-dE", detail=f"With the flag {when}, your dE is {what} compared with the same layer unfrozen."
+        )
 
 
 def _same_forward(out_frozen, out_plain, E, idx, when: str) -> None:
     if np.allclose(out_frozen, out_plain, **SAME):
         return
     if np.allclose(out_frozen, E[idx], **SAME):
-        raise say("positions-missing", detail=f"With freeze_positions=True ({when}) your forward returned E[idx] alone; "
-                                              "frozen positions are still added, they are just not trained.")
-    raise Diagnosis("wrong-value", f"With freeze_positions=True ({when}) forward gave a different output from the same "
-                                   f"layer unfrozen (by up to {np.abs(out_frozen - out_plain).max():.3g}); the flag "
-                                   "affects only the gradient dP.")
+        raise say(
+            "positions-missing",
+            detail=f"With freeze_positions=True ({when}) your forward returned E[idx] alone; "
+            "frozen positions are still added, they are just not trained.",
+        )
+    raise Diagnosis(
+        "wrong-value",
+        f"With freeze_positions=True ({when}) forward gave a different output from the same "
+        f"layer unfrozen (by up to {np.abs(out_frozen - out_plain).max():.3g}); the flag "
+        "affects only the gradient dP.",
+    )
 
 
 @hidden_check
@@ -372,7 +446,9 @@ def layer_freeze_after_construction(EmbeddingLayer):
     prev_dP = np.array(layer.dP, dtype=np.float64, copy=True) if isinstance(layer.dP, np.ndarray) else None
     _backward(layer, G)
     _backward(twin, G)
-    _frozen_diagnosis(layer, twin, block_size, C, V, when, prev_dP, hint=lambda: _init_copy_hint(EmbeddingLayer, idx, G))
+    _frozen_diagnosis(
+        layer, twin, block_size, C, V, when, prev_dP, hint=lambda: _init_copy_hint(EmbeddingLayer, idx, G)
+    )
     # and off again: positions train again
     layer.freeze_positions = False
     _forward(EmbeddingLayer, layer, idx, block_size)

@@ -8,6 +8,7 @@ recognisable transform of the right one is named as that transform on both sides
 Rules for this file: NumPy only; nothing imported from the rest of the package; no
 ``from __future__`` (it runs as notebook cell text); nothing secret (students read it).
 """
+
 import numpy as np
 
 # The misconception catalogue: id -> the student's bug, in a few words.
@@ -60,65 +61,78 @@ VOICE = {
     "scatter-overwrite": (
         "Row {row} is used twice so its gradient should be {want}, got {got}",
         "dE[idx] += dout keeps only one write per repeated id. Use np.add.at(dE, idx, dout), which adds the "
-        "gradient of every occurrence."),
+        "gradient of every occurrence.",
+    ),
     "sin-cos-swap": (
         "Even dims at pos 0 should be sin(0)=0, got {got}",
         "Even columns take np.sin and odd columns np.cos: fill table[:, 0::2] with sines and table[:, 1::2] "
-        "with cosines."),
+        "with cosines.",
+    ),
     "freq-sign": (
         "Lower dims should oscillate faster",
         "The angle of pair i is pos / base**(2i/C), so its frequency base**(-2i/C) falls from 1 radian per "
-        "position (columns 0 and 1) towards 1/base in the last pair; check the sign of the exponent."),
+        "position (columns 0 and 1) towards 1/base in the last pair; check the sign of the exponent.",
+    ),
     "freq-per-column": (
         "Columns 2i and 2i+1 must share one frequency",
         "Both columns of pair i use the angle pos / base**(2i/C), with 2i the even column of the pair, not "
-        "pos / base**(j/C) for each column j."),
+        "pos / base**(j/C) for each column j.",
+    ),
     "halves-not-interleaved": (
         "Sin and cos columns interleave",
         "Column 2i holds sin(pos * w_i) and column 2i+1 holds cos(pos * w_i): fill table[:, 0::2] with sines "
-        "and table[:, 1::2] with cosines, not the first and second halves."),
+        "and table[:, 1::2] with cosines, not the first and second halves.",
+    ),
     "dP-not-summed": (
         "dP sums dout over the batch axis",
-        "Every sequence of the batch added P[:T], so each contributes its gradient: dP[:T] = dout.sum(axis=0)."),
+        "Every sequence of the batch added P[:T], so each contributes its gradient: dP[:T] = dout.sum(axis=0).",
+    ),
     "dP-tail-not-zero": (
         "Rows T and beyond of dP stay zero",
         "Positions T.. were not used by this forward: start every backward from np.zeros_like(self.P) and "
-        "fill only dP[:T]."),
+        "fill only dP[:T].",
+    ),
     "positions-missing": (
         "forward must add P[:T], the position rows",
-        "Without them two equal tokens in different slots get equal vectors, and attention cannot tell the "
-        "order."),
+        "Without them two equal tokens in different slots get equal vectors, and attention cannot tell the order.",
+    ),
     "positions-by-token": (
         "Positions are looked up by slot t, not by token id",
-        "The token in slot t of every sequence gets P[t]: add P[:T], not P[idx]."),
+        "The token in slot t of every sequence gets P[t]: add P[:T], not P[idx].",
+    ),
     "freeze-ignored": (
         "dP must be zero while positions are frozen",
         "Read self.freeze_positions in backward, at every call (it may be switched after construction): while "
-        "it is true, set self.dP = np.zeros_like(self.P) and compute dE as usual."),
+        "it is true, set self.dP = np.zeros_like(self.P) and compute dE as usual.",
+    ),
     "freeze-kills-dE": (
         "Freezing positions must not change dE",
         "The token gradient never depends on P: compute dE exactly as without the flag, and let the flag "
-        "decide only dP."),
+        "decide only dP.",
+    ),
     "grad-accumulates": (
         "Each backward starts from zeros",
         "A second backward with the same dout must give the same gradient: set self.{grad} = "
-        "np.zeros_like(self.{table}) on every call instead of adding to the last gradient."),
+        "np.zeros_like(self.{table}) on every call instead of adding to the last gradient.",
+    ),
     "softmax-unstable": (
         "softmax overflows on large inputs; subtract the max",
         "In float64 exp(1000) is inf, and softmax(x - m) == softmax(x) for any constant m: subtract "
-        "x.max(axis=axis, keepdims=True) before np.exp."),
+        "x.max(axis=axis, keepdims=True) before np.exp.",
+    ),
     "attention-unscaled": (
         "Scores are scaled by 1/sqrt(head size)",
-        "Divide Q @ K^T by np.sqrt(hs), where hs = Wq.shape[1] is the width of Q and K (not C, the width of "
-        "X)."),
+        "Divide Q @ K^T by np.sqrt(hs), where hs = Wq.shape[1] is the width of Q and K (not C, the width of X).",
+    ),
     "one-sided-difference": (
         "The check needs central differences",
         "Use (f(x+eps) - f(x-eps)) / (2 * eps), accurate to eps**2; the one-sided (f(x+eps) - f(x)) / eps "
-        "is only accurate to eps."),
+        "is only accurate to eps.",
+    ),
     "no-restore": (
         "x must be restored after each nudge",
-        "Save old = x[i] before nudging and write it back with x[i] = old (x[i] -= eps leaves rounding "
-        "residue)."),
+        "Save old = x[i] before nudging and write it back with x[i] = old (x[i] -= eps leaves rounding residue).",
+    ),
 }
 
 
@@ -147,8 +161,10 @@ def say(misconception, detail="", smallest="", **values):
     headline, fix = VOICE[misconception]
     if smallest:
         detail = f"That is the smallest case, {smallest.strip()}. {detail.strip()}"
-    return Diagnosis(misconception, headline.format(**values) + "\n" + " ".join(
-        part for part in (detail.strip(), fix.format(**values)) if part))
+    return Diagnosis(
+        misconception,
+        headline.format(**values) + "\n" + " ".join(part for part in (detail.strip(), fix.format(**values)) if part),
+    )
 
 
 def fmt(a):
@@ -159,6 +175,7 @@ def fmt(a):
 
 
 # ---------------------------------------------------------------------------- relationships
+
 
 def _close(a, b, scale):
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-7 * scale))
@@ -173,8 +190,9 @@ def _factor_words(c, sizes):
         if abs(c - n) < 1e-6 * n:
             return f"exactly {n} times the right values" + (f" ({named} = {n})" if named else "")
         if abs(c * n - 1) < 1e-6:
-            return f"exactly 1/{n} of the right values" + (f", as if divided by {named} = {n} (a mean where a sum "
-                                                           "belongs)" if named else "")
+            return f"exactly 1/{n} of the right values" + (
+                f", as if divided by {named} = {n} (a mean where a sum belongs)" if named else ""
+            )
     return f"the right values times {c:.4g}"
 
 
@@ -196,7 +214,9 @@ def _at(word, index):
 
 
 def _plural(word):
-    return "entries" if word == "entry" else word.replace("slice", "slices", 1) if word.startswith("slice") else word + "s"
+    return (
+        "entries" if word == "entry" else word.replace("slice", "slices", 1) if word.startswith("slice") else word + "s"
+    )
 
 
 def _as_floats(a):
@@ -243,11 +263,15 @@ def relationship(got, want, sizes=None, source=None, reduced_axis=None):
                 continue  # constant along this axis: a shift would look right by chance
             word = _axis_word(axis, want.ndim)
             if _close(got[head], want[tail], scale):
-                return "shifted", (f"the right values shifted forward by one {word}: your {_at(word, 'k')} holds "
-                                   f"what belongs in {_at(word, 'k - 1')}")
+                return "shifted", (
+                    f"the right values shifted forward by one {word}: your {_at(word, 'k')} holds "
+                    f"what belongs in {_at(word, 'k - 1')}"
+                )
             if _close(got[tail], want[head], scale):
-                return "shifted", (f"the right values shifted back by one {word}: your {_at(word, 'k')} holds "
-                                   f"what belongs in {_at(word, 'k + 1')}")
+                return "shifted", (
+                    f"the right values shifted back by one {word}: your {_at(word, 'k')} holds "
+                    f"what belongs in {_at(word, 'k + 1')}"
+                )
         for axis in (0, want.ndim - 1) if want.ndim >= 2 else (0,):
             moved = _moved(got, want, axis, scale)
             if moved:
@@ -268,8 +292,10 @@ def relationship(got, want, sizes=None, source=None, reduced_axis=None):
                 if _close(got, candidate, scale):
                     if axis == reduced_axis:
                         return "scaled", f"the mean over axis {axis} where the sum belongs"
-                    return "wrong-axis", (f"the {how} over axis {axis} (size {source.shape[axis]}); the right one is "
-                                          f"the sum over axis {reduced_axis} (size {source.shape[reduced_axis]})")
+                    return "wrong-axis", (
+                        f"the {how} over axis {axis} (size {source.shape[axis]}); the right one is "
+                        f"the sum over axis {reduced_axis} (size {source.shape[reduced_axis]})"
+                    )
     return None
 
 
@@ -303,7 +329,9 @@ def expect_array(name, got, shape):
     """``got`` must be a float64 NumPy array of ``shape``; return a plain copy of it (a subclass with its own
     arithmetic or comparisons cannot fool the checks that follow)."""
     if not isinstance(got, np.ndarray):
-        raise Diagnosis("wrong-shape", f"{name} should be a NumPy array of shape {tuple(shape)}, got {type(got).__name__}.")
+        raise Diagnosis(
+            "wrong-shape", f"{name} should be a NumPy array of shape {tuple(shape)}, got {type(got).__name__}."
+        )
     if got.shape != tuple(shape):
         raise Diagnosis("wrong-shape", f"{name} should have shape {tuple(shape)}, got {got.shape}.")
     if got.dtype != np.float64:
@@ -331,9 +359,15 @@ def expect_close(name, got, want, sizes=None, source=None, reduced_axis=None, hi
     bad = ~np.isfinite(got)
     if np.any(bad):
         k = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise Diagnosis("wrong-value", f"{name} holds {np.sum(bad)} non-finite value(s): at {list(k)} it is "
-                                       f"{got[k]} where {want[k]:.6g} belongs. {hint}")
+        raise Diagnosis(
+            "wrong-value",
+            f"{name} holds {np.sum(bad)} non-finite value(s): at {list(k)} it is "
+            f"{got[k]} where {want[k]:.6g} belongs. {hint}",
+        )
     err = np.abs(got - want)
     k = np.unravel_index(int(np.argmax(err)), err.shape)
-    raise Diagnosis("wrong-value", f"{name} is off by up to {err[k]:.3g}: at {list(map(int, k))} it is "
-                                   f"{got[k]:.6g} where {want[k]:.6g} belongs. {hint}")
+    raise Diagnosis(
+        "wrong-value",
+        f"{name} is off by up to {err[k]:.3g}: at {list(map(int, k))} it is "
+        f"{got[k]:.6g} where {want[k]:.6g} belongs. {hint}",
+    )

@@ -14,6 +14,7 @@ namespace.  ``limits`` adds the per-notebook resource limits (``cgroups``, ``arg
 If ``bwrap`` is missing the kit refuses to grade unless sandboxing is switched off explicitly
 (``AUTOGRADER_SANDBOX=off``, or ``c.KitConfig.sandbox = False``: see ``autograder.config``), and says so.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,10 +39,12 @@ class SandboxUnavailable(RuntimeError):
 def bwrap_path() -> str:
     path = shutil.which("bwrap")
     if not path:
-        raise SandboxUnavailable("bubblewrap (bwrap) is not installed. Installing it needs root: ask an administrator "
-                                 "for the package `bubblewrap` (Debian/Ubuntu: apt-get install bubblewrap). Or set "
-                                 "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your "
-                                 "permissions and can read the course, the gradebook and your files")
+        raise SandboxUnavailable(
+            "bubblewrap (bwrap) is not installed. Installing it needs root: ask an administrator "
+            "for the package `bubblewrap` (Debian/Ubuntu: apt-get install bubblewrap). Or set "
+            "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your "
+            "permissions and can read the course, the gradebook and your files"
+        )
     return path
 
 
@@ -50,16 +53,19 @@ def check_sandbox() -> None:
     namespaces for unprivileged users, say) is reported before any student is graded."""
     try:
         with tempfile.TemporaryDirectory(prefix="kit-probe-") as folder:
-            result = subprocess.run(bwrap_command(Path(folder), [], []) + ["true"], capture_output=True, text=True,
-                                    timeout=30)
+            result = subprocess.run(
+                bwrap_command(Path(folder), [], []) + ["true"], capture_output=True, text=True, timeout=30
+            )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise SandboxUnavailable(f"bubblewrap could not start a sandbox: {e}") from None
     if result.returncode != 0:
+        why = result.stderr.strip() or f"exit {result.returncode}"
         raise SandboxUnavailable(
-            f"bubblewrap is installed but cannot start a sandbox here ({result.stderr.strip() or 'exit %d' % result.returncode}). "
+            f"bubblewrap is installed but cannot start a sandbox here ({why}). "
             "Unprivileged users need user namespaces: ask an administrator to allow them (on Ubuntu 24.04, "
             "sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for bwrap). Or set "
-            "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your permissions")
+            "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your permissions"
+        )
 
 
 def describe(limits, sandbox: bool, notebook_budget: float | None = None) -> str:
@@ -70,17 +76,22 @@ def describe(limits, sandbox: bool, notebook_budget: float | None = None) -> str
     if not sandbox:
         return f"limits per notebook: time only{budget} (the sandbox is off, so no process, memory or disk limits)"
     mechanism, why = choose_mechanism(limits)
-    what = (f"limits per notebook: {limits.max_processes} processes and threads, {limits.max_memory_mb} MiB of memory "
-            f"(all processes together), {limits.max_written_mb} MiB written and {limits.max_files} files "
-            f"(working folder and /tmp together), {limits.max_open_files} open files per process{budget}")
+    what = (
+        f"limits per notebook: {limits.max_processes} processes and threads, {limits.max_memory_mb} MiB of memory "
+        f"(all processes together), {limits.max_written_mb} MiB written and {limits.max_files} files "
+        f"(working folder and /tmp together), {limits.max_open_files} open files per process{budget}"
+    )
     if mechanism.startswith("cgroup"):
-        how = (f"enforced by: {mechanism} (pids, memory), a size-capped tmpfs for the working folder and /tmp, "
-               f"rlimits (nofile, fsize, address space)")
+        how = (
+            f"enforced by: {mechanism} (pids, memory), a size-capped tmpfs for the working folder and /tmp, "
+            f"rlimits (nofile, fsize, address space)"
+        )
     else:
-        how = (f"enforced by: rlimits in bubblewrap's user namespace (nproc, nofile, fsize, address space), "
-               f"a size-capped tmpfs for the working folder and /tmp, a memory watchdog (no cgroups: {why})")
+        how = (
+            f"enforced by: rlimits in bubblewrap's user namespace (nproc, nofile, fsize, address space), "
+            f"a size-capped tmpfs for the working folder and /tmp, a memory watchdog (no cgroups: {why})"
+        )
     return what + "\n" + how
-
 
 
 def choose_sandbox() -> tuple[bool, str | None]:
@@ -130,8 +141,16 @@ def system_view() -> list[str]:
     return cmd
 
 
-def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_bytes: int | None = None,
-                  limits=None, cgroup=None, public: Path | None = None, sockets: list[Path] = ()) -> list[str]:
+def bwrap_command(
+    workdir: Path,
+    writable: list[Path],
+    hide: list[str],
+    memory_bytes: int | None = None,
+    limits=None,
+    cgroup=None,
+    public: Path | None = None,
+    sockets: list[Path] = (),
+) -> list[str]:
     """The command prefix that runs a command in the sandbox, in ``workdir``.
 
     With ``limits`` (an :class:`autograder.sandbox.limits.ResourceLimits`), ``workdir`` is not writable: the
@@ -144,8 +163,21 @@ def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_b
     from .arguments import ONE_THREAD, inner_prefix, outer_prefix, scratch_args
 
     tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp"]
-    cmd = [bwrap_path(), "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid", "--unshare-ipc",
-           "--unshare-uts", *system_view(), "--dev", "/dev", "--proc", "/proc", *tmp]
+    cmd = [
+        bwrap_path(),
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        *system_view(),
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        *tmp,
+    ]
     covered = hidden_roots(hide)
     for root in covered:
         cmd += ["--tmpfs", root]
@@ -170,8 +202,18 @@ def bwrap_command(workdir: Path, writable: list[Path], hide: list[str], memory_b
         cmd += ["--chdir", scratch_args(limits, workdir)[1]]
         for name in ONE_THREAD:  # BLAS thread pools sized to the machine would count against the process limit
             cmd += ["--setenv", name, "1"]
-    cmd += ["--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp",
-            "--unsetenv", "JPY_SESSION_NAME", "--unsetenv", "JPY_PARENT_PID"]
+    cmd += [
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "MPLCONFIGDIR",
+        "/tmp",
+        "--unsetenv",
+        "JPY_SESSION_NAME",
+        "--unsetenv",
+        "JPY_PARENT_PID",
+    ]
     if limits is not None:
         cmd += inner_prefix(limits, workdir)
     if memory_bytes:
@@ -185,8 +227,11 @@ class SandboxedKernelManager(AsyncKernelManager):
     """A kernel manager that starts the kernel inside bubblewrap and talks to it over Unix sockets."""
 
     hide_paths = List(Unicode(), help="course roots to cover inside the sandbox").tag(config=True)
-    memory_limit_mb = Unicode("", help="address-space limit of the kernel, in MiB ('' for none); the grading "
-                                       "config sets it from KitConfig.memory_limit_mb").tag(config=True)
+    memory_limit_mb = Unicode(
+        "",
+        help="address-space limit of the kernel, in MiB ('' for none); the grading "
+        "config sets it from KitConfig.memory_limit_mb",
+    ).tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
         self._sandbox_runtime = Path(tempfile.mkdtemp(prefix="kit-kernel-"))
@@ -218,8 +263,16 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._kernel_files = Path(tempfile.mkdtemp(prefix="kit-files-"))
         visible = self._kernel_files / (workdir.name or "work")
         shutil.copytree(workdir, visible, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb"))
-        prefix = bwrap_command(visible, [self._sandbox_runtime], list(self.hide_paths), limit,
-                               limits=self._limits, cgroup=self._cgroup, public=public, sockets=sockets)
+        prefix = bwrap_command(
+            visible,
+            [self._sandbox_runtime],
+            list(self.hide_paths),
+            limit,
+            limits=self._limits,
+            cgroup=self._cgroup,
+            public=public,
+            sockets=sockets,
+        )
         return prefix + kernel_cmd, kw
 
     async def _async_post_start_kernel(self, **kw) -> None:

@@ -1,5 +1,6 @@
 """bubblewrap's arguments for the resource limits (``limits``): the cgroup it starts in, the size-capped
 scratch tmpfs, the per-process rlimits."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,22 +21,39 @@ def outer_prefix(cgroup: Cgroup | None) -> list[str]:
     return ["/bin/sh", "-c", script, "kit-cgroup", *cgroup.procs_files(), "--"]
 
 
-
 def scratch_args(limits: ResourceLimits, workdir: Path) -> tuple[list[str], str]:
     """bubblewrap arguments for the size-capped scratch tmpfs at /tmp with the working folder in it (a copy
     of ``workdir``, which is mounted read-only at SUBMITTED), and the working folder's path."""
     inside = f"{SCRATCH}/{workdir.name or 'work'}"
     if inside == SUBMITTED:
         inside = f"{SCRATCH}/work"
-    return ["--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-            "--size", str(limits.max_written_mb * MiB), "--tmpfs", SCRATCH, "--dir", inside,
-            "--ro-bind", str(workdir), SUBMITTED], inside
-
+    return [
+        "--size",
+        str(SHM_BYTES),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(limits.max_written_mb * MiB),
+        "--tmpfs",
+        SCRATCH,
+        "--dir",
+        inside,
+        "--ro-bind",
+        str(workdir),
+        SUBMITTED,
+    ], inside
 
 
 def inner_prefix(limits: ResourceLimits, workdir: Path) -> list[str]:
     """Inside the sandbox: the per-process rlimits, then copy the submission into the working folder."""
-    rlimits = ["prlimit", f"--nproc={limits.max_processes}", f"--nofile={limits.max_open_files}",
-               f"--fsize={limits.max_written_mb * MiB}", "--"]
+    rlimits = [
+        "prlimit",
+        f"--nproc={limits.max_processes}",
+        f"--nofile={limits.max_open_files}",
+        f"--fsize={limits.max_written_mb * MiB}",
+        "--",
+    ]
     copy = 'cp -R -- "$1"/. . 2>/dev/null; shift; exec "$@"'
     return rlimits + ["/bin/sh", "-c", copy, "kit-scratch", SUBMITTED]

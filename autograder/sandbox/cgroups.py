@@ -1,4 +1,5 @@
 """cgroups for the resource limits (``limits``): one per graded kernel, where the kit may create them."""
+
 from __future__ import annotations
 
 import itertools
@@ -8,7 +9,7 @@ import time
 import uuid
 from pathlib import Path
 
-from .limits import MiB, LimitUnavailable, ResourceLimits
+from .limits import LimitUnavailable, MiB, ResourceLimits
 
 
 def _read(path: Path) -> str:
@@ -69,7 +70,7 @@ class Cgroup:
         self.version, self.folders, self.limits = version, folders, limits
 
     @classmethod
-    def create(cls, limits: ResourceLimits) -> "Cgroup":
+    def create(cls, limits: ResourceLimits) -> Cgroup:
         """A new cgroup with the limits written, or raise LimitUnavailable saying why not."""
         name = f"kit-{os.getpid()}-{next(_names)}-{uuid.uuid4().hex[:6]}"
         v1_mounts, v2_mount = _mounts()
@@ -83,14 +84,16 @@ class Cgroup:
                 (folder / "memory.max").write_text(str(limits.max_memory_mb * MiB))
             except OSError as e:
                 _rmdir(folder)
-                raise LimitUnavailable(f"cgroup v2: cannot create {folder} ({e.strerror})")
+                raise LimitUnavailable(f"cgroup v2: cannot create {folder} ({e.strerror})") from None
             try:
                 (folder / "memory.swap.max").write_text("0")
             except OSError:
                 pass
             return cls(2, {"pids": folder, "memory": folder}, limits)
         if not {"pids", "memory"} <= set(v1_mounts):
-            raise LimitUnavailable("no cgroup v1 pids and memory controllers are mounted, and /sys/fs/cgroup is not cgroup2")
+            raise LimitUnavailable(
+                "no cgroup v1 pids and memory controllers are mounted, and /sys/fs/cgroup is not cgroup2"
+            )
         folders = {}
         try:
             for controller in ("pids", "memory"):
@@ -102,7 +105,7 @@ class Cgroup:
         except OSError as e:
             for folder in folders.values():
                 _rmdir(folder)
-            raise LimitUnavailable(f"cgroup v1: cannot create {e.filename} ({e.strerror})")
+            raise LimitUnavailable(f"cgroup v1: cannot create {e.filename} ({e.strerror})") from None
         try:  # no swapping around the memory limit, where swap is accounted
             (folders["memory"] / "memory.memsw.limit_in_bytes").write_text(str(limits.max_memory_mb * MiB))
         except OSError:
@@ -177,9 +180,11 @@ def _v2_parent(own: Path) -> Path:
         control.write_text("+pids +memory")
         return parent
     except OSError as e:
-        raise LimitUnavailable(f"cgroup v2: cannot enable pids and memory for the children of {parent} ({e.strerror}); "
-                               f"run grade in a delegated cgroup of its own, e.g. `systemd-run --user --scope "
-                               f"-p Delegate=yes python -m autograder grade ...`") from None
+        raise LimitUnavailable(
+            f"cgroup v2: cannot enable pids and memory for the children of {parent} ({e.strerror}); "
+            f"run grade in a delegated cgroup of its own, e.g. `systemd-run --user --scope "
+            f"-p Delegate=yes python -m autograder grade ...`"
+        ) from None
 
 
 def _rmdir(folder: Path) -> bool:

@@ -26,6 +26,7 @@ This module holds the limits themselves (``ResourceLimits``, set in ``nbgrader_c
 words; ``cgroups`` creates and reads the cgroups, ``arguments`` builds bubblewrap's arguments for them,
 and ``watchdog`` watches a running sandbox.
 """
+
 from __future__ import annotations
 
 from traitlets import Enum, Int
@@ -42,27 +43,47 @@ class LimitUnavailable(RuntimeError):
 class ResourceLimits(Configurable):
     """Per graded notebook limits; set them in ``nbgrader_config.py`` as ``c.ResourceLimits.<name>``."""
 
-    max_processes = Int(64, help="Processes and threads one graded notebook may run at once, its kernel's own "
-                                 "(about 15) included. Reaching it stops the notebook.").tag(config=True)
-    max_memory_mb = Int(2048, help="MiB of memory the kernel and every process it starts may use together "
-                                   "(with cgroups, the tmpfs pages of its scratch folder count too). Reaching it stops the notebook. "
-                                   "Each process is also capped at SandboxedKernelManager.memory_limit_mb of "
-                                   "address space.").tag(config=True)
-    max_written_mb = Int(256, help="MiB the graded code may write inside the sandbox, its working folder and /tmp "
-                                   "together (one size-capped tmpfs). Filling it stops the notebook.").tag(config=True)
-    max_files = Int(10000, help="Files and folders the graded code may create in its working folder and /tmp "
-                                "together. Reaching it stops the notebook.").tag(config=True)
+    max_processes = Int(
+        64,
+        help="Processes and threads one graded notebook may run at once, its kernel's own "
+        "(about 15) included. Reaching it stops the notebook.",
+    ).tag(config=True)
+    max_memory_mb = Int(
+        2048,
+        help="MiB of memory the kernel and every process it starts may use together "
+        "(with cgroups, the tmpfs pages of its scratch folder count too). Reaching it stops the notebook. "
+        "Each process is also capped at SandboxedKernelManager.memory_limit_mb of "
+        "address space.",
+    ).tag(config=True)
+    max_written_mb = Int(
+        256,
+        help="MiB the graded code may write inside the sandbox, its working folder and /tmp "
+        "together (one size-capped tmpfs). Filling it stops the notebook.",
+    ).tag(config=True)
+    max_files = Int(
+        10000,
+        help="Files and folders the graded code may create in its working folder and /tmp "
+        "together. Reaching it stops the notebook.",
+    ).tag(config=True)
     max_open_files = Int(256, help="Open files per process (RLIMIT_NOFILE).").tag(config=True)
-    max_submitted_mb = Int(20, help="MiB of a student's submitted files other than the notebooks that are copied "
-                                    "in for grading (and so into autograded/ and feedback/); the rest is left out "
-                                    "with a note.").tag(config=True)
-    max_submitted_files = Int(200, help="Number of submitted files other than the notebooks that are copied in; "
-                                        "the rest is left out with a note.").tag(config=True)
-    mechanism = Enum(["auto", "cgroup", "rlimit"], "auto",
-                     help="How process and memory limits are enforced: 'cgroup' (cgroup v1 pids+memory or a "
-                          "delegated cgroup v2 subtree; refuse to grade without), 'rlimit' (RLIMIT_NPROC in "
-                          "bubblewrap's user namespace and a memory watchdog), or 'auto' (cgroups when the kit "
-                          "can create them, rlimits otherwise).").tag(config=True)
+    max_submitted_mb = Int(
+        20,
+        help="MiB of a student's submitted files other than the notebooks that are copied "
+        "in for grading (and so into autograded/ and feedback/); the rest is left out "
+        "with a note.",
+    ).tag(config=True)
+    max_submitted_files = Int(
+        200,
+        help="Number of submitted files other than the notebooks that are copied in; the rest is left out with a note.",
+    ).tag(config=True)
+    mechanism = Enum(
+        ["auto", "cgroup", "rlimit"],
+        "auto",
+        help="How process and memory limits are enforced: 'cgroup' (cgroup v1 pids+memory or a "
+        "delegated cgroup v2 subtree; refuse to grade without), 'rlimit' (RLIMIT_NPROC in "
+        "bubblewrap's user namespace and a memory watchdog), or 'auto' (cgroups when the kit "
+        "can create them, rlimits otherwise).",
+    ).tag(config=True)
 
     # ---------------------------------------------------------------------------------------- words
     def reason_processes(self) -> str:

@@ -1,5 +1,6 @@
 """The watchdog next to each sandboxed kernel: polls its counters, and at the first limit reached records it
 and kills the sandbox (``limits`` says which limits)."""
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,14 @@ from .limits import SCRATCH, MiB, ResourceLimits
 class Watchdog(threading.Thread):
     """Polls one sandbox's counters; at the first limit reached, records it and kills the sandbox."""
 
-    def __init__(self, launcher_pid: int, limits: ResourceLimits, cgroup: Cgroup | None,
-                 runtime: Path | None = None, interval: float = 0.2):
+    def __init__(
+        self,
+        launcher_pid: int,
+        limits: ResourceLimits,
+        cgroup: Cgroup | None,
+        runtime: Path | None = None,
+        interval: float = 0.2,
+    ):
         super().__init__(daemon=True, name=f"kit-watchdog-{launcher_pid}")
         self.launcher_pid, self.limits, self.cgroup, self.runtime = launcher_pid, limits, cgroup, runtime
         self.interval = interval

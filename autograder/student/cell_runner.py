@@ -12,6 +12,7 @@ nbformat's shape (``stream`` for stdout and stderr, ``error`` with ``ename`` and
 caller reads them as it would read a kernel's.  Lines without the token (a cell that writes to the
 file descriptor itself) are not the protocol and are ignored by the caller.
 """
+
 import contextlib
 import io
 import json
@@ -27,10 +28,17 @@ def run_cell(source: str, index: int, namespace: dict) -> list[dict]:
         try:
             exec(compile(source, f"<cell {index}>", "exec"), namespace)
         except BaseException as e:  # noqa: BLE001 - a kernel reports whatever a cell raises, SystemExit included
-            error = {"output_type": "error", "ename": type(e).__name__, "evalue": str(e),
-                     "traceback": traceback.format_exception(type(e), e, e.__traceback__)}
-    outputs = [{"output_type": "stream", "name": name, "text": stream.getvalue()}
-               for name, stream in (("stdout", out), ("stderr", err)) if stream.getvalue()]
+            error = {
+                "output_type": "error",
+                "ename": type(e).__name__,
+                "evalue": str(e),
+                "traceback": traceback.format_exception(type(e), e, e.__traceback__),
+            }
+    outputs = [
+        {"output_type": "stream", "name": name, "text": stream.getvalue()}
+        for name, stream in (("stdout", out), ("stderr", err))
+        if stream.getvalue()
+    ]
     return outputs + ([error] if error else [])
 
 

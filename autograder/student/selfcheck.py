@@ -9,6 +9,7 @@ JSON (``notebooks.read_notebook``) and its code cells run in order in a plain Py
 (``cell_runner.py``), which reports each cell's output and error as a kernel would.  A cell that runs
 past the timeout, or a child that dies, fails that cell and leaves the cells after it not run.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,8 @@ class CheckRow:
     points: float
     passed: bool
     message: str
-    practice: bool = False   # a practice exercise's self-check: 0 points, counted apart
-    done: bool = True        # False while the code it checks is still a stub
+    practice: bool = False  # a practice exercise's self-check: 0 points, counted apart
+    done: bool = True  # False while the code it checks is still a stub
 
     @property
     def result(self) -> str:
@@ -85,8 +86,9 @@ def row_of(cell) -> CheckRow:
     done = failure is None or not _not_done(cell)
     if not done:
         message = message.removeprefix("AssertionError: ")  # self_check's own words: "X: not implemented yet"
-    return CheckRow(grade_id(cell) or "?", 0.0 if practice else points(cell), failure is None, message,
-                    practice=practice, done=done)
+    return CheckRow(
+        grade_id(cell) or "?", 0.0 if practice else points(cell), failure is None, message, practice=practice, done=done
+    )
 
 
 def practice_rows(nb) -> list[CheckRow]:
@@ -110,14 +112,20 @@ def run_cells(sources: list[str], folder: Path, timeout: float) -> list[list[dic
     which the Python stopped, gets an error output saying so, and the cells after it one saying they
     did not run."""
     token = secrets.token_hex(8)
-    child = subprocess.Popen([sys.executable, str(RUNNER)], cwd=folder, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True, encoding="utf-8")
+    child = subprocess.Popen(
+        [sys.executable, str(RUNNER)],
+        cwd=folder,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
     lines: queue.Queue = queue.Queue()
 
     def read() -> None:
         for line in child.stdout:
             if line.startswith(token + " "):
-                lines.put(json.loads(line[len(token) + 1:]))
+                lines.put(json.loads(line[len(token) + 1 :]))
         lines.put(None)  # the child has ended
 
     threading.Thread(target=read, daemon=True).start()
@@ -136,8 +144,13 @@ def run_cells(sources: list[str], folder: Path, timeout: float) -> list[list[dic
                 break
             if got is None:
                 child.wait()
-                results.append([error_output("DeadKernelError", f"Python stopped while running this cell "
-                                                                  f"(exit code {child.returncode})")])
+                results.append(
+                    [
+                        error_output(
+                            "DeadKernelError", f"Python stopped while running this cell (exit code {child.returncode})"
+                        )
+                    ]
+                )
                 break
             results.append(got["outputs"])
     finally:
@@ -154,8 +167,9 @@ def run_self_checks(path: Path, timeout: float | None = None) -> list[CheckRow]:
     path = Path(path)
     nb = read_notebook(path)
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    for cell, outputs in zip(code, run_cells([strip_hidden(cell.source) for cell in code], path.parent.resolve(),
-                                             timeout or DEFAULT_TIMEOUT)):
+    for cell, outputs in zip(
+        code, run_cells([strip_hidden(cell.source) for cell in code], path.parent.resolve(), timeout or DEFAULT_TIMEOUT)
+    ):
         cell.outputs = outputs
     graded = [row_of(cell) for cell in code if is_test_cell(cell)]
     return graded + practice_rows(nb)
@@ -164,8 +178,10 @@ def run_self_checks(path: Path, timeout: float | None = None) -> list[CheckRow]:
 def table(rows: list[CheckRow], max_points: list[float] | None = None) -> list[str]:
     """The rows as aligned lines: check, points (``earned/max`` when ``max_points`` is given), result, message."""
     width = max([len(r.label) for r in rows] + [5])
-    shown = [f"{r.points:g}" if max_points is None or r.practice else f"{r.points:g}/{m:g}"
-             for r, m in zip(rows, max_points or [None] * len(rows))]
+    shown = [
+        f"{r.points:g}" if max_points is None or r.practice else f"{r.points:g}/{m:g}"
+        for r, m in zip(rows, max_points or [None] * len(rows))
+    ]
     pwidth = max([len(s) for s in shown] + [6])
     lines = [f"{'check':{width}}  {'points':>{pwidth}}  result    message", "-" * (width + pwidth + 30)]
     indent = " " * (width + pwidth + 14)
@@ -181,17 +197,20 @@ def practice_summary(rows: list[CheckRow]) -> str | None:
     if not practice:
         return None
     not_done = sum(not r.done for r in practice)
-    return (f"practice exercises (not graded, 0 points): {sum(r.passed for r in practice)}/{len(practice)} pass"
-            + (f", {not_done} not done" if not_done else ""))
+    return f"practice exercises (not graded, 0 points): {sum(r.passed for r in practice)}/{len(practice)} pass" + (
+        f", {not_done} not done" if not_done else ""
+    )
 
 
 def format_rows(path: Path, rows: list[CheckRow]) -> str:
     graded = [r for r in rows if not r.practice]
     lines = [f"{path}", *table(rows)]
     passed = sum(r.passed for r in graded)
-    lines.append(f"{passed}/{len(graded)} self-checks pass "
-                 f"({sum(r.points for r in graded if r.passed):g}/{sum(r.points for r in graded):g} points if the hidden "
-                 "tests agree; they draw new cases when the notebook is graded)")
+    lines.append(
+        f"{passed}/{len(graded)} self-checks pass "
+        f"({sum(r.points for r in graded if r.passed):g}/{sum(r.points for r in graded):g} points if the hidden "
+        "tests agree; they draw new cases when the notebook is graded)"
+    )
     practice = practice_summary(rows)
     if practice:
         lines.append(practice)

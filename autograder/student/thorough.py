@@ -7,6 +7,7 @@ every grader of the kit runs: real nbgrader, the randomized hidden checks run ou
 sandbox when bubblewrap works here.  The result is one row per graded test (points earned, max, the
 diagnosis) plus the practice exercises as 0-point rows.  The student's file is never written.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -35,8 +36,8 @@ class ThoroughError(ValueError):
 class Graded:
     path: Path
     lesson: str
-    rows: list[CheckRow]              # graded tests in notebook order, then the practice exercises
-    max_points: list[float]           # per row (0 for practice)
+    rows: list[CheckRow]  # graded tests in notebook order, then the practice exercises
+    max_points: list[float]  # per row (0 for practice)
     score: float
     max_score: float
     notes: list[str] = field(default_factory=list)
@@ -58,32 +59,44 @@ def check_kit(kit: Path, lessons=NOTEBOOKS) -> None:
     from ..course import lesson_module
 
     missing = [CONFIG_FILE] if not (kit / CONFIG_FILE).exists() else []
-    missing += [str(kit_source(kit, lesson).relative_to(kit)) for lesson in lessons if not kit_source(kit, lesson).exists()]
-    missing += [f"autograder/hidden/{lesson_module(lesson)}.py" for lesson in lessons
-                if importlib.util.find_spec(f"autograder.hidden.{lesson_module(lesson)}") is None]
+    missing += [
+        str(kit_source(kit, lesson).relative_to(kit)) for lesson in lessons if not kit_source(kit, lesson).exists()
+    ]
+    missing += [
+        f"autograder/hidden/{lesson_module(lesson)}.py"
+        for lesson in lessons
+        if importlib.util.find_spec(f"autograder.hidden.{lesson_module(lesson)}") is None
+    ]
     if missing:
         raise ThoroughError(
             f"the kit at {kit} is missing {', '.join(missing)}. --thorough grades with the kit's source notebooks "
             "and hidden checks: run it from a clone of the whole kit installed with `make setup` (or "
-            "`pip install -e .`), or point --kit at that clone")
+            "`pip install -e .`), or point --kit at that clone"
+        )
 
 
 def which_lesson(path: Path, nb, kit: Path) -> str:
     """The lesson a notebook is: by its file name, else (a renamed copy) by the cells it carries."""
     if path.stem in NOTEBOOKS:
         return path.stem
-    expected = {lesson: locked_cells(read_notebook(kit_source(kit, lesson))) for lesson in NOTEBOOKS
-                if kit_source(kit, lesson).exists()}
+    expected = {
+        lesson: locked_cells(read_notebook(kit_source(kit, lesson)))
+        for lesson in NOTEBOOKS
+        if kit_source(kit, lesson).exists()
+    }
     found = renamed_from(nb, expected, set(expected))
     if found is None:
-        raise ThoroughError(f"{path}: not one of the five lesson notebooks ({', '.join(f'{n}.ipynb' for n in NOTEBOOKS)}): "
-                            "neither its file name nor its cells match one")
+        raise ThoroughError(
+            f"{path}: not one of the five lesson notebooks ({', '.join(f'{n}.ipynb' for n in NOTEBOOKS)}): "
+            "neither its file name nor its cells match one"
+        )
     return found
 
 
 def choose_sandbox() -> tuple[bool, str]:
     """(sandboxed?, a sentence saying so): bubblewrap when it works here, else unsandboxed, said plainly."""
-    from ..sandbox import SandboxUnavailable, choose_sandbox as sandbox_here
+    from ..sandbox import SandboxUnavailable
+    from ..sandbox import choose_sandbox as sandbox_here
 
     try:
         ok, why = sandbox_here()
@@ -93,8 +106,10 @@ def choose_sandbox() -> tuple[bool, str]:
         return True, "sandboxed with bubblewrap, as the instructor's `grade` runs it"
     if not KitConfig().sandbox:
         return False, f"UNSANDBOXED ({why}): your code runs with your own permissions, as it does in Jupyter"
-    return False, (f"UNSANDBOXED: bubblewrap cannot run here ({why.split('. ')[0]}); your code runs with your own "
-                   "permissions, as it does in Jupyter. The instructor's `grade` would refuse to run without it")
+    return False, (
+        f"UNSANDBOXED: bubblewrap cannot run here ({why.split('. ')[0]}); your code runs with your own "
+        "permissions, as it does in Jupyter. The instructor's `grade` would refuse to run without it"
+    )
 
 
 def make_course(target: Path, kit: Path, lessons: list[str]) -> str:
@@ -127,8 +142,9 @@ def graded_tests_in_order(kit: Path, lesson: str) -> list[str]:
     return [grade_id(cell) for cell in nb.cells if cell.cell_type == "code" and is_test_cell(cell)]
 
 
-def grade_one(course_dir: Path, db_url: str, kit: Path, path: Path, lesson: str, nb, student: str,
-              options: GradingOptions) -> Graded:
+def grade_one(
+    course_dir: Path, db_url: str, kit: Path, path: Path, lesson: str, nb, student: str, options: GradingOptions
+) -> Graded:
     """Grade ``nb`` (read from ``path``) as ``student``'s submission of ``lesson`` in the scratch course."""
     import nbformat
 
@@ -149,12 +165,20 @@ def grade_one(course_dir: Path, db_url: str, kit: Path, path: Path, lesson: str,
     # the scratch course may hold other lessons (other notebooks graded in the same run): not this one's news
     others = tuple(f"{name}.ipynb" for name in NOTEBOOKS if name != lesson)
     notes = group_notes([n for n in split_notes(result.reason) if not n.startswith(others)])
-    return Graded(path, lesson, rows + practice, [t.max_points for t in tests] + [0.0] * len(practice),
-                  sum(t.points for t in tests), sum(t.max_points for t in tests), notes)
+    return Graded(
+        path,
+        lesson,
+        rows + practice,
+        [t.max_points for t in tests] + [0.0] * len(practice),
+        sum(t.points for t in tests),
+        sum(t.max_points for t in tests),
+        notes,
+    )
 
 
-def thorough_check(paths: list[Path], kit: Path | None = None, cell_timeout: int | None = None,
-                   echo=print) -> list[Graded | ThoroughError]:
+def thorough_check(
+    paths: list[Path], kit: Path | None = None, cell_timeout: int | None = None, echo=print
+) -> list[Graded | ThoroughError]:
     """Grade each notebook of ``paths`` in one scratch course (made and removed here); per notebook its
     Graded result or the ThoroughError saying why it could not be graded.  Raises ThoroughError when the
     kit itself is incomplete."""
@@ -184,8 +208,9 @@ def thorough_check(paths: list[Path], kit: Path | None = None, cell_timeout: int
         course_dir = Path(scratch) / "course"
         lessons = [lesson for _, _, lesson, _ in chosen]
         db_url = make_course(course_dir, kit, lessons)
-        options = grading_options(Course(course_dir).config, sandbox=sandboxed, cell_timeout=cell_timeout,
-                                  feedback=False)
+        options = grading_options(
+            Course(course_dir).config, sandbox=sandboxed, cell_timeout=cell_timeout, feedback=False
+        )
         try:  # the kit's own reference first: a fault of the kit here must not read as the student's mistake
             run_canary(course_dir, ASSIGNMENT, options, notebooks=sorted(set(lessons)), cache_root=kit, out=echo)
         except CanaryFailed as e:
@@ -199,12 +224,16 @@ def thorough_check(paths: list[Path], kit: Path | None = None, cell_timeout: int
 
 
 def format_graded(graded: Graded) -> str:
-    lines = [f"{graded.path} (graded as {graded.lesson}.ipynb, hidden checks included)",
-             *table(graded.rows, graded.max_points)]
+    lines = [
+        f"{graded.path} (graded as {graded.lesson}.ipynb, hidden checks included)",
+        *table(graded.rows, graded.max_points),
+    ]
     passed = sum(r.passed for r in graded.rows if not r.practice)
     total = sum(not r.practice for r in graded.rows)
-    lines.append(f"{passed}/{total} graded tests pass: {graded.score:g}/{graded.max_score:g} points (the hidden "
-                 "checks draw fresh random cases on every run, as at grading)")
+    lines.append(
+        f"{passed}/{total} graded tests pass: {graded.score:g}/{graded.max_score:g} points (the hidden "
+        "checks draw fresh random cases on every run, as at grading)"
+    )
     practice = practice_summary(graded.rows)
     if practice:
         lines.append(practice)

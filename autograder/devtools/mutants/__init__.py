@@ -6,6 +6,7 @@ mutant replaces one solution cell of the reference (by its ``grade_id``), either
 ``source`` or by text ``replace`` pairs applied to the reference cell (each old text must occur
 exactly once there).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -16,10 +17,10 @@ from ...course import NOTEBOOKS, lesson_module
 
 @dataclass(frozen=True)
 class Mutant:
-    name: str                 # unique, short: what the student did
-    notebook: str             # e.g. "02_token_embeddings"
-    cell: str                 # grade_id of the solution cell it replaces
-    expects: str | None       # the misconception id its diagnosis must carry; None = a correct solution
+    name: str  # unique, short: what the student did
+    notebook: str  # e.g. "02_token_embeddings"
+    cell: str  # grade_id of the solution cell it replaces
+    expects: str | None  # the misconception id its diagnosis must carry; None = a correct solution
     source: str | None = None  # the whole new cell source, or
     replace: tuple = field(default_factory=tuple)  # ((old, new), ...) applied to the reference cell
     # why no visible self-check can meet this bug (only the hidden checks' fresh cases do); empty when one does

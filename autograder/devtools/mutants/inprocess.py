@@ -3,6 +3,7 @@
 For fast, kernel-free questions about the checks themselves: does each check give one verdict
 whatever cases it draws, and how long do a notebook's checks take.
 """
+
 from __future__ import annotations
 
 import contextlib

@@ -1,45 +1,127 @@
 """Mutants and correct alternatives for lesson 2 (Embedding, numerical_gradient, rel_error)."""
+
 from . import Mutant
 
 NB = "02_token_embeddings"
 
 MUTANTS = [
-    Mutant("scatter-overwrite", NB, "embedding", "scatter-overwrite",
-           replace=(("np.add.at(self.dE, idx, dout)", "self.dE[idx] += dout"),)),
-    Mutant("grad-accumulates", NB, "embedding", "grad-accumulates",
-           replace=(("self.dE = np.zeros_like(self.E)",
-                     "if self.dE is None:\n            self.dE = np.zeros_like(self.E)"),)),
-    Mutant("no-range-check", NB, "embedding", "no-error-raised",
-           replace=(("if idx.size and (idx.min() < 0 or idx.max() >= self.vocab_size):",
-                     "if idx.size and idx.max() >= self.vocab_size:"),)),
-    Mutant("forward-transposed", NB, "embedding", "wrong-shape",
-           replace=(("return self.E[idx]", "return self.E[idx].T"),)),
-    Mutant("backward-scaled", NB, "embedding", "scaled",
-           replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx, 0.5 * dout)"),)),
-    Mutant("backward-mean-over-batch", NB, "embedding", "scaled",
-           replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx, dout / len(idx))"),)),
-    Mutant("one-sided-difference", NB, "numerical-gradient", "one-sided-difference",
-           replace=(("        x[i] = old - eps\n        minus = f()\n", "        x[i] = old\n        minus = f()\n"),
-                    ("(plus - minus) / (2 * eps)", "(plus - minus) / eps"))),
-    Mutant("numgrad-over-eps", NB, "numerical-gradient", "scaled",
-           replace=(("(plus - minus) / (2 * eps)", "(plus - minus) / eps"),)),
-    Mutant("numgrad-one-sided-over-2eps", NB, "numerical-gradient", "scaled",
-           replace=(("        x[i] = old - eps\n        minus = f()\n", "        x[i] = old\n        minus = f()\n"),)),
-    Mutant("numgrad-loops-rows", NB, "numerical-gradient", "wrong-value",
-           replace=(("for i in np.ndindex(x.shape):", "for i in range(len(x)):"),)),
-    Mutant("no-restore", NB, "numerical-gradient", "no-restore",
-           replace=(("        x[i] = old\n        grad[i]", "        grad[i]"),)),
-    Mutant("restore-by-increments", NB, "numerical-gradient", "no-restore",
-           replace=(("x[i] = old + eps", "x[i] += eps"), ("x[i] = old - eps", "x[i] -= 2 * eps"),
-                    ("        x[i] = old\n        grad[i]", "        x[i] += eps\n        grad[i]"))),
-    Mutant("rel-error-absolute", NB, "rel-error", "wrong-value",
-           replace=(("np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))", "np.abs(a - b)"),)),
-    Mutant("rel-error-no-floor", NB, "rel-error", "wrong-value",
-           replace=(("np.maximum(1e-12, np.abs(a) + np.abs(b))", "(np.abs(a) + np.abs(b))"),)),
+    Mutant(
+        "scatter-overwrite",
+        NB,
+        "embedding",
+        "scatter-overwrite",
+        replace=(("np.add.at(self.dE, idx, dout)", "self.dE[idx] += dout"),),
+    ),
+    Mutant(
+        "grad-accumulates",
+        NB,
+        "embedding",
+        "grad-accumulates",
+        replace=(
+            ("self.dE = np.zeros_like(self.E)", "if self.dE is None:\n            self.dE = np.zeros_like(self.E)"),
+        ),
+    ),
+    Mutant(
+        "no-range-check",
+        NB,
+        "embedding",
+        "no-error-raised",
+        replace=(
+            (
+                "if idx.size and (idx.min() < 0 or idx.max() >= self.vocab_size):",
+                "if idx.size and idx.max() >= self.vocab_size:",
+            ),
+        ),
+    ),
+    Mutant(
+        "forward-transposed", NB, "embedding", "wrong-shape", replace=(("return self.E[idx]", "return self.E[idx].T"),)
+    ),
+    Mutant(
+        "backward-scaled",
+        NB,
+        "embedding",
+        "scaled",
+        replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx, 0.5 * dout)"),),
+    ),
+    Mutant(
+        "backward-mean-over-batch",
+        NB,
+        "embedding",
+        "scaled",
+        replace=(("np.add.at(self.dE, idx, dout)", "np.add.at(self.dE, idx, dout / len(idx))"),),
+    ),
+    Mutant(
+        "one-sided-difference",
+        NB,
+        "numerical-gradient",
+        "one-sided-difference",
+        replace=(
+            ("        x[i] = old - eps\n        minus = f()\n", "        x[i] = old\n        minus = f()\n"),
+            ("(plus - minus) / (2 * eps)", "(plus - minus) / eps"),
+        ),
+    ),
+    Mutant(
+        "numgrad-over-eps",
+        NB,
+        "numerical-gradient",
+        "scaled",
+        replace=(("(plus - minus) / (2 * eps)", "(plus - minus) / eps"),),
+    ),
+    Mutant(
+        "numgrad-one-sided-over-2eps",
+        NB,
+        "numerical-gradient",
+        "scaled",
+        replace=(("        x[i] = old - eps\n        minus = f()\n", "        x[i] = old\n        minus = f()\n"),),
+    ),
+    Mutant(
+        "numgrad-loops-rows",
+        NB,
+        "numerical-gradient",
+        "wrong-value",
+        replace=(("for i in np.ndindex(x.shape):", "for i in range(len(x)):"),),
+    ),
+    Mutant(
+        "no-restore",
+        NB,
+        "numerical-gradient",
+        "no-restore",
+        replace=(("        x[i] = old\n        grad[i]", "        grad[i]"),),
+    ),
+    Mutant(
+        "restore-by-increments",
+        NB,
+        "numerical-gradient",
+        "no-restore",
+        replace=(
+            ("x[i] = old + eps", "x[i] += eps"),
+            ("x[i] = old - eps", "x[i] -= 2 * eps"),
+            ("        x[i] = old\n        grad[i]", "        x[i] += eps\n        grad[i]"),
+        ),
+    ),
+    Mutant(
+        "rel-error-absolute",
+        NB,
+        "rel-error",
+        "wrong-value",
+        replace=(("np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))", "np.abs(a - b)"),),
+    ),
+    Mutant(
+        "rel-error-no-floor",
+        NB,
+        "rel-error",
+        "wrong-value",
+        replace=(("np.maximum(1e-12, np.abs(a) + np.abs(b))", "(np.abs(a) + np.abs(b))"),),
+    ),
 ]
 
 ALTERNATIVES = [
-    Mutant("embedding-loops-bincount", NB, "embedding", None, source='''\
+    Mutant(
+        "embedding-loops-bincount",
+        NB,
+        "embedding",
+        None,
+        source='''\
 class Embedding:
     """A learned lookup table: id -> row of E."""
 
@@ -68,8 +150,14 @@ class Embedding:
         flat = self.cache.reshape(-1)
         g = np.asarray(dout, dtype=float).reshape(-1, self.C)
         self.dE = np.stack([np.bincount(flat, weights=g[:, c], minlength=self.vocab_size) for c in range(self.C)], axis=1)
-'''),
-    Mutant("embedding-sorted-onehot", NB, "embedding", None, source='''\
+''',
+    ),
+    Mutant(
+        "embedding-sorted-onehot",
+        NB,
+        "embedding",
+        None,
+        source='''\
 class Embedding:
     """A learned lookup table: id -> row of E."""
 
@@ -94,8 +182,14 @@ class Embedding:
         onehot = np.eye(self.vocab_size)[self.cache.reshape(-1)]
         self.dE = onehot.T @ np.reshape(dout, (-1, self.C))
         return None
-'''),
-    Mutant("numgrad-flat-view", NB, "numerical-gradient", None, source='''\
+''',
+    ),
+    Mutant(
+        "numgrad-flat-view",
+        NB,
+        "numerical-gradient",
+        None,
+        source="""\
 def numerical_gradient(f, x, eps=1e-6):
     flat = x.reshape(-1)          # a view: writing into it changes x
     grad = np.empty(flat.size)
@@ -108,8 +202,14 @@ def numerical_gradient(f, x, eps=1e-6):
         flat[k] = keep
         grad[k] = (fp - fm) / (2.0 * eps)
     return grad.reshape(x.shape)
-'''),
-    Mutant("numgrad-nditer", NB, "numerical-gradient", None, source='''\
+""",
+    ),
+    Mutant(
+        "numgrad-nditer",
+        NB,
+        "numerical-gradient",
+        None,
+        source="""\
 def numerical_gradient(f, x, eps=1e-6):
     grad = np.zeros_like(x, dtype=np.float64)
     it = np.nditer(x, flags=["multi_index"], op_flags=["readwrite"])
@@ -124,12 +224,19 @@ def numerical_gradient(f, x, eps=1e-6):
         grad[i] = (up - down) / (2 * eps)
         it.iternext()
     return grad
-'''),
-    Mutant("rel-error-loop", NB, "rel-error", None, source='''\
+""",
+    ),
+    Mutant(
+        "rel-error-loop",
+        NB,
+        "rel-error",
+        None,
+        source="""\
 def rel_error(a, b):
     worst = 0.0
     for u, v in zip(np.ravel(a), np.ravel(b)):
         worst = max(worst, abs(u - v) / max(1e-12, abs(u) + abs(v)))
     return float(worst)
-'''),
+""",
+    ),
 ]

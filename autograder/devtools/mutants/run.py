@@ -1,4 +1,5 @@
 """`python -m autograder mutants`: grade every mutant through the real hidden tests with nbgrader."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -7,7 +8,6 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-
 
 from ...config import grading_options, read_course_config
 from ...course import ASSIGNMENT, make_scratch_course, repo_root
@@ -63,14 +63,20 @@ def run_mutants(jobs: int = 2, names: list[str] | None = None, workdir: Path | N
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=ctx) as pool:
             options = grading_options(read_course_config(course), feedback=False)
-            futures = [pool.submit(grade_student, course, ASSIGNMENT, student_id(m), db_url, options)
-                       for m in chosen]
+            futures = [pool.submit(grade_student, course, ASSIGNMENT, student_id(m), db_url, options) for m in chosen]
             results = [f.result() for f in futures]
     rows = []
     for m, r in zip(chosen, results):
         tests = [t for t in r.tests if t.notebook == m.notebook]
-        rows.append(MutantRow(m, sum(t.points for t in tests), sum(t.max_points for t in tests),
-                              [t.diagnosis for t in tests if t.diagnosis], r.reason or (str(r.status) if r.status is not Status.GRADED else "")))
+        rows.append(
+            MutantRow(
+                m,
+                sum(t.points for t in tests),
+                sum(t.max_points for t in tests),
+                [t.diagnosis for t in tests if t.diagnosis],
+                r.reason or (str(r.status) if r.status is not Status.GRADED else ""),
+            )
+        )
     return rows
 
 
@@ -83,14 +89,18 @@ def format_table(rows: list[MutantRow]) -> str:
             caught, diagnosed = ("-", "-")
         else:
             caught, diagnosed = ("yes" if r.caught else "NO"), ("yes" if r.diagnosed else "NO")
-        lines.append(f"{r.mutant.name:34} {r.mutant.notebook:22} {expected:24} {r.score:5g}/{r.max_score:<5g}  "
-                     f"{caught:6}  {diagnosed:9}" + ("" if r.ok else f"  <- got {sorted(set(r.diagnoses))} {r.reason}"))
+        lines.append(
+            f"{r.mutant.name:34} {r.mutant.notebook:22} {expected:24} {r.score:5g}/{r.max_score:<5g}  "
+            f"{caught:6}  {diagnosed:9}" + ("" if r.ok else f"  <- got {sorted(set(r.diagnoses))} {r.reason}")
+        )
     bugs = [r for r in rows if r.mutant.expects is not None]
     alts = [r for r in rows if r.mutant.expects is None]
     if bugs:
-        lines.append(f"\nmutants: {len(bugs)}  caught: {sum(r.caught for r in bugs)} "
-                     f"({100 * sum(r.caught for r in bugs) / len(bugs):.0f}%)  diagnosed: {sum(r.diagnosed for r in bugs)} "
-                     f"({100 * sum(r.diagnosed for r in bugs) / len(bugs):.0f}%)")
+        lines.append(
+            f"\nmutants: {len(bugs)}  caught: {sum(r.caught for r in bugs)} "
+            f"({100 * sum(r.caught for r in bugs) / len(bugs):.0f}%)  diagnosed: {sum(r.diagnosed for r in bugs)} "
+            f"({100 * sum(r.diagnosed for r in bugs) / len(bugs):.0f}%)"
+        )
     if alts:
         lines.append(f"correct alternatives at full marks: {sum(r.ok for r in alts)}/{len(alts)}")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ reference solutions filled in, ``mutant`` applied) runs in one namespace, and ea
 ``"pass"`` or the id its self-check failed with (``misconception`` of the notebook's own Diagnosis, or
 the exception's type name for a plain failure) and the message.
 """
+
 from __future__ import annotations
 
 import contextlib
