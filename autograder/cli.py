@@ -92,6 +92,8 @@ def cmd_grade(args) -> int:
     except GradingError as e:
         print(f"grade: {e}", file=sys.stderr)
         return 2
+    if args.dry_run:
+        outcome, _comparison = outcome  # the dry run printed its comparison; its exit status is the run's
     return 1 if outcome.errors else 0  # a student the kit failed on is not graded: cron and CI must notice
 
 
