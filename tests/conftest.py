@@ -7,9 +7,11 @@ import csv
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -46,6 +48,28 @@ def kit(*args: str, cwd: Path = REPO, check: bool = True, timeout: int = 900) ->
     if check and result.returncode != 0:
         raise AssertionError(f"autograder {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result
+
+
+def grade_until_killed(course: Path, students: int, timeout: float = 300) -> list[str]:
+    """Start ``grade --jobs 1`` in a session of its own and kill that whole session (the grader, its workers
+    and kernels, mid-class) once ``students`` students are reported graded; return their ids in order."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1"],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    graded, deadline = [], time.monotonic() + timeout
+    for line in proc.stdout:
+        if line.startswith("  graded "):
+            graded.append(line.split()[1].rstrip(":"))
+        if len(graded) == students or time.monotonic() > deadline:
+            break
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return graded
 
 
 def make_class(course: Path, students: dict) -> str:

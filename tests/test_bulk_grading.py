@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 import zipfile
 
 import nbformat
@@ -17,7 +12,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS, make_scratch_course
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
 
-from .conftest import ENV, graded_test_cells, kit, make_class, per_test, scores
+from .conftest import grade_until_killed, graded_test_cells, kit, make_class, per_test, scores
 
 CLASS = {
     "ada": "reference",
@@ -96,23 +91,7 @@ def test_second_run_skips_unchanged_and_regrades_a_resubmission(graded_two_ways)
 def test_killed_run_resumes_and_grades_everyone_once(tmp_path):
     course = tmp_path / "course"
     make_class(course, CLASS)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1"],
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    done = 0
-    deadline = time.monotonic() + 300
-    for line in proc.stdout:
-        done += line.startswith("  graded ")
-        if done == 2 or time.monotonic() > deadline:
-            break
-    os.killpg(proc.pid, signal.SIGKILL)  # the grader and its workers and kernels, mid-batch
-    proc.wait()
-    assert done == 2
+    assert len(grade_until_killed(course, 2)) == 2  # killed mid-batch, two students in
     result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
     assert "skipping 2 submission(s)" in result.stdout
     graded_now = [line for line in result.stdout.splitlines() if line.startswith(("  graded ", "  FAILED "))]

@@ -11,11 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import nbformat
@@ -27,7 +22,7 @@ from autograder.course import ASSIGNMENT, make_scratch_course, sqlite_url
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
 
-from .conftest import ENV, kit
+from .conftest import grade_until_killed, kit
 
 CHANGED_TEST = ("01_why_position", "test-softmax-values")
 
@@ -189,23 +184,8 @@ def test_regrade_previewed_recorded_compared_and_exported(tmp_path, request, cap
 def test_killed_run_is_unfinished_and_the_next_completes_it(tmp_path, capsys):
     course = tmp_path / "course"
     db_url = small_class(course)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1"],
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 300
-    graded = None
-    for line in proc.stdout:
-        if line.startswith("  graded ") or time.monotonic() > deadline:
-            graded = line.split()[1].rstrip(":")
-            break
-    os.killpg(proc.pid, signal.SIGKILL)  # the grader, its worker and the kernel, mid-class
-    proc.wait()
-    assert graded in ("ada", "ben", "cy")
+    graded = grade_until_killed(course, 1)  # killed mid-class, one student in
+    assert len(graded) == 1 and graded[0] in ("ada", "ben", "cy")
     runs = csv_rows(run_cli(capsys, "runs", ASSIGNMENT, "--csv", "--course-dir", str(course)))
     assert [(r["run"], r["finished"], r["students"]) for r in runs] == [("1", "unfinished", "1")]
 
