@@ -608,6 +608,9 @@ def test_limits_hold_for_an_unprivileged_user():
             os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
         env = dict(ENV, HOME=str(root / "home"))
         env.pop("XDG_RUNTIME_DIR", None)
+        # the session's canary cache (AUTOGRADER_CANARY_CACHE) stays: root's private folder, which this
+        # user may not read; the canary then grades the reference again instead of failing the run
+        assert os.environ.get("AUTOGRADER_CANARY_CACHE") == env.get("AUTOGRADER_CANARY_CACHE")
         result = subprocess.run(
             as_nobody(
                 [

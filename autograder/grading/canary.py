@@ -138,6 +138,15 @@ def cause(result: StudentResult) -> str:
     )
 
 
+def passed_before(record: Path) -> bool:
+    """Whether the canary's record is there; a cache this user may not read (another user's folder, say) is
+    no record, so the reference is graded again rather than the run failing."""
+    try:
+        return record.exists()
+    except OSError:
+        return False
+
+
 def run_canary(
     course_dir: Path,
     assignment: str,
@@ -154,7 +163,7 @@ def run_canary(
     # the run's options, but for how many students at once and whether feedback is written
     key = fingerprint(course_dir, assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
     record = cache_folder(cache_root or course_dir) / f"{assignment}-{key}"
-    if record.exists():
+    if passed_before(record):
         out("canary: the reference solution passed with this kit and course before; not graded again")
         return
     try:
