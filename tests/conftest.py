@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -70,6 +71,20 @@ def grade_until_killed(course: Path, students: int, timeout: float = 300) -> lis
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     return graded
+
+
+def serve_in_thread(server) -> threading.Thread:
+    """The kernel side of a channel (``channel.client.Server``) served in a daemon thread.  When the checker
+    hangs up first (its deadline passed, the test ended) the thread ends quietly, as ``forward`` in a kernel
+    does, rather than as an unhandled exception that pytest pins on whichever test runs next."""
+
+    def serve():
+        with contextlib.suppress(OSError, EOFError):
+            server.serve()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
 
 
 def make_class(course: Path, students: dict) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import struct
-import threading
 import time
 
 import numpy as np
@@ -14,6 +13,8 @@ from autograder.channel import wire
 from autograder.channel.client import Server
 from autograder.channel.fixtures import Fixture, watch, watching
 from autograder.channel.proxy import ChannelBroken, RemoteError, Session
+
+from .conftest import serve_in_thread
 
 
 class Counter:
@@ -57,7 +58,7 @@ def serve(obj, seconds=5.0):
     ours, theirs = socket.socketpair()
     server = Server(theirs)
     handle = server.handle_of(obj)
-    threading.Thread(target=server.serve, daemon=True).start()
+    serve_in_thread(server)
     session = Session(ours, time.monotonic() + seconds)
     return session, session.resolve(handle.id, handle.kind, handle.name)
 

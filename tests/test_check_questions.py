@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import socket
-import threading
 import time
 
 import numpy as np
@@ -23,6 +22,8 @@ from autograder.channel.proxy import Session
 from autograder.course import NOTEBOOKS
 from autograder.devtools.mutants.inprocess import load
 from autograder.grading.checker import run_check
+
+from .conftest import serve_in_thread
 
 
 def scribble_after(fn):
@@ -93,8 +94,7 @@ def run_over_socket(module: str, function: str, objects: list) -> tuple[str, str
     ours, theirs = socket.socketpair()
     server = Server(theirs)
     handles = [server.handle_of(o) for o in objects]
-    thread = threading.Thread(target=server.serve, daemon=True)
-    thread.start()
+    thread = serve_in_thread(server)
     session = Session(ours, time.monotonic() + 60)
     try:
         diagnosis = run_check(module, function, [session.resolve(h.id, h.kind, h.name) for h in handles])
