@@ -28,6 +28,7 @@ from ..sandbox.limits import ResourceLimits
 from .execute import TIMING_KEY, notebook_seconds
 from .faults import exception_fault, kit_fault
 from .intake import locked_cells, stage_submission
+from .metadata_check import KIT_CHECK, with_kit_check
 from .results import NOT_GRADED, Status, StudentResult, TestResult, notebook_failures, run_problems
 from .verdicts import NO_VERDICT, recorded_verdicts
 
@@ -70,8 +71,14 @@ def course_config(course_dir: Path, db_url: str | None = None, options: GradingO
         "nbgrader.preprocessors.SaveAutoGrades",
         "autograder.grading.verdicts.ApplyVerdicts",  # the outside checks' verdicts, in the same run
         "nbgrader.preprocessors.AssignLatePenalties",
-        "nbgrader.preprocessors.CheckCellMetadata",
+        KIT_CHECK,  # nbgrader's CheckCellMetadata, its schema checked once per process
     ]
+    from nbgrader.converters import Autograde
+
+    sanitize = config.Autograde.get("sanitize_preprocessors", None)
+    config.Autograde.sanitize_preprocessors = with_kit_check(
+        sanitize or Autograde.class_traits()["sanitize_preprocessors"].default()
+    )
     # the executor's timing travels in the autograded notebook's metadata, past the metadata cleaner
     config.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), TIMING_KEY}
     from .feedback import use_kit_feedback  # (imports nbgrader)
