@@ -65,6 +65,7 @@ class BudgetedExecute(Execute):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self._place, self._ahead = None, None  # this notebook's kernel place and kernel started ahead
         if self.sandbox:  # nbgrader's Execute pins AsyncKernelManager; swap in the sandboxed one
             from ..sandbox import SandboxedKernelManager
 
@@ -140,13 +141,13 @@ class BudgetedExecute(Execute):
         km, checker = None, None
         try:
             checker = Checker() if self.outside_checks else None
-            env = {**os.environ, **checker.env()} if checker is not None else None
+            started = {"env": {**os.environ, **checker.env()}} if checker is not None else {}
             km = self.kernel_manager_class(kernel_name=kernel_name, config=self.config)
             km.client_class = GRADING_CLIENT
             arguments = list(self.extra_arguments)
             if km.ipykernel and self.ipython_hist_file and not any("HistoryManager.hist_file" in a for a in arguments):
                 arguments.append(f"--HistoryManager.hist_file={self.ipython_hist_file}")  # as nbclient starts one
-            run_sync(km.start_kernel)(extra_arguments=arguments, cwd=folder, env=env)
+            run_sync(km.start_kernel)(extra_arguments=arguments, cwd=folder, **started)
         except Exception as e:  # the next notebook then starts its own kernel, and meets the fault itself
             self.log.debug("could not start the next notebook's kernel ahead: %s", e)
             if km is not None:
