@@ -11,6 +11,7 @@ the kernel can read no check, case generator, reference computation or mutant.
 from __future__ import annotations
 
 import atexit
+import compileall
 import shutil
 import tempfile
 from pathlib import Path
@@ -42,6 +43,8 @@ def write_public_package(root: Path) -> Path:
     shutil.copy(CHANNEL_DIR.parent / "voice.py", package / "voice.py")  # the words, which the notebooks hold too
     for name in LESSONS:
         (package / "hidden" / f"{name}.py").write_text(LESSON.format(name=name))
+    # compiled here once: every kernel mounts the folder read-only and would otherwise compile it anew
+    compileall.compile_dir(package, quiet=1)
     return package
 
 
