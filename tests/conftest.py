@@ -269,9 +269,9 @@ ONE_WORKER = {
     "tests/test_plain_nbgrader.py": "plain_course",
 }
 # The dearest scopes (groups of ONE_WORKER, or modules whose tests each grade on their own), dearest first,
-# from `pytest -n 0 --durations` of each file on 2 cores: the workers take these first, so that what is
-# left at the end is many short tests that the two workers share out and finish together. Everything
-# else follows in collection order.
+# by the kernels and gradings each runs (`make test` prints the slowest tests, --durations=30, to keep this
+# right): the workers take these first, so that what is left at the end is many short tests that the two
+# workers share out and finish together. Everything else follows in collection order.
 DEAREST_FIRST = (
     "tests/test_mutants.py",
     "browser",
