@@ -2,8 +2,9 @@
 
 Cases are drawn from fresh entropy at grading time, so a solution fitted to the visible examples
 fails; but a given submission must get the same score on every run (a class graded twice, or with
-more workers, gets exactly the same grades). This runs each check of each catalogued mutant and
-alternative in-process over many seeds and requires one verdict per (submission, check).
+more workers, gets exactly the same grades), and a mutant is named by its misconception whatever
+the cases. This runs each check of each catalogued mutant and alternative in-process over many seeds
+and requires one verdict per (submission, check), and the mutant's diagnosis on every seed.
 """
 
 from __future__ import annotations
@@ -21,15 +22,19 @@ MUTANTS, ALTERNATIVES = catalogue()
 def test_one_verdict_per_check_whatever_the_seed(mutant):
     ns, tests = load(mutant.notebook, mutant)
     found: dict[str, set] = {}
+    undiagnosed = []  # seeds whose cases no check named the mutant's misconception on
     for seed in SEEDS:
-        for test, outcome in run_checks(ns, tests, seed).items():
+        outcomes = run_checks(ns, tests, seed)
+        for test, outcome in outcomes.items():
             found.setdefault(test, set()).add(outcome)
+        if mutant.expects is not None and mutant.expects not in outcomes.values():
+            undiagnosed.append((seed, sorted(set(outcomes.values()))))
     flaky = {test: sorted(o) for test, o in found.items() if len({x == "pass" for x in o}) > 1}
     assert not flaky, f"{mutant.name}: pass/fail depends on the drawn cases: {flaky}"
     if mutant.expects is None:
         assert all(o == {"pass"} for o in found.values()), found
     else:
-        assert any(mutant.expects in o for o in found.values()), found
+        assert not undiagnosed, f"{mutant.name}: not named {mutant.expects} on (seed, diagnoses) {undiagnosed[:5]}"
 
 
 def test_reference_passes_every_check_on_every_seed():

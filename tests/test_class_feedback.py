@@ -6,11 +6,13 @@ notebook cut short (not JSON) and no lesson 2, and lock the reference with every
 edited.  What they and the instructor read: grouped notes in the progress line, the summary table
 and the report; a feedback page for the corrupt and the missing notebook; a summary on top of every
 graded feedback page; pass rates that leave out notebooks that were not graded; grades.csv with the
-roster's names, sorted by student id.
+roster's names, sorted by student id.  The kit's cheaper rendering of a page (FeedbackExporter) gives
+the document nbconvert's own HTMLExporter gives, with and without images.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import re
 
@@ -22,6 +24,8 @@ from autograder.classroom.report import figures, text_report
 from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.devtools.personas import write_submission
 from autograder.grading import results
+from autograder.grading.feedback import FeedbackExporter
+from autograder.grading.grade import course_config
 from autograder.grading.notes import group_notes, grouped_reason
 
 from .conftest import kit, new_course, persona_notebooks
@@ -142,6 +146,58 @@ def test_report_summary_wraps_and_its_charts_are_drawn(graded_class):
     assert all((folder / name).stat().st_size > 0 for name in ("scores.png", "pass_rate.png", "misconceptions.png"))
     page = (folder / "index.html").read_text()
     assert "pre{white-space:pre-wrap" in page.replace(" ", "")  # the summary block wraps instead of running off
+
+
+def feedback_page(exporter_class, root, student: str, nb: nbformat.NotebookNode) -> str:
+    """The feedback page of ``nb`` (the student's autograded notebook) as GenerateFeedback renders it with
+    ``exporter_class``: the kit's configuration, nbgrader's preprocessors and the gradebook's points."""
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.coursedir import CourseDirectory
+
+    config = course_config(root)
+    app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
+    exporter = exporter_class(parent=app, config=app.config)
+    for step in app.preprocessors:
+        exporter.register_preprocessor(step)
+    name = NOTEBOOKS[1]
+    resources = {"unique_key": name, "output_files_dir": f"{name}_files"}
+    resources["nbgrader"] = {
+        "student": student,
+        "assignment": ASSIGNMENT,
+        "notebook": name,
+        "db_url": app.coursedir.db_url,
+    }
+    return exporter.from_notebook_node(copy.deepcopy(nb), resources)[0]
+
+
+def with_images(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``nb`` with a plot and an HTML table holding an image in its first code cell's outputs."""
+    nb = copy.deepcopy(nb)
+    cell = next(c for c in nb.cells if c.cell_type == "code")
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    cell.outputs += [
+        nbformat.v4.new_output("display_data", {"image/png": png, "text/plain": "<Figure>"}),
+        nbformat.v4.new_output(
+            "display_data", {"text/html": '<table><tr><td><IMG src="x.png">&nbsp;</td></tr></table>'}
+        ),
+    ]
+    return nb
+
+
+def test_the_kit_renders_the_document_nbconvert_renders(graded_class):
+    from bs4 import BeautifulSoup
+    from nbconvert.exporters import HTMLExporter
+
+    root = graded_class["root"]
+    graded = nbformat.read(root / "autograded" / "eli" / ASSIGNMENT / f"{NOTEBOOKS[1]}.ipynb", as_version=4)
+    for nb in (graded, with_images(graded)):
+        pages = [feedback_page(cls, root, "eli", nb) for cls in (HTMLExporter, FeedbackExporter, FeedbackExporter)]
+        documents = [str(BeautifulSoup(page, features="html.parser")) for page in pages]
+        assert documents[0] == documents[1] == documents[2]  # the second kit page: templates and highlights kept
+        assert HEADLINE in documents[0] and "kit-failed-label" in documents[0]
+    assert documents[0].count("No description has been provided for this image") == 2  # nbconvert's alt text
+    written = (root / "feedback" / "eli" / ASSIGNMENT / f"{NOTEBOOKS[1]}.html").read_text()
+    assert "&#10007; Failed" in written  # grading wrote the template's own text: no re-parse made it "✗ Failed"
 
 
 # --- in this process: the grouping and the counting themselves ---------------------------------------

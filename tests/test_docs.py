@@ -76,10 +76,10 @@ def test_the_architecture_floors_are_the_layer_table():
 
 
 def test_the_architecture_import_chain_follows_the_floors():
-    """The one-line import chain, read top down, names the floors from `cli` down to `channel` in order."""
+    """The one-line import chain, read top down, names the floors from `cli` down to `voice` in order."""
     text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
-    chain = re.search(r"^`cli` →.*?`channel`\.$", text, re.M | re.S)
-    assert chain, "docs/architecture.md has no import chain from `cli` to `channel`"
+    chain = re.search(r"^`cli` →.*?`voice`\.$", text, re.M | re.S)
+    assert chain, "docs/architecture.md has no import chain from `cli` to `voice`"
     named = [re.findall(r"`(\w+)`", step) for step in chain.group(0).split("→")]
     expected = [floor for floor in reversed(LAYERS) if floor not in (["__main__"], ["devtools"])]
     expected = [[p for p in floor if p != "autograder"] for floor in expected]

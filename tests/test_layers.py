@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
 # Lowest first.  A module may import from its own part of the package or from a layer below, never
 # from a layer above, nor from another part of its own layer.
 LAYERS = [
+    ["voice"],  # the words a student reads: NumPy only, copied into every notebook, raised by the kernel's client
     ["autograder", "channel"],  # the kernel's public client, the wire format, the checker's proxies
     ["hidden"],  # the hidden checks: run by the checker, or in the kernel in plain nbgrader
     ["cells", "config", "notebooks"],  # the vocabulary, the options, reading a notebook file

@@ -12,7 +12,7 @@ import pytest
 from autograder.course import NOTEBOOKS
 from autograder.devtools.mutants import catalogue
 from autograder.devtools.mutants.visible import run_visible
-from autograder.hidden.voice import CATALOGUE, VOICE
+from autograder.voice import CATALOGUE, VOICE
 
 MUTANTS, ALTERNATIVES = catalogue()
 CATALOGUED = [m for m in MUTANTS if m.expects in CATALOGUE]

@@ -1,4 +1,4 @@
-"""hidden/voice.py, the one source of the words a student reads (fast, in-process).
+"""autograder/voice.py, the one source of the words a student reads (fast, in-process).
 
 relationship() must name each transform of the right array that SPEC lists, and must name nothing
 where nothing is there: a right answer with numerical noise, an unrelated array, an all-zero array, an
@@ -10,9 +10,9 @@ import ast
 import numpy as np
 import pytest
 
-from autograder.hidden import voice
+from autograder import voice
 from autograder.hidden.gradcheck import numerical_gradient  # the kit's own central differences
-from autograder.hidden.voice import VOICE, Diagnosis, expect_close, relationship, say
+from autograder.voice import VOICE, Diagnosis, expect_close, relationship, say
 
 RNG = np.random.default_rng(2024)
 WANT = RNG.standard_normal((5, 4))  # a generic "right" matrix: no two rows or columns alike

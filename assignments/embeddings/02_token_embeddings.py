@@ -41,7 +41,7 @@ print("vocab_size:", vocab_size, "| ids in the corpus:", len(data))
 import warnings
 from contextlib import contextmanager
 
-# kit-include: package:hidden/voice.py
+# kit-include: package:voice.py
 
 
 # kit-include: _shared/self_check.py

@@ -35,7 +35,7 @@ import numpy as np
 import warnings
 from contextlib import contextmanager
 
-# kit-include: package:hidden/voice.py
+# kit-include: package:voice.py
 
 
 # kit-include: _shared/self_check.py

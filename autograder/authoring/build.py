@@ -33,7 +33,7 @@ PACKAGE_PREFIX = "package:"
 def expand_includes(source: str, folder: Path, path: Path, _within: tuple = ()) -> str:
     """Replace each ``# kit-include: FILE`` line by that file (code every notebook shares, authored once),
     itself expanded.  FILE is relative to the authoring folder, or ``package:PATH`` inside the kit's
-    package (the words the hidden checks also use, ``package:hidden/voice.py``)."""
+    package (the words the hidden checks also use, ``package:voice.py``)."""
 
     def include(match: re.Match) -> str:
         name = match.group(1)

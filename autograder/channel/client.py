@@ -27,23 +27,12 @@ import warnings
 
 import numpy as np
 
+from ..voice import UNVERIFIED, Diagnosis  # the checker's verdict is raised as the one Diagnosis a student sees
 from . import ENV, wire
 from .fixtures import Fixture
 
 MAX_HANDLES = 100_000
 MAX_MESSAGE = 2000
-
-
-class Diagnosis(AssertionError):
-    """The checker's verdict on a hidden test, as the student sees it."""
-
-    def __init__(self, misconception: str, message: str):
-        self.misconception, self.message = misconception, message
-        super().__init__(f"[{misconception}] {message}")
-
-    def _render_traceback_(self):
-        first, *rest = self.message.splitlines() or [""]
-        return [f"\x1b[0;31mDiagnosis [{self.misconception}]\x1b[0m: {first}", *rest]
 
 
 def builtin_base(error: BaseException) -> str:
@@ -196,7 +185,7 @@ def forward(module: str, check: str, args: tuple, kwargs: dict) -> None:
         with quiet():
             verdict = server.serve()
     except (EOFError, OSError, wire.ProtocolError) as e:
-        verdict = {"id": "unverified", "message": f"The check could not finish: the channel to the grader broke ({e})."}
+        verdict = {"id": UNVERIFIED, "message": f"The check could not finish: the channel to the grader broke ({e})."}
     finally:
         sock.close()
     if verdict:

@@ -1,7 +1,8 @@
 """The public face of the kit inside the sandbox: a package named ``autograder`` with nothing secret.
 
 ``public_package()`` writes, once per process, a folder holding ``autograder/`` with the channel's
-public modules (``wire``, ``client``, ``fixtures``) and ``autograder/hidden/lessonNN.py`` modules
+public modules (``wire``, ``client``, ``fixtures``), ``voice`` (the words a student reads, copied into
+every notebook anyway) and ``autograder/hidden/lessonNN.py`` modules
 whose every attribute forwards a hidden call to the checker.  The sandbox mounts it where the kit
 is installed, so the notebooks' ``import autograder.hidden.lesson05 as _hidden`` still works, and
 the kernel can read no check, case generator, reference computation or mutant.
@@ -10,6 +11,7 @@ the kernel can read no check, case generator, reference computation or mutant.
 from __future__ import annotations
 
 import atexit
+import compileall
 import shutil
 import tempfile
 from pathlib import Path
@@ -38,8 +40,11 @@ def write_public_package(root: Path) -> Path:
     (package / "hidden" / "__init__.py").write_text(INIT)
     for name in PUBLIC_MODULES:
         shutil.copy(CHANNEL_DIR / name, package / "channel" / name)
+    shutil.copy(CHANNEL_DIR.parent / "voice.py", package / "voice.py")  # the words, which the notebooks hold too
     for name in LESSONS:
         (package / "hidden" / f"{name}.py").write_text(LESSON.format(name=name))
+    # compiled here once: every kernel mounts the folder read-only and would otherwise compile it anew
+    compileall.compile_dir(package, quiet=1)
     return package
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import nbformat
+from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
@@ -14,6 +16,7 @@ from traitlets import Bool, Float, default
 
 from ..cells import cell_name, hidden_calls, is_test_cell
 from ..config import KitConfig
+from . import kernel_ahead
 from .checker import VERDICTS, Checker
 
 BUDGET_ENAME = "NotebookBudgetExceeded"
@@ -21,6 +24,7 @@ DEAD_ENAME = "KernelDied"
 # notebook metadata key of the executor's record ({"seconds": how long the notebook ran}); results read it back
 TIMING_KEY = "kit_execution"
 LIMIT_ENAME = "ResourceLimitExceeded"
+GRADING_CLIENT = "autograder.grading.kernel_client.GradingKernelClient"
 
 
 class BudgetedExecute(Execute):
@@ -53,9 +57,15 @@ class BudgetedExecute(Execute):
     outside_checks = Bool(
         False, help="Run the hidden checks in this process; the kernel only answers them (autograder.channel)."
     ).tag(config=True)
+    start_ahead = Bool(
+        True,
+        help="Start the kernel of the folder's next notebook while this one starts and runs, each in a "
+        "fresh sandbox of its own (autograder.grading.kernel_ahead).",
+    ).tag(config=True)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self._place, self._ahead = None, None  # this notebook's kernel place and kernel started ahead
         if self.sandbox:  # nbgrader's Execute pins AsyncKernelManager; swap in the sandboxed one
             from ..sandbox import SandboxedKernelManager
 
@@ -66,7 +76,13 @@ class BudgetedExecute(Execute):
         started = time.monotonic()
         self._deadline = started + self.notebook_budget
         self.timeout_func = self._cell_timeout
-        self._checker = Checker() if self.outside_checks else None
+        self._place = self._kernel_place(nb, resources) if km is None and self.start_ahead else None
+        self._ahead = kernel_ahead.take(self._ahead_key()) if self._place else None
+        if self._ahead is not None:
+            km, self._checker = self._ahead.km, self._ahead.checker
+            self._start_next_ahead()
+        else:
+            self._checker = Checker() if self.outside_checks else None
         try:
             return super().preprocess(nb, resources, km)
         finally:
@@ -78,13 +94,69 @@ class BudgetedExecute(Execute):
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
-        km.client_class = "autograder.grading.kernel_client.GradingKernelClient"
+        km.client_class = GRADING_CLIENT
         return km
 
     def start_new_kernel(self, **kwargs):
         if self._checker is not None:  # the kernel learns where to answer the hidden checks
             kwargs["env"] = {**os.environ, **(kwargs.get("env") or {}), **self._checker.env()}
-        return super().start_new_kernel(**kwargs)
+        started = super().start_new_kernel(**kwargs)
+        self._start_next_ahead()
+        return started
+
+    @contextmanager
+    def setup_kernel(self, **kwargs):
+        if self._ahead is not None:  # a kernel started ahead is this notebook's alone: stop it afterwards too
+            kwargs.setdefault("cleanup_kc", True)
+        with super().setup_kernel(**kwargs):
+            yield
+
+    # ---------------------------------------------------------------- the next notebook's kernel (kernel_ahead)
+    def _kernel_place(self, nb, resources) -> tuple[str, str, str, str] | None:
+        """(working folder, notebook name, kernel name, folder of the notebooks nbgrader runs) of this
+        notebook's kernel, when nbgrader's resources say them."""
+        resources = resources or {}
+        folder, notebook = (resources.get("metadata") or {}).get("path"), resources.get("unique_key")
+        student, assignment = ((resources.get("nbgrader") or {}).get(k) for k in ("student", "assignment"))
+        if not (folder and notebook and student and assignment):
+            return None
+        from nbgrader.coursedir import CourseDirectory
+
+        coursedir = CourseDirectory(config=self.config)
+        submitted = coursedir.format_path(coursedir.submitted_directory, student, assignment)
+        kernel_name = self.kernel_name or nb.metadata.get("kernelspec", {}).get("name") or ""
+        return str(folder), str(notebook), kernel_name, submitted
+
+    def _ahead_key(self) -> tuple:
+        folder, _, kernel_name, _ = self._place
+        return kernel_ahead.ahead_key(folder, kernel_name, self.config)
+
+    def _start_next_ahead(self) -> None:
+        """Launch, in a sandbox of its own, the kernel the folder's next notebook will run in."""
+        if self._place is None:
+            return
+        folder, notebook, kernel_name, submitted = self._place
+        if not kernel_ahead.has_later_notebook(submitted, notebook):
+            return
+        km, checker = None, None
+        try:
+            checker = Checker() if self.outside_checks else None
+            started = {"env": {**os.environ, **checker.env()}} if checker is not None else {}
+            km = self.kernel_manager_class(kernel_name=kernel_name, config=self.config)
+            km.client_class = GRADING_CLIENT
+            arguments = list(self.extra_arguments)
+            if km.ipykernel and self.ipython_hist_file and not any("HistoryManager.hist_file" in a for a in arguments):
+                arguments.append(f"--HistoryManager.hist_file={self.ipython_hist_file}")  # as nbclient starts one
+            run_sync(km.start_kernel)(extra_arguments=arguments, cwd=folder, **started)
+        except Exception as e:  # the next notebook then starts its own kernel, and meets the fault itself
+            self.log.debug("could not start the next notebook's kernel ahead: %s", e)
+            if km is not None:
+                with suppress(Exception):
+                    run_sync(km.cleanup_resources)()
+            if checker is not None:
+                checker.close()
+            return
+        kernel_ahead.keep(kernel_ahead.KernelAhead(self._ahead_key(), km, checker))
 
     def _remaining(self) -> float:
         return self._deadline - time.monotonic()

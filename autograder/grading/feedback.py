@@ -4,15 +4,22 @@ nbgrader's GenerateFeedback renders each autograded notebook with the kit's temp
 (``templates/kit_feedback/page.html.j2``, built on nbgrader's own): a summary on top (points, the failed tests with
 the first line of their diagnosis, links to them), failed test cells marked, diagnoses that wrap.  A
 notebook the kit could not grade (not submitted, not a notebook) gets a page of its own saying why
-and what to do (:func:`write_ungraded_pages`).
+and what to do (:func:`write_ungraded_pages`).  The pages are nbconvert's HTML, rendered by
+:class:`FeedbackExporter` at a fraction of the CPU a worker would otherwise spend on every student.
 """
 
 from __future__ import annotations
 
+import functools
 import html
+import json
+import re
 import shutil
 from pathlib import Path
 
+from nbconvert.exporters import HTMLExporter, TemplateExporter
+from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..cells import grade_id, is_graded_cell, is_solution_cell, is_test_cell
@@ -23,6 +30,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 TEMPLATE_NAME = "kit_feedback"
 CSS = TEMPLATES / TEMPLATE_NAME / "kit.css"
 PREPROCESSORS = ["autograder.grading.feedback.ScrubTestTracebacks", "autograder.grading.feedback.SummariseFeedback"]
+EXPORTER = "autograder.grading.feedback.FeedbackExporter"
 
 
 class ScrubTestTracebacks(NbGraderPreprocessor):
@@ -91,9 +99,104 @@ def use_kit_feedback(config) -> None:
         ]
     )
     config.GenerateFeedback.preprocessors = [s for s in steps if s not in PREPROCESSORS] + PREPROCESSORS
+    config.GenerateFeedback.exporter_class = EXPORTER
     config.HTMLExporter.template_name = TEMPLATE_NAME  # its conf.json names nbgrader's "feedback" as its base
     config.HTMLExporter.template_file = "page.html.j2"
     config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(nbgrader_templates)]
+
+
+# --- the page, rendered cheaply ----------------------------------------------------------------------------
+
+ENVIRONMENTS_KEPT = 4  # configurations a worker keeps a Jinja environment for (one per course it grades, usually)
+_environments: dict[tuple, object] = {}
+
+
+class FeedbackExporter(HTMLExporter):
+    """nbconvert's HTMLExporter with what a grading worker repeats for every student done once, and the same page.
+
+    GenerateFeedback builds a new exporter for every student, and nbconvert's exporter spends most of a page's
+    CPU on what does not change from one student to the next, or on nothing the page needs:
+
+    - its Jinja environment, in which the templates (the kit's, nbgrader's, nbconvert's) are compiled: kept per
+      process, keyed by everything it is built from (:meth:`_create_environment`);
+    - highlighting each code cell's source with Pygments: the test cells and the given code are the same in every
+      submission, so a source is highlighted once per process (:class:`RememberedHighlight`);
+    - parsing the whole rendered page again with BeautifulSoup and writing it out again, to give ``alt`` text to
+      images that have none and a ``tabindex`` to JupyterLab-template cells: this template has no such cells,
+      and the kit's notebooks no images.  A page that has either still gets nbconvert's pass
+      (:func:`accessible`); any other page is the template's output as it is, which a browser reads into the
+      same document (``tests/test_class_feedback.py`` compares the two).
+    """
+
+    def _create_environment(self):
+        if self.extra_loaders:  # loader objects are not a key we can compare
+            return super()._create_environment()
+        key = (
+            type(self),
+            tuple(self.template_paths),
+            self.template_extension,
+            self.raw_template,
+            self.enable_async,
+            repr(self.config),
+        )
+        if key not in _environments:
+            if len(_environments) >= ENVIRONMENTS_KEPT:
+                _environments.clear()
+            _environments[key] = super()._create_environment()
+        return _environments[key]
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        """HTMLExporter.from_notebook_node (nbconvert 7) with the remembered highlighting and without the re-parse."""
+        langinfo = nb.metadata.get("language_info", {})
+        lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
+        highlight_code = self.filters.get("highlight_code", RememberedHighlight(pygments_lexer=lexer, parent=self))
+        resources = self._init_resources(resources)
+        filter_data_type = WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)
+        self.register_filter("highlight_code", highlight_code)
+        self.register_filter("filter_data_type", filter_data_type)
+        page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+        return accessible(page, self.log), resources
+
+
+class RememberedHighlight(Highlight2HTML):
+    """nbconvert's highlighting of a cell's source, remembered per process: a source is highlighted once."""
+
+    def __call__(self, source, language=None, metadata=None):
+        magics = (metadata or {}).get("magics_language")
+        options = json.dumps(self.extra_formatter_options, sort_keys=True, default=repr)
+        return _highlighted(source, language, magics, self.pygments_lexer, options)
+
+
+@functools.lru_cache(maxsize=4096)
+def _highlighted(source: str, language: str | None, magics: str | None, lexer: str, options: str) -> str:
+    highlight = Highlight2HTML(pygments_lexer=lexer, extra_formatter_options=json.loads(options))
+    return highlight(source, language, {"magics_language": magics} if magics else None)
+
+
+NEEDS_SOUP = re.compile(r"<img\b|jp-Notebook", re.IGNORECASE)
+
+
+def accessible(page: str, log) -> str:
+    """``page`` with nbconvert's accessibility pass when it has something for it to do (an image, a Lab cell).
+
+    The pass is HTMLExporter's own (nbconvert 7), run only on the pages that need it.
+    """
+    if not NEEDS_SOUP.search(page):
+        return page
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page, features="html.parser")
+    missing_alt = 0
+    for elem in soup.select("img:not([alt])"):
+        elem.attrs["alt"] = "No description has been provided for this image"
+        missing_alt += 1
+    if missing_alt:
+        log.warning("Alternative text is missing on %s image(s).", missing_alt)
+    for elem in soup.select(".jp-Notebook div.jp-Cell-inputWrapper"):
+        elem.attrs["tabindex"] = "0"
+    for elem in soup.select(".jp-Notebook div.jp-OutputArea-output"):
+        elem.attrs["tabindex"] = "0"
+    return str(soup)
 
 
 # --- a notebook that could not be graded ------------------------------------------------------------

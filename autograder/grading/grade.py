@@ -15,6 +15,7 @@ import os
 import shutil
 import time
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -27,6 +28,7 @@ from ..sandbox.limits import ResourceLimits
 from .execute import TIMING_KEY, notebook_seconds
 from .faults import exception_fault, kit_fault
 from .intake import locked_cells, stage_submission
+from .metadata_check import KIT_CHECK, with_kit_check
 from .results import NOT_GRADED, Status, StudentResult, TestResult, notebook_failures, run_problems
 from .verdicts import NO_VERDICT, recorded_verdicts
 
@@ -69,8 +71,14 @@ def course_config(course_dir: Path, db_url: str | None = None, options: GradingO
         "nbgrader.preprocessors.SaveAutoGrades",
         "autograder.grading.verdicts.ApplyVerdicts",  # the outside checks' verdicts, in the same run
         "nbgrader.preprocessors.AssignLatePenalties",
-        "nbgrader.preprocessors.CheckCellMetadata",
+        KIT_CHECK,  # nbgrader's CheckCellMetadata, its schema checked once per process
     ]
+    from nbgrader.converters import Autograde
+
+    sanitize = config.Autograde.get("sanitize_preprocessors", None)
+    config.Autograde.sanitize_preprocessors = with_kit_check(
+        sanitize or Autograde.class_traits()["sanitize_preprocessors"].default()
+    )
     # the executor's timing travels in the autograded notebook's metadata, past the metadata cleaner
     config.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), TIMING_KEY}
     from .feedback import use_kit_feedback  # (imports nbgrader)
@@ -107,6 +115,21 @@ def _run(converter_cls, config: Config, assignment: str, student: str, force: bo
         return capture_log(app)
     finally:
         os.chdir(cwd)
+
+
+@contextmanager
+def timed_step(steps: dict, name: str):
+    """Record in ``steps[name]`` the wall time of the block and the CPU this process spent in it (seconds):
+    where one student's grading goes, for ``make bench``; a step that runs twice adds up."""
+    wall, cpu = time.monotonic(), time.process_time()
+    try:
+        yield
+    finally:
+        before = steps.get(name, {"wall": 0.0, "cpu": 0.0})
+        steps[name] = {
+            "wall": round(before["wall"] + time.monotonic() - wall, 3),
+            "cpu": round(before["cpu"] + time.process_time() - cpu, 3),
+        }
 
 
 def _log_text(outcome: dict) -> str:
@@ -196,63 +219,75 @@ def grade_student(
 ) -> StudentResult:
     """Autograde one student's submission and generate its feedback; never raises for a bad submission.
 
-    ``options`` are the run's (by default the course's own, from its nbgrader_config.py)."""
+    ``options`` are the run's (by default the course's own, from its nbgrader_config.py).  The result
+    records how long it took, and each step's wall and CPU time (``step_seconds``)."""
+    ensure_tools_on_path()
+    warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy noise
+    start, steps = time.monotonic(), {}
+    result = _grade_student(course_dir, assignment, student, db_url, options, steps)
+    result.seconds = round(time.monotonic() - start, 3)
+    result.step_seconds = steps
+    return result
+
+
+def _grade_student(
+    course_dir, assignment: str, student: str, db_url: str | None, options: GradingOptions | None, steps: dict
+) -> StudentResult:
     from nbgrader.converters import Autograde, GenerateFeedback
 
     from .feedback import ungraded_reasons, write_ungraded_pages
 
-    ensure_tools_on_path()
-    warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy noise
-    start = time.monotonic()
     course_dir = Path(course_dir).resolve()
-    options = options or grading_options(read_course_config(course_dir))
-    config = course_config(course_dir, db_url, options)
-    db_url = config.CourseDirectory.db_url
-    course = Course(course_dir)
-    limits = ResourceLimits(config=config)
-    expected = expected_notebooks(course, assignment)
-    try:
-        notes = stage_submission(
-            course,
-            assignment,
-            student,
-            expected,
-            max_other_bytes=limits.max_submitted_mb * 2**20,
-            max_other_files=limits.max_submitted_files,
-        )
-    except OSError as e:  # a submission that cannot be read is the student's; a full disk is not
-        full = e.errno in (errno.ENOSPC, errno.EDQUOT)
-        result = (
-            StudentResult(student, Status.ERROR, exception_fault(e))
-            if full
-            else StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
-        )
-        result.seconds = round(time.monotonic() - start, 3)
-        return result
+    with timed_step(steps, "intake"):
+        options = options or grading_options(read_course_config(course_dir))
+        config = course_config(course_dir, db_url, options)
+        db_url = config.CourseDirectory.db_url
+        course = Course(course_dir)
+        limits = ResourceLimits(config=config)
+        expected = expected_notebooks(course, assignment)
+        try:
+            notes = stage_submission(
+                course,
+                assignment,
+                student,
+                expected,
+                max_other_bytes=limits.max_submitted_mb * 2**20,
+                max_other_files=limits.max_submitted_files,
+            )
+        except OSError as e:  # a submission that cannot be read is the student's; a full disk is not
+            full = e.errno in (errno.ENOSPC, errno.EDQUOT)
+            return (
+                StudentResult(student, Status.ERROR, exception_fault(e))
+                if full
+                else StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
+            )
     staged = course.folder(STAGING, assignment, student)
     if not any(staged.glob("*.ipynb")):
-        for step in ("autograded", "feedback"):  # nothing of an earlier grading may linger
-            shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
-        record_empty_submission(db_url, assignment, student)
-        course.verdict_record(assignment, student).unlink(missing_ok=True)  # its grades were removed with it
+        with timed_step(steps, "gradebook"):
+            for step in ("autograded", "feedback"):  # nothing of an earlier grading may linger
+                shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
+            record_empty_submission(db_url, assignment, student)
+            course.verdict_record(assignment, student).unlink(missing_ok=True)  # its grades were removed with it
         graded = {"success": True}
     else:
         # a test keeps its points only if the checker, outside the kernel, passed it in this run (ApplyVerdicts)
-        graded = _run(Autograde, config, assignment, student)
+        with timed_step(steps, "autograde"):
+            graded = _run(Autograde, config, assignment, student)
     # a converter that failed on the kit's side (the disk, the gradebook, a kernel that cannot start) is no grade:
     # status error, and the caller removes what it wrote
     fault = kit_fault(_log_text(graded)) if not graded["success"] else None
     if fault:
-        result = StudentResult(student, Status.ERROR, fault)
-    elif not graded["success"]:
-        result = StudentResult(student, Status.FAILED, "; ".join(notes + [_log_reason(graded)]))
-    else:
+        return StudentResult(student, Status.ERROR, fault)
+    if not graded["success"]:
+        return StudentResult(student, Status.FAILED, "; ".join(notes + [_log_reason(graded)]))
+    with timed_step(steps, "gradebook"):
         autograded = sorted(course.folder("autograded", assignment, student).glob("*.ipynb"))
         for path in autograded:
             notes += run_problems(path)
         result = read_result(course, assignment, student, db_url)
         notes += [result.reason] if result.reason else []
         result.notebook_seconds = notebook_seconds(autograded)
+    with timed_step(steps, "feedback"):
         if options.feedback and autograded:
             fb = _run(GenerateFeedback, config, assignment, student)
             fault = kit_fault(_log_text(fb)) if not fb["success"] else None
@@ -266,8 +301,7 @@ def grade_student(
                 ungraded_reasons(sorted(expected), staged, notes),
                 notebook_points(expected),
             )
-        result.reason = "; ".join(notes)
-        if fault:
-            result = StudentResult(student, Status.ERROR, f"{fault}, while writing the feedback")
-    result.seconds = round(time.monotonic() - start, 3)
+    result.reason = "; ".join(notes)
+    if fault:
+        result = StudentResult(student, Status.ERROR, f"{fault}, while writing the feedback")
     return result

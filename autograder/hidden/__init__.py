@@ -2,7 +2,7 @@
 as _hidden``): one module per lesson, ``diagnostics`` (the misconception catalogue and the ``Diagnosis``
 a student sees) and ``gradcheck`` (the numerical-gradient tools).  Of the rest of the kit it imports
 only ``channel`` (the floor below: where the kit grades, a check is forwarded to the grading process
-over it); it is what a grading kernel loads.
+over it) and ``voice`` (the words a student reads); it is what a grading kernel loads.
 
 Every check is wrapped by :func:`hidden_check`, which
 - runs the student's code with NumPy warnings and stderr silenced (nbgrader zeroes a test cell that
@@ -24,8 +24,8 @@ import numpy as np
 from ..channel import ENV as CHANNEL_ENV
 from ..channel.client import quiet  # warnings and stderr silenced while student code runs
 from ..channel.fixtures import watch as watch  # a check that must see its argument changed in place
+from ..voice import expect_array as expect_array  # shared with the notebooks' self-checks
 from .diagnostics import Diagnosis
-from .voice import expect_array as expect_array  # shared with the notebooks' self-checks
 
 
 def grading_rng() -> np.random.Generator:

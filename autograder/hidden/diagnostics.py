@@ -6,11 +6,11 @@ words of the mistake.  IPython renders an exception through ``_render_traceback_
 so a failing hidden test cell shows only this message: no traceback into the kit, no hidden-test
 source, no test inputs.
 
-The words themselves live in :mod:`.voice`, which the notebooks' self-checks share (the build copies
+The words themselves live in :mod:`autograder.voice`, which the notebooks' self-checks share (the build copies
 it into every notebook); this module is the name the rest of the kit imports them by.
 """
 
-from .voice import CATALOGUE, GENERIC, KNOWN_IDS, RELATIONSHIPS, VOICE, Diagnosis, expect_close, fmt, relationship, say
+from ..voice import CATALOGUE, GENERIC, KNOWN_IDS, RELATIONSHIPS, VOICE, Diagnosis, expect_close, fmt, relationship, say
 
 __all__ = [
     "CATALOGUE",

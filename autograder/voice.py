@@ -1,7 +1,8 @@
 """What a student reads when a check fails: the one source of that wording.
 
-The hidden checks import this module, and the build copies it, word for word, into the setup cell
-of every notebook, where the visible self-checks use it.  So a misconception is told in the same
+The hidden checks import this module, the build copies it, word for word, into the setup cell of
+every notebook, where the visible self-checks use it, and where the checks run outside the kernel the
+kernel's channel client raises the checker's verdict as this module's ``Diagnosis``.  So a misconception is told in the same
 words, fix included, whether a self-check or the grader meets it, and a wrong array that is a
 recognisable transform of the right one is named as that transform on both sides.
 
@@ -54,6 +55,10 @@ GENERIC = {
 }
 
 KNOWN_IDS = {**CATALOGUE, **RELATIONSHIPS, **GENERIC}
+
+# Not a mistake of the student's: where the checks run outside the notebook, a check that could not get
+# its answers (the cell stopped first, the connection broke) says so with this id, and no points.
+UNVERIFIED = "unverified"
 
 # id -> (headline, fix).  The headline opens the message (SPEC quotes some of them verbatim) and may
 # take the student's values; the fix closes it.  Hidden checks and self-checks both go through say().
@@ -140,14 +145,14 @@ class Diagnosis(AssertionError):
     """A failed check, told in the words of the misconception."""
 
     def __init__(self, misconception, message):
-        if misconception not in KNOWN_IDS:
+        if misconception not in KNOWN_IDS and misconception != UNVERIFIED:
             raise ValueError(f"unknown misconception id {misconception!r}")
         self.misconception = misconception
         self.message = message.strip()
         super().__init__(f"[{misconception}] {self.message}")
 
     def _render_traceback_(self):  # how IPython shows it: the message, no traceback
-        first, *rest = self.message.splitlines()
+        first, *rest = self.message.splitlines() or [""]
         return [f"\x1b[0;31mDiagnosis [{self.misconception}]\x1b[0m: {first}", *rest]
 
 
