@@ -7,7 +7,7 @@ system-wide config; the same server serves Notebook 7's /tree and /notebooks pag
 server runs in the course root, where formgrader lives.
 
 The tests are the steps of one session, in order, and share one student server, one browser page
-and one instructor server (module-scoped fixtures; conftest's ONE_WORKER_MODULES keeps the module
+and one instructor server (module-scoped fixtures; conftest's ONE_WORKER keeps the module
 on one xdist worker). Each step saves a screenshot under .screens/ (`make screenshots` copies two
 of them into docs/).
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from autograder.config import CELL_TIMEOUT, grading_options, read_course_config
-from autograder.course import ASSIGNMENT, NOTEBOOKS, make_scratch_course
+from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
 from autograder.grading.grade import course_config
 
-from .conftest import kit
+from .conftest import kit, scratch_course
 
 RENAMED = {
     "submitted_directory": "handed-in",
@@ -31,7 +31,7 @@ def add_to_config(course: Path, lines: list[str]) -> None:
 def renamed_course(tmp_path_factory):
     """Two students graded by `python -m autograder grade` in a course that renames nbgrader's folders."""
     course = tmp_path_factory.mktemp("renamed") / "course"
-    make_scratch_course(course)
+    scratch_course(course)
     add_to_config(course, [f"c.CourseDirectory.{key} = {value!r}" for key, value in RENAMED.items()])
     write_submission(course, "ada", persona_notebooks("reference"))
     write_submission(course, "eli", persona_notebooks(["scatter-overwrite"]))

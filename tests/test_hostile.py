@@ -21,11 +21,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import ASSIGNMENT, NOTEBOOKS, STAGING, make_scratch_course
+from autograder.course import ASSIGNMENT, NOTEBOOKS, STAGING
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook, write_submission
 
-from .conftest import ENV, REPO, kit, nbgrader, new_course, sandbox_or_skip
+from .conftest import ENV, REPO, kit, nbgrader, new_course, sandbox_or_skip, scratch_course
 
 ATTACKS = Path(__file__).parent / "attacks"
 LESSON = "02_token_embeddings"
@@ -275,7 +275,7 @@ def folder_bytes(folder: Path) -> int:
 def hostile_course(tmp_path_factory):
     sandbox_or_skip()  # the attacks are held by the sandbox: without one this file has nothing to show
     course = tmp_path_factory.mktemp("hostile") / "course"
-    db_url = make_scratch_course(course)
+    db_url = scratch_course(course)
     with open(course / "nbgrader_config.py", "a") as f:
         f.write("".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items()) + "\n")
     listener = Listener()
@@ -596,7 +596,7 @@ def test_limits_hold_for_an_unprivileged_user():
     root = Path(tempfile.mkdtemp(prefix="kit-nonroot-"))
     try:
         course = root / "course"
-        make_scratch_course(course)
+        scratch_course(course)
         with open(course / "nbgrader_config.py", "a") as f:
             f.write("".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items()) + "\n")
         write_files(course, "honest", {LESSON: filled_notebook(REPO, LESSON)})
