@@ -396,6 +396,7 @@ IN_PROCESS = {
     "test_docs.py": None,
     "test_gradcheck.py": None,
     "test_layers.py": None,
+    "test_metadata_check.py": None,
     "test_one_voice.py": None,
     "test_verdicts.py": None,
     "test_voice.py": None,
