@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 import struct
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +16,8 @@ from autograder.channel import wire
 from autograder.channel.client import Server
 from autograder.channel.fixtures import Fixture, watch, watching
 from autograder.channel.proxy import ChannelBroken, RemoteError, Session
+from autograder.channel.sockets import SUN_PATH_ROOM, socket_folder
+from autograder.grading.checker import Checker
 
 from .conftest import serve_in_thread
 
@@ -156,3 +161,24 @@ def test_arrays_decode_only_with_allowed_dtypes_and_honest_sizes():
     theirs.sendall(struct.pack(">QI", 4 + len(head) + 8, len(head)) + head + b"\0" * 8)
     with pytest.raises(wire.ProtocolError, match="promises more bytes"):
         wire.receive(ours, time.monotonic() + 1)
+
+
+def test_the_checkers_socket_fits_however_deep_the_temporary_folder(tmp_path, monkeypatch):
+    """A Unix socket's path holds at most 107 bytes: under a deep TMPDIR (a CI runner's, a test's) the checker
+    makes its socket folder under /tmp instead, rather than no student being graded."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    checker = Checker()
+    try:
+        assert len(checker.path.encode()) <= SUN_PATH_ROOM and checker.folder.parent == Path("/tmp"), checker.path
+        assert oct(checker.folder.stat().st_mode & 0o777) == "0o700"
+    finally:
+        checker.close()
+    assert not checker.folder.exists()
+    short = Path(tempfile.mkdtemp(prefix="kit-short-", dir="/tmp"))
+    try:
+        monkeypatch.setattr(tempfile, "tempdir", str(short))
+        assert socket_folder("kit-channel-", len("checker.sock")).parent == short  # where it fits, TMPDIR it is
+    finally:
+        shutil.rmtree(short)

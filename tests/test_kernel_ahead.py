@@ -3,8 +3,11 @@ and still every notebook runs in a fresh process of its own, and nothing is left
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 from autograder.cells import is_solution_cell
 from autograder.course import ASSIGNMENT, NOTEBOOKS, make_scratch_course
@@ -30,13 +33,15 @@ def marked_submission() -> dict:
     return notebooks
 
 
-def test_every_notebook_of_a_student_runs_in_a_fresh_kernel_and_none_is_left(tmp_path):
+def test_every_notebook_of_a_student_runs_in_a_fresh_kernel_and_none_is_left(tmp_path, request):
     sandbox_or_skip()
     course = tmp_path / "course"
     make_scratch_course(course)
     write_submission(course, "marked", marked_submission())
-    scratch = tmp_path / "scratch"  # the grader's temporary folders: the kernels' sockets, files and channels
-    scratch.mkdir()
+    # the grader's temporary folders (the kernels' sockets, files and channels), short enough that the
+    # sockets are made in it rather than under /tmp (channel.sockets), so that what is left shows here
+    scratch = Path(tempfile.mkdtemp(prefix="kit-ahead-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
     graded = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1"],
         env=dict(ENV, TMPDIR=str(scratch)),

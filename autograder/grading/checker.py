@@ -15,15 +15,14 @@ from __future__ import annotations
 import importlib
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..channel import ENV, wire
 from ..channel.fixtures import watching
 from ..channel.proxy import ChannelBroken, Session
+from ..channel.sockets import socket_folder
 from .shrink import smallest_failing_case
 
 
@@ -66,7 +65,7 @@ class Checker:
 
     def __init__(self):
         try:
-            self.folder = Path(tempfile.mkdtemp(prefix="kit-channel-"))
+            self.folder = socket_folder("kit-channel-", len("checker.sock"))
             self.path = str(self.folder / "checker.sock")
             self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             self.listener.bind(self.path)

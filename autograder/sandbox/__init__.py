@@ -28,6 +28,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import List, Unicode
 
 from ..channel import ENV as CHANNEL_ENV
+from ..channel.sockets import socket_folder
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the autograder package
 
@@ -257,7 +258,8 @@ class SandboxedKernelManager(AsyncKernelManager):
     ).tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
-        self._sandbox_runtime = Path(tempfile.mkdtemp(prefix="kit-kernel-"))
+        # ZMQ's ipc sockets are named "kernel-<n>" in this folder
+        self._sandbox_runtime = socket_folder("kit-kernel-", len("kernel-65535"))
         self.transport = "ipc"
         self.ip = str(self._sandbox_runtime / "kernel")
         self.connection_file = str(self._sandbox_runtime / "connection.json")
