@@ -331,6 +331,23 @@ def student_line(result, student: str) -> str:
     return lines[0]
 
 
+def kernel_starts(course: Path, student: str) -> dict[str, str]:
+    """notebook -> how the executor recorded its kernel came up ("forked" into its sandbox, or "started")."""
+    found = {}
+    for path in sorted((course / "autograded" / student / ASSIGNMENT).glob("*.ipynb")):
+        found[path.stem] = nbformat.read(path, as_version=4).metadata.get("kit_execution", {}).get("kernel")
+    return found
+
+
+def test_the_attacks_ran_in_forked_kernels(hostile_course):
+    """The attacks below hold against kernels forked into their sandboxes (autograder.sandbox.forked), the
+    way every notebook is graded: none fell back to an ordinary start."""
+    course = hostile_course["course"]
+    for student in ("honest-beside", *CASES):
+        starts = kernel_starts(course, student)
+        assert starts and set(starts.values()) == {"forked"}, (student, starts)
+
+
 def test_honest_student_keeps_full_marks(hostile_course):
     assert hostile_course["scores"]["honest"] == 100
     assert hostile_course["scores"]["honest-beside"] == 100
@@ -643,6 +660,8 @@ def test_limits_hold_for_an_unprivileged_user():
             assert line.strip().startswith(f"graded {student}: 0/100"), line
             assert REASONS[student] in line, line
         assert not [p for p in course.rglob("ballast.bin")]
+        for student in ("honest", *attackers):  # in kernels forked into the user namespace's sandboxes
+            assert set(kernel_starts(course, student).values()) == {"forked"}, (student, kernel_starts(course, student))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
