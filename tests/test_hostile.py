@@ -25,7 +25,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS, STAGING
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook, write_submission
 
-from .conftest import ENV, REPO, kit, nbgrader, new_course, sandbox_or_skip, scratch_course
+from .conftest import ENV, REPO, kernel_starts, kit, nbgrader, new_course, sandbox_or_skip, scratch_course
 
 ATTACKS = Path(__file__).parent / "attacks"
 LESSON = "02_token_embeddings"
@@ -329,14 +329,6 @@ def student_line(result, student: str) -> str:
     ]
     assert len(lines) == 1, f"{student}: {lines}\n{result.stdout[-4000:]}"
     return lines[0]
-
-
-def kernel_starts(course: Path, student: str) -> dict[str, str]:
-    """notebook -> how the executor recorded its kernel came up ("forked" into its sandbox, or "started")."""
-    found = {}
-    for path in sorted((course / "autograded" / student / ASSIGNMENT).glob("*.ipynb")):
-        found[path.stem] = nbformat.read(path, as_version=4).metadata.get("kit_execution", {}).get("kernel")
-    return found
 
 
 def test_the_attacks_ran_in_forked_kernels(hostile_course):

@@ -27,16 +27,14 @@ import sys
 import threading
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
-PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = (
-    36,
-    38,
-    24,
-    47,
-    4,
-)
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 NS_GET_USERNS = 0xB701  # ioctl: the user namespace that owns a namespace
-NAMESPACES = ("ipc", "uts", "net", "pid", "mnt")  # joined in this order, after the user namespace
+NAMESPACES = ("ipc", "uts", "net", "pid", "mnt")  # joined in this order, from their owning user namespace
 CREDENTIALS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -55,6 +53,7 @@ def preload() -> None:
     import ipykernel.kernelapp  # noqa: F401
     import ipykernel.zmqshell  # noqa: F401
     import numpy  # noqa: F401
+    import numpy.random  # noqa: F401 - (NumPy imports it on first use)
 
     del sys.modules["debugpy"]  # a kernel's own ``import debugpy`` finds what the sandbox shows
     if threading.active_count() != 1:
@@ -90,6 +89,9 @@ def drop_capabilities() -> None:
     if number is None:
         raise OSError(f"capset: unknown system call number on {os.uname().machine}")
     check(libc.syscall(number, header, data), "capset")
+    # joining a user namespace made the process undumpable, which a kernel started anew is not: its /proc
+    # files would then be root's, and the watchdog outside could no longer read its memory use
+    check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
 
 
 def check_credentials(mine: dict[str, str], sandbox: dict[str, str]) -> None:
@@ -181,9 +183,8 @@ def become_kernel(sandbox: dict, arguments: list[str], alive: str, report: int) 
     import importlib
 
     importlib.invalidate_caches()  # the folders' listings were read outside the sandbox
-    random.seed()
-    if "numpy" in sys.modules:
-        sys.modules["numpy"].random.seed()
+    random.seed()  # (Python reseeds it in a forked child too)
+    sys.modules["numpy.random"].seed()  # NumPy's global generator does not: else every kernel would draw the same
     os.write(report, b"ok\n")
     os.close(report)
     sys.argv = ["ipykernel_launcher", *arguments]
