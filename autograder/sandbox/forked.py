@@ -127,6 +127,15 @@ class ForkServer:
             raise ForkFailed(reply.get("error") or "the fork failed")
         return reply["pid"]
 
+    def forget(self) -> None:
+        """In a child forked from the grading process: the server and its pipes are the parent's, not ours."""
+        process, self._process, self._lock = self._process, None, threading.Lock()
+        for stream in (process.stdin, process.stdout) if process is not None else ():
+            try:
+                stream.close()
+            except OSError:
+                pass
+
     def stop(self) -> None:
         with self._lock:
             if self._process is not None and self._process.poll() is None:
@@ -140,6 +149,7 @@ class ForkServer:
 
 _server = ForkServer()
 atexit.register(_server.stop)
+os.register_at_fork(after_in_child=_server.forget)
 
 
 def fork_kernel(launcher: int, command: list[str], kernel_cmd: list[str], cgroup_files: list[str]) -> int:
