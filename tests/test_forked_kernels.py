@@ -8,6 +8,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -91,6 +93,46 @@ def test_a_forked_kernel_sees_what_a_kernel_started_anew_sees(folder):
         assert int(value, 16) & ~int(anew["caps"][key], 16) == 0, (key, value, anew["caps"][key])
     assert forked_view["kit_modules"] == [] and forked_view["server_modules"] == []
     assert forked_view["open_files"] <= anew["open_files"] + 2  # its pipe to the placeholder, at most one more
+
+
+# Reads the process's own writable memory for the docstring of a hidden check of lesson 2 (its code object
+# holds it).  The pattern is written so that it does not contain the text it looks for.
+MEMORY_SCAN = r"""
+import re
+pattern = re.compile(rb"SPEC's canonica[l] exampl[e]: ids \[0, 0\], dout of ones")
+found = []
+with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:
+    for line in maps:
+        fields = line.split()
+        if not fields[1].startswith('rw') or (len(fields) > 5 and fields[5] in ('[vvar]', '[vsyscall]')):
+            continue
+        start, end = (int(x, 16) for x in fields[0].split('-'))
+        try:
+            mem.seek(start)
+            if pattern.search(mem.read(end - start)):
+                found.append(line.strip())
+        except (OSError, ValueError, OverflowError):
+            pass
+print(len(found))
+"""
+
+
+def test_no_hidden_check_is_in_a_forked_kernels_memory(folder):
+    """The attack: read the kernel's own memory, which a forked kernel shares with the fork server, for the
+    code of a hidden check.  The fork server never imports the kit, so there is none; the same scan in a
+    process that has imported the check finds it."""
+    sandbox_or_skip()
+    code = MEMORY_SCAN.replace("print(len(found))", "import json; print(json.dumps({'found': len(found)}))")
+    view, how = run_kernel(True, folder, code)
+    assert how == "forked"
+    assert view == {"found": 0}, "a hidden check's code is in the forked kernel's memory"
+    control = subprocess.run(
+        [sys.executable, "-c", "import autograder.hidden.lesson02\n" + MEMORY_SCAN],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert control.stdout.strip() not in ("", "0"), "the scan cannot find a hidden check that is in memory"
 
 
 def test_forked_kernels_share_no_random_state(folder):

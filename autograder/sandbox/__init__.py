@@ -342,6 +342,11 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._watchdog = Watchdog(pid, self._limits, self._cgroup, self._sandbox_runtime)
             self._watchdog.start()
 
+    async def _async_wait(self, pollinterval: float = 0.1) -> None:
+        # jupyter_client looks every 0.1 s whether a kernel told to shut down has ended; a forked kernel ends
+        # within a few hundredths of a second, and the next notebook waits for it
+        await super()._async_wait(pollinterval=min(pollinterval, 0.01))
+
     @property
     def limit_breach(self) -> str | None:
         """The resource limit the sandbox reached (it was then stopped), in words; None if none."""
