@@ -27,6 +27,7 @@ from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
 from .execute import TIMING_KEY, notebook_seconds
 from .faults import exception_fault, kit_fault
+from .gradebook_engine import shared_engines
 from .intake import locked_cells, stage_submission
 from .metadata_check import KIT_CHECK, with_kit_check
 from .results import NOT_GRADED, Status, StudentResult, TestResult, notebook_failures, run_problems
@@ -224,7 +225,8 @@ def grade_student(
     ensure_tools_on_path()
     warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy noise
     start, steps = time.monotonic(), {}
-    result = _grade_student(course_dir, assignment, student, db_url, options, steps)
+    with shared_engines():  # nbgrader's ~36 Gradebooks of a student on one engine: its SQL compiled once
+        result = _grade_student(course_dir, assignment, student, db_url, options, steps)
     result.seconds = round(time.monotonic() - start, 3)
     result.step_seconds = steps
     return result
