@@ -170,17 +170,23 @@ def feedback_page(exporter_class, root, student: str, nb: nbformat.NotebookNode)
     return exporter.from_notebook_node(copy.deepcopy(nb), resources)[0]
 
 
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
 def with_images(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """``nb`` with a plot and an HTML table holding an image in its first code cell's outputs."""
+    """``nb`` with a plot and an HTML table holding an image in its first code cell's outputs, and two Markdown
+    cells of the same text showing different attachments (a page's Markdown is kept by its text and attachments)."""
     nb = copy.deepcopy(nb)
     cell = next(c for c in nb.cells if c.cell_type == "code")
-    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
     cell.outputs += [
-        nbformat.v4.new_output("display_data", {"image/png": png, "text/plain": "<Figure>"}),
+        nbformat.v4.new_output("display_data", {"image/png": PNG, "text/plain": "<Figure>"}),
         nbformat.v4.new_output(
             "display_data", {"text/html": '<table><tr><td><IMG src="x.png">&nbsp;</td></tr></table>'}
         ),
     ]
+    for image in (PNG, PNG[::-1]):
+        text = "A dot: ![dot](attachment:dot.png)"
+        nb.cells.append(nbformat.v4.new_markdown_cell(text, attachments={"dot.png": {"image/png": image}}))
     return nb
 
 
@@ -196,6 +202,7 @@ def test_the_kit_renders_the_document_nbconvert_renders(graded_class):
         assert documents[0] == documents[1] == documents[2]  # the second kit page: templates and highlights kept
         assert HEADLINE in documents[0] and "kit-failed-label" in documents[0]
     assert documents[0].count("No description has been provided for this image") == 2  # nbconvert's alt text
+    assert documents[0].count("data:image/png;base64,") == 3 and PNG[::-1] in documents[0]
     written = (root / "feedback" / "eli" / ASSIGNMENT / f"{NOTEBOOKS[1]}.html").read_text()
     assert "&#10007; Failed" in written  # grading wrote the template's own text: no re-parse made it "✗ Failed"
 

@@ -63,6 +63,18 @@ def test_the_kit_and_nbgrader_give_the_same_verdict(damage):
         assert (expected is None) == (damage is None), (name, expected)  # each damage is an error
 
 
+@pytest.mark.parametrize("damage", [points_not_a_number, no_points, schema_too_new, unknown_key, no_grade_id])
+def test_metadata_remembered_as_valid_does_not_hide_a_damaged_copy(damage):
+    """The kit remembers metadata it found valid: a damaged copy of it, checked next, is still nbgrader's error."""
+    for name in NOTEBOOKS:
+        nb = source(name)
+        assert verdict(SchemaCheckedOnceValidator, nb) is None
+        damage(graded_cell(nb).metadata["nbgrader"])
+        expected = verdict(MetadataValidator, nb)
+        assert expected is not None and verdict(SchemaCheckedOnceValidator, nb) == expected, name
+        assert verdict(SchemaCheckedOnceValidator, nb) == expected, name  # an error is never remembered as valid
+
+
 def test_grading_checks_the_metadata_with_the_kits_check_in_both_passes():
     config = course_config(repo_root())
     assert KIT_CHECK in config.Autograde.autograde_preprocessors

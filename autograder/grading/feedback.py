@@ -17,6 +17,7 @@ import re
 import shutil
 from pathlib import Path
 
+from jinja2 import pass_context
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
@@ -109,6 +110,8 @@ def use_kit_feedback(config) -> None:
 
 ENVIRONMENTS_KEPT = 4  # configurations a worker keeps a Jinja environment for (one per course it grades, usually)
 _environments: dict[tuple, object] = {}
+MARKDOWN_KEPT = 4096  # Markdown cells a worker keeps the rendered HTML of
+_rendered_markdown: dict[tuple[str, str], str] = {}
 
 
 class FeedbackExporter(HTMLExporter):
@@ -121,6 +124,8 @@ class FeedbackExporter(HTMLExporter):
       process, keyed by everything it is built from (:meth:`_create_environment`);
     - highlighting each code cell's source with Pygments: the test cells and the given code are the same in every
       submission, so a source is highlighted once per process (:class:`RememberedHighlight`);
+    - rendering each Markdown cell with mistune, most of the template's own time: the assignment's text is the same
+      in every submission, so a cell's Markdown is rendered once per process (:meth:`markdown2html`);
     - parsing the whole rendered page again with BeautifulSoup and writing it out again, to give ``alt`` text to
       images that have none and a ``tabindex`` to JupyterLab-template cells: this template has no such cells,
       and the kit's notebooks no images.  A page that has either still gets nbconvert's pass
@@ -156,6 +161,21 @@ class FeedbackExporter(HTMLExporter):
         self.register_filter("filter_data_type", filter_data_type)
         page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
         return accessible(page, self.log), resources
+
+    @pass_context
+    def markdown2html(self, context, source):
+        """HTMLExporter.markdown2html (nbconvert 7), remembered per process: a cell's Markdown, with the same
+        attachments and options, is rendered once.  With ``embed_images`` the page reads image files: not kept."""
+        if self.embed_images:
+            return super().markdown2html(context, source)
+        attachments = (context.get("cell") or {}).get("attachments") or {}
+        options = [attachments, self.anchor_link_text, self.exclude_anchor_links, self.lexer_options]
+        key = (source, json.dumps(options, sort_keys=True, default=repr))
+        if key not in _rendered_markdown:
+            if len(_rendered_markdown) >= MARKDOWN_KEPT:
+                _rendered_markdown.clear()
+            _rendered_markdown[key] = super().markdown2html(context, source)
+        return _rendered_markdown[key]
 
 
 class RememberedHighlight(Highlight2HTML):

@@ -10,6 +10,7 @@ recorded with its reason.
 
 from __future__ import annotations
 
+import copy
 import errno
 import os
 import shutil
@@ -27,6 +28,7 @@ from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
 from .execute import TIMING_KEY, notebook_seconds
 from .faults import exception_fault, kit_fault
+from .gradebook_engine import shared_engines
 from .intake import locked_cells, stage_submission
 from .metadata_check import KIT_CHECK, with_kit_check
 from .results import NOT_GRADED, Status, StudentResult, TestResult, notebook_failures, run_problems
@@ -88,8 +90,27 @@ def course_config(course_dir: Path, db_url: str | None = None, options: GradingO
 
 
 def expected_notebooks(course: Course, assignment: str) -> dict[str, dict[str, dict]]:
-    """Notebook name -> its locked and graded cells, from the course's source notebooks."""
-    return {path.stem: locked_cells(read_notebook(path)) for path in course.source_notebooks(assignment)}
+    """Notebook name -> its locked and graded cells, from the course's source notebooks.
+
+    A worker grades student after student against the same source notebooks: what they hold is read once per
+    process, and read again when a file changes (:func:`_file_version`); each caller gets its own copy."""
+    key = tuple((path, *_file_version(path)) for path in course.source_notebooks(assignment))
+    if key not in _expected:
+        if len(_expected) >= EXPECTED_KEPT:
+            _expected.clear()
+        _expected[key] = {path.stem: locked_cells(read_notebook(path)) for path, *_ in key}
+    return copy.deepcopy(_expected[key])
+
+
+EXPECTED_KEPT = 8  # assignments a worker keeps the source notebooks' cells of
+_expected: dict[tuple, dict[str, dict[str, dict]]] = {}
+
+
+def _file_version(path: Path) -> tuple[int, ...]:
+    """What changes when the file does: its inode (a file replaced), size, and modification and change times
+    (the change time moves with every write, and cannot be set back)."""
+    stat = path.stat()
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
 
 def notebook_points(expected: dict[str, dict[str, dict]]) -> dict[str, float]:
@@ -176,9 +197,12 @@ def record_empty_submission(db_url: str, assignment: str, student: str) -> None:
         gb.add_submission(assignment, student)
 
 
-def read_result(course: Course, assignment: str, student: str, db_url: str) -> StudentResult:
+def read_result(
+    course: Course, assignment: str, student: str, db_url: str, notebooks: dict | None = None
+) -> StudentResult:
     """The student's per-test points from the gradebook, with the diagnoses of the autograded notebooks
-    (and the verdicts the kit applied to them); the reason lists the cells the kit zeroed."""
+    (and the verdicts the kit applied to them); the reason lists the cells the kit zeroed.  ``notebooks``
+    holds the autograded notebooks the caller has read already (name -> notebook)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     autograded = course.folder("autograded", assignment, student)
@@ -190,7 +214,9 @@ def read_result(course: Course, assignment: str, student: str, db_url: str) -> S
         tests, notes = [], []
         for nb in sorted(submission.notebooks, key=lambda n: n.name):
             path = autograded / f"{nb.name}.ipynb"
-            graded = nbformat.read(str(path), as_version=4) if path.exists() else None
+            graded = (notebooks or {}).get(nb.name)
+            if graded is None and path.exists():
+                graded = nbformat.read(str(path), as_version=4)
             recorded = recorded_verdicts(graded) if graded is not None else None
             verdicts = recorded[0] if recorded is not None else None
             if recorded is not None:
@@ -224,7 +250,8 @@ def grade_student(
     ensure_tools_on_path()
     warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy noise
     start, steps = time.monotonic(), {}
-    result = _grade_student(course_dir, assignment, student, db_url, options, steps)
+    with shared_engines():  # nbgrader's ~36 Gradebooks of a student on one engine: its SQL compiled once
+        result = _grade_student(course_dir, assignment, student, db_url, options, steps)
     result.seconds = round(time.monotonic() - start, 3)
     result.step_seconds = steps
     return result
@@ -282,9 +309,10 @@ def _grade_student(
         return StudentResult(student, Status.FAILED, "; ".join(notes + [_log_reason(graded)]))
     with timed_step(steps, "gradebook"):
         autograded = sorted(course.folder("autograded", assignment, student).glob("*.ipynb"))
+        notebooks = {path.stem: nbformat.read(str(path), as_version=4) for path in autograded}  # read once
         for path in autograded:
-            notes += run_problems(path)
-        result = read_result(course, assignment, student, db_url)
+            notes += run_problems(path, notebooks[path.stem])
+        result = read_result(course, assignment, student, db_url, notebooks)
         notes += [result.reason] if result.reason else []
         result.notebook_seconds = notebook_seconds(autograded)
     with timed_step(steps, "feedback"):

@@ -1,9 +1,9 @@
 """Intake: a checked copy of one submission for nbgrader to grade; the submission itself is never touched.
 
 Every notebook is read strictly (``notebooks.read_notebook``). A file that is not UTF-8, not JSON or not
-a valid notebook stays out of the copy, with the reason recorded (it then scores 0, like a missing notebook). A notebook under a
-name the assignment does not have is placed under its real name when its graded cells say which one
-it is (a renamed file); otherwise it is left out and reported.
+a valid notebook stays out of the copy, with the reason recorded (it then scores 0, like a missing notebook).
+A notebook under a name the assignment does not have is placed under its real name when its graded cells
+say which one it is (a renamed file); otherwise it is left out and reported.
 """
 
 from __future__ import annotations

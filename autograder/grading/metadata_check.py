@@ -5,10 +5,15 @@ after grading it) and validates each cell with ``jsonschema.validate``, which fi
 itself against JSON Schema's meta-schema: most of the step's time, for a schema that never changes
 while the kit runs.  Here the schema is checked once per process and every cell is validated with
 the same validator; the checks, their errors and what nbgrader logs are nbgrader's.
+
+Every student's notebooks carry the same grading metadata (intake puts back what a student changed), and
+the schema's verdict on a cell depends on that metadata alone: metadata found valid is remembered, so each
+is validated once per process (metadata with an error is validated every time, and raises the same error).
 """
 
 from __future__ import annotations
 
+import json
 import traceback
 
 import jsonschema
@@ -19,6 +24,8 @@ from nbgrader.preprocessors import CheckCellMetadata
 NBGRADER_CHECK = f"{CheckCellMetadata.__module__}.{CheckCellMetadata.__name__}"
 KIT_CHECK = "autograder.grading.metadata_check.CheckCellMetadataOnce"
 _validators: dict[int, jsonschema.protocols.Validator] = {}  # schema version -> its validator, schema checked
+VALID_KEPT = 4096  # cells' metadata a process remembers as valid
+_valid: set[tuple[int, str]] = set()  # (schema version, a cell's nbgrader metadata as JSON) the schema passed
 
 
 class _SchemaCheckedOnce(BaseMetadataValidator):
@@ -40,11 +47,17 @@ class _SchemaCheckedOnce(BaseMetadataValidator):
             cls = jsonschema.validators.validator_for(self.schema)
             cls.check_schema(self.schema)
             _validators[self.schema_version] = cls(self.schema)
+        key = (self.schema_version, json.dumps(cell.metadata["nbgrader"], sort_keys=True, default=repr))
+        if key in _valid:
+            return
         error = jsonschema.exceptions.best_match(
             _validators[self.schema_version].iter_errors(cell.metadata["nbgrader"])
         )
         if error is not None:
             raise error
+        if len(_valid) >= VALID_KEPT:
+            _valid.clear()
+        _valid.add(key)
 
 
 class SchemaCheckedOnceValidator(MetadataValidator, _SchemaCheckedOnce):

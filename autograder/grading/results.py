@@ -103,9 +103,10 @@ def notebook_failures(nb, verdicts: dict[str, Verdict] | None = None) -> dict[st
     }
 
 
-def run_problems(path: Path) -> list[str]:
-    """Human reasons from an autograded notebook: timeouts, an exhausted budget, a dead kernel."""
-    nb = nbformat.read(str(path), as_version=4)
+def run_problems(path: Path, nb=None) -> list[str]:
+    """Human reasons from an autograded notebook: timeouts, an exhausted budget, a dead kernel.  ``nb`` is
+    the notebook at ``path`` when the caller has read it already."""
+    nb = nb if nb is not None else nbformat.read(str(path), as_version=4)
     reasons = []
     for cell in nb.cells:
         name = cell_name(cell)
