@@ -92,6 +92,7 @@ class ForkServer:
 
         env = dict(os.environ)
         env.update({name: "1" for name in ONE_THREAD})  # NumPy sizes its BLAS threads at import, as in a sandbox
+        env.update(HOME="/tmp", MPLCONFIGDIR="/tmp")  # Python finds its user site at start from HOME, as in a sandbox
         process = subprocess.Popen(
             [sys.executable, str(SERVER)],
             stdin=subprocess.PIPE,

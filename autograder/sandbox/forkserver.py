@@ -17,6 +17,7 @@ It holds the placeholder's pipe open for as long as it lives, so the sandbox end
 
 import ctypes
 import fcntl
+import importlib
 import json
 import os
 import random
@@ -46,6 +47,20 @@ def check(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
+# what a kernel imports as it starts, after the modules above (not ipykernel.debugger: it looks for debugpy)
+LATER = (
+    "IPython.core.completerlib",
+    "IPython.core.debugger",
+    "IPython.extensions.storemagic",
+    "sqlite3",
+    "tornado.gen",
+    "tornado.locks",
+    "tornado.platform.asyncio",
+    "tornado.queues",
+    "unicodedata",
+)
+
+
 def preload() -> None:
     """What every grading kernel imports before it runs a cell; nothing else."""
     sys.modules["debugpy"] = None  # as in the sandbox, where debugpy's folder is empty: no debugger
@@ -54,6 +69,9 @@ def preload() -> None:
     import ipykernel.zmqshell  # noqa: F401
     import numpy  # noqa: F401
     import numpy.random  # noqa: F401 - (NumPy imports it on first use)
+
+    for name in LATER:
+        importlib.import_module(name)
 
     del sys.modules["debugpy"]  # a kernel's own ``import debugpy`` finds what the sandbox shows
     if threading.active_count() != 1:
@@ -180,8 +198,6 @@ def become_kernel(sandbox: dict, arguments: list[str], alive: str, report: int) 
     os.environ.update(sandbox["environment"])
     sys.path.insert(0, os.getcwd())  # as for ``python -m``: the working folder first (ipykernel_launcher removes it)
     sys.path_importer_cache.clear()
-    import importlib
-
     importlib.invalidate_caches()  # the folders' listings were read outside the sandbox
     random.seed()  # (Python reseeds it in a forked child too)
     sys.modules["numpy.random"].seed()  # NumPy's global generator does not: else every kernel would draw the same
