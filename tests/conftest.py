@@ -130,6 +130,14 @@ def scores(course: Path) -> dict[str, float]:
         return {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
 
 
+def kernel_starts(course: Path, student: str) -> dict[str, str]:
+    """notebook -> how the executor recorded its kernel came up ("forked" into its sandbox, or "started")."""
+    found = {}
+    for path in sorted((course / "autograded" / student / ASSIGNMENT).glob("*.ipynb")):
+        found[path.stem] = nbformat.read(path, as_version=4).metadata.get("kit_execution", {}).get("kernel")
+    return found
+
+
 def per_test(course: Path) -> list[dict]:
     """The rows of the per-test CSV `grade` wrote."""
     with open(Course(course).reports(ASSIGNMENT) / "tests.csv", newline="") as f:

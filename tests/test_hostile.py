@@ -25,7 +25,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS, STAGING
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook, write_submission
 
-from .conftest import ENV, REPO, kit, nbgrader, new_course, sandbox_or_skip, scratch_course
+from .conftest import ENV, REPO, kernel_starts, kit, nbgrader, new_course, sandbox_or_skip, scratch_course
 
 ATTACKS = Path(__file__).parent / "attacks"
 LESSON = "02_token_embeddings"
@@ -329,6 +329,17 @@ def student_line(result, student: str) -> str:
     ]
     assert len(lines) == 1, f"{student}: {lines}\n{result.stdout[-4000:]}"
     return lines[0]
+
+
+def test_the_attacks_ran_in_forked_kernels(hostile_course):
+    """The attacks below hold against kernels forked into their sandboxes (autograder.sandbox.forked), the
+    way every notebook is graded: none fell back to an ordinary start."""
+    course = hostile_course["course"]
+    ran = {student: kernel_starts(course, student) for student in ("honest-beside", *CASES)}
+    ran = {student: starts for student, starts in ran.items() if starts}  # (some attacks reach no kernel)
+    assert "honest-beside" in ran and len(ran) > len(CASES) // 2, sorted(ran)
+    for student, starts in ran.items():
+        assert set(starts.values()) == {"forked"}, (student, starts)
 
 
 def test_honest_student_keeps_full_marks(hostile_course):
@@ -643,6 +654,8 @@ def test_limits_hold_for_an_unprivileged_user():
             assert line.strip().startswith(f"graded {student}: 0/100"), line
             assert REASONS[student] in line, line
         assert not [p for p in course.rglob("ballast.bin")]
+        for student in ("honest", *attackers):  # in kernels forked into the user namespace's sandboxes
+            assert set(kernel_starts(course, student).values()) == {"forked"}, (student, kernel_starts(course, student))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

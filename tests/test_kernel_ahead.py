@@ -13,7 +13,7 @@ from autograder.cells import is_solution_cell
 from autograder.course import ASSIGNMENT, NOTEBOOKS, make_scratch_course
 from autograder.devtools.personas import write_submission
 
-from .conftest import ENV, reference_submission, sandbox_or_skip, scores
+from .conftest import ENV, kernel_starts, reference_submission, sandbox_or_skip, scores
 
 LEAVE = "import builtins, numpy, sys\nbuiltins.kit_left_behind = True\nnumpy.kit_left_behind = True\n"
 LOOK = (
@@ -51,5 +51,6 @@ def test_every_notebook_of_a_student_runs_in_a_fresh_kernel_and_none_is_left(tmp
     )
     assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
     assert scores(course) == {"marked": 100.0}, "a later notebook found what the first one left in its process"
+    assert set(kernel_starts(course, "marked").values()) == {"forked"}, kernel_starts(course, "marked")
     left = sorted(p.name for p in scratch.iterdir() if p.name.startswith(("kit-kernel-", "kit-files-", "kit-channel-")))
     assert left == [], f"kernels' folders left after grading: {left}"

@@ -72,7 +72,7 @@ class BudgetedExecute(Execute):
             self.kernel_manager_class = SandboxedKernelManager
 
     def preprocess(self, nb, resources=None, km=None):
-        self._kernel_died = None
+        self._kernel_died, self._started_as = None, None
         started = time.monotonic()
         self._deadline = started + self.notebook_budget
         self.timeout_func = self._cell_timeout
@@ -87,6 +87,8 @@ class BudgetedExecute(Execute):
             return super().preprocess(nb, resources, km)
         finally:
             nb.metadata[TIMING_KEY] = {"seconds": round(time.monotonic() - started, 3)}
+            if self._started_as:  # how its kernel came up: "forked" into its sandbox, or "started" anew
+                nb.metadata[TIMING_KEY]["kernel"] = self._started_as
             if self._checker is not None:
                 self._checker.close()
                 if resources is not None:
@@ -170,6 +172,7 @@ class BudgetedExecute(Execute):
         return _cap_errors(cell), resources
 
     def _preprocess_cell(self, cell, resources, index):
+        self._started_as = self._started_as or getattr(getattr(self, "km", None), "started_as", None)
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
         if self._kernel_died is not None:

@@ -1,0 +1,164 @@
+"""Grading kernels forked into their sandbox, instead of each starting Python and importing ipykernel anew.
+
+A sandboxed kernel spends most of its start importing Python's, ipykernel's, ZMQ's and NumPy's modules:
+about 0.3 s of CPU per notebook, five times per student.  Here bubblewrap still builds each notebook's
+sandbox exactly as before (limits, cgroup, scratch folder with the submission copied in), but what it
+starts in it is a placeholder (``cat`` reading a pipe).  The fork server (``forkserver.py``, one per grading
+process, outside every sandbox, with those modules imported and no student code ever run) then forks a
+child into the placeholder's namespaces, root, cgroup, limits and environment; that child runs
+``ipykernel_launcher`` as a new kernel would.  Each notebook still gets a process of its own that nothing
+of another notebook ran in, in a sandbox of its own; the placeholder (so the sandbox) lives as long as the
+kernel does, and jupyter_client watches and stops it as it would the kernel.
+
+Whatever goes wrong on this side (the server cannot start, the fork fails) the kernel is started the
+ordinary way instead: a fault of this machinery never becomes a student's grade.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+SERVER = Path(__file__).with_name("forkserver.py")
+LAUNCHER = ("-m", "ipykernel_launcher")
+ALIVE = "alive"  # the placeholder's pipe, in the kernel's socket folder
+
+
+class ForkFailed(RuntimeError):
+    pass
+
+
+def forkable(kernel_cmd: list[str]) -> bool:
+    """Whether ``kernel_cmd`` is this Python's ipykernel, which the fork server has imported."""
+    if len(kernel_cmd) < 3 or tuple(kernel_cmd[1:3]) != LAUNCHER:
+        return False
+    return os.path.realpath(shutil.which(kernel_cmd[0]) or kernel_cmd[0]) == os.path.realpath(sys.executable)
+
+
+def placeholder_command(runtime: Path) -> list[str]:
+    """What bubblewrap runs in place of the kernel: ``cat`` on a pipe the kernel holds open while it lives."""
+    alive = runtime / ALIVE
+    os.mkfifo(alive, 0o600)
+    return [shutil.which("cat") or "/bin/cat", str(alive)]
+
+
+def find_placeholder(launcher: int, command: list[str], timeout: float) -> int:
+    """The global pid of the placeholder among ``launcher``'s descendants, once the sandbox is set up (the
+    submission copied into its working folder): bubblewrap then executes the placeholder."""
+    wanted = "\0".join(command) + "\0"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid in _descendants(launcher):
+            try:
+                if Path(f"/proc/{pid}/cmdline").read_text() == wanted:
+                    return pid
+            except OSError:
+                continue
+        if not Path(f"/proc/{launcher}").exists():
+            raise ForkFailed("the sandbox ended before its placeholder started")
+        time.sleep(0.005)
+    raise ForkFailed(f"the sandbox's placeholder did not start within {timeout:g} s")
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        found += [int(c) for c in children]
+        todo += [int(c) for c in children]
+    return found
+
+
+class ForkServer:
+    """One fork server per grading process, started at its first use, restarted if it died."""
+
+    def __init__(self):
+        self._process: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen:
+        from .arguments import ONE_THREAD
+
+        env = dict(os.environ)
+        env.update({name: "1" for name in ONE_THREAD})  # NumPy sizes its BLAS threads at import, as in a sandbox
+        env.update(HOME="/tmp", MPLCONFIGDIR="/tmp")  # Python finds its user site at start from HOME, as in a sandbox
+        process = subprocess.Popen(
+            [sys.executable, str(SERVER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd="/",
+            text=True,
+            start_new_session=True,
+        )
+        ready = process.stdout.readline()
+        if not ready.startswith('{"ready"'):
+            process.kill()
+            raise ForkFailed("the fork server did not start")
+        return process
+
+    def fork(self, placeholder: int, arguments: list[str], cgroup_files: list[str], alive: str) -> int:
+        """Fork a kernel with ``arguments`` into the sandbox of ``placeholder``; the kernel's global pid."""
+        request = {"placeholder": placeholder, "arguments": arguments, "cgroup_files": cgroup_files, "alive": alive}
+        with self._lock:
+            try:
+                if self._process is None or self._process.poll() is not None:
+                    self._process = self._start()
+                self._process.stdin.write(json.dumps(request) + "\n")
+                self._process.stdin.flush()
+                answer = self._process.stdout.readline()
+            except OSError as e:
+                raise ForkFailed(f"the fork server is gone: {e}") from None
+        if not answer:
+            raise ForkFailed("the fork server is gone")
+        reply = json.loads(answer)
+        if not reply.get("ok"):
+            raise ForkFailed(reply.get("error") or "the fork failed")
+        return reply["pid"]
+
+    def forget(self) -> None:
+        """In a child forked from the grading process: the server and its pipes are the parent's, not ours."""
+        process, self._process, self._lock = self._process, None, threading.Lock()
+        for stream in (process.stdin, process.stdout) if process is not None else ():
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._process is not None and self._process.poll() is None:
+                self._process.stdin.close()  # the server leaves at the end of its input
+                try:
+                    self._process.wait(5)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+            self._process = None
+
+
+_server = ForkServer()
+atexit.register(_server.stop)
+os.register_at_fork(after_in_child=_server.forget)
+
+
+def fork_kernel(launcher: int, command: list[str], kernel_cmd: list[str], cgroup_files: list[str]) -> int:
+    """Fork the kernel of ``kernel_cmd`` into the sandbox ``launcher`` (bubblewrap's pid) is building around
+    the placeholder ``command``; the kernel's global pid.  Raises ForkFailed."""
+    placeholder = find_placeholder(launcher, command, timeout=30)
+    return _server.fork(placeholder, kernel_cmd[3:], cgroup_files, command[-1])
+
+
+def stop_server() -> None:
+    _server.stop()

@@ -1,0 +1,278 @@
+"""The fork server: a Python with ipykernel, ZMQ and NumPy imported once, that forks each grading kernel
+into a sandbox bubblewrap has just built, so a kernel no longer imports them anew.
+
+Run as a program of its own (``python forkserver.py``), never imported by the kit: it imports nothing of
+the ``autograder`` package, so no module of the kit's (least of all the hidden checks) is in its memory,
+and it runs no student code.  It holds no thread and no ZMQ context, and is never inside a sandbox.
+
+It reads one request per line on stdin (JSON: the global pid of a sandbox's placeholder process, the
+kernel's arguments, the cgroup files to join) and answers one line on stdout.  For each request it forks
+a child that joins the placeholder's cgroup and namespaces (user, IPC, UTS, network, PID, mount) and its
+root and working folder, and forks again so that the kernel is born inside the sandbox's PID namespace.
+The kernel then takes the placeholder's environment and resource limits, drops every capability as
+bubblewrap drops them, closes every file descriptor it inherited, checks that its credentials are the
+placeholder's, gets fresh random seeds, and only then runs ``ipykernel_launcher`` as ``python -m`` would.
+It holds the placeholder's pipe open for as long as it lives, so the sandbox ends when the kernel does.
+"""
+
+import ctypes
+import fcntl
+import importlib
+import json
+import os
+import random
+import resource
+import runpy
+import signal
+import sys
+import threading
+
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
+NS_GET_USERNS = 0xB701  # ioctl: the user namespace that owns a namespace
+NAMESPACES = ("ipc", "uts", "net", "pid", "mnt")  # joined in this order, from their owning user namespace
+CREDENTIALS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+# what a kernel imports as it starts, after the modules above (not ipykernel.debugger: it looks for debugpy)
+LATER = (
+    "IPython.core.completerlib",
+    "IPython.core.debugger",
+    "IPython.extensions.storemagic",
+    "sqlite3",
+    "tornado.gen",
+    "tornado.locks",
+    "tornado.platform.asyncio",
+    "tornado.queues",
+    "unicodedata",
+)
+
+
+def preload() -> None:
+    """What every grading kernel imports before it runs a cell; nothing else."""
+    sys.modules["debugpy"] = None  # as in the sandbox, where debugpy's folder is empty: no debugger
+    import ipykernel.ipkernel  # noqa: F401
+    import ipykernel.kernelapp  # noqa: F401
+    import ipykernel.zmqshell  # noqa: F401
+    import numpy  # noqa: F401
+    import numpy.random  # noqa: F401 - (NumPy imports it on first use)
+
+    for name in LATER:
+        importlib.import_module(name)
+
+    del sys.modules["debugpy"]  # a kernel's own ``import debugpy`` finds what the sandbox shows
+    if threading.active_count() != 1:
+        raise SystemExit("forkserver: a thread started while importing; a fork would not be safe")
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the imported modules' objects stay out of the children's collections (fewer pages copied)
+
+
+def status(pid: int) -> dict[str, str]:
+    with open(f"/proc/{pid}/status") as f:
+        lines = [line.split(":", 1) for line in f if ":" in line]
+    return {k: " ".join(v.split()) for k, v in lines if k in CREDENTIALS}
+
+
+def environment(pid: int) -> dict[str, str]:
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        items = [item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item]
+    return {os.fsdecode(k): os.fsdecode(v) for k, v in items}
+
+
+def drop_capabilities() -> None:
+    """As bubblewrap leaves its command: no capability in any set, none to gain back (no_new_privs)."""
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    for cap in range(last + 1):
+        check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"dropping capability {cap} from the bounding set")
+    check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clearing ambient capabilities")
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable: all zero, both halves
+    number = SYS_CAPSET.get(os.uname().machine)
+    if number is None:
+        raise OSError(f"capset: unknown system call number on {os.uname().machine}")
+    check(libc.syscall(number, header, data), "capset")
+    # joining a user namespace made the process undumpable, which a kernel started anew is not: its /proc
+    # files would then be root's, and the watchdog outside could no longer read its memory use
+    check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+
+
+def check_credentials(mine: dict[str, str], sandbox: dict[str, str]) -> None:
+    """The kernel's ids equal the placeholder's, and it has no capability the placeholder lacks (bubblewrap
+    run by root leaves its command most of root's; the kernel keeps none)."""
+    for key, value in sandbox.items():
+        same = value == mine.get(key)
+        if key.startswith("Cap"):
+            same = int(mine.get(key, "0"), 16) & ~int(value, 16) == 0
+        if not same:
+            raise OSError(f"the kernel's {key} ({mine.get(key)}) is not the sandbox's ({value})")
+
+
+def limits(pid: int) -> dict[str, tuple[int, int]]:
+    names = [name for name in dir(resource) if name.startswith("RLIMIT_")]
+    return {name: resource.prlimit(pid, getattr(resource, name)) for name in names}
+
+
+def join_user(fd: int, current: int) -> int:
+    """Join the user namespace of ``fd`` unless this process is in it already (``current``, an inode)."""
+    wanted = os.fstat(fd).st_ino
+    if wanted != current:
+        check(libc.setns(fd, CLONE_NEWUSER), "joining the sandbox's user namespace")
+    return wanted
+
+
+def enter(placeholder: int, cgroup_files: list[str]) -> dict:
+    """Join the sandbox of ``placeholder`` (a global pid): its cgroup, namespaces, root and working folder.
+    Returns what the kernel takes on from it: its credentials, environment and resource limits."""
+    os.setsid()
+    for path in cgroup_files:
+        with open(path, "w") as f:
+            f.write(str(os.getpid()))
+    proc = f"/proc/{placeholder}"
+    fds = {ns: os.open(f"{proc}/ns/{ns}", os.O_RDONLY) for ns in ("user", *NAMESPACES)}
+    root = os.open(f"{proc}/root", os.O_RDONLY | os.O_DIRECTORY)
+    cwd = os.open(f"{proc}/cwd", os.O_RDONLY | os.O_DIRECTORY)
+    sandbox = {
+        "credentials": status(placeholder),
+        "environment": environment(placeholder),
+        "rlimits": limits(placeholder),
+    }
+    # bubblewrap may nest user namespaces: the sandbox's namespaces belong to an outer one, in which the
+    # placeholder's own (inner) one was made.  Join the owner, then the namespaces, then the inner one.
+    owner = fcntl.ioctl(fds["ipc"], NS_GET_USERNS)
+    current = join_user(owner, os.stat("/proc/self/ns/user").st_ino)
+    for ns in NAMESPACES:
+        check(libc.setns(fds[ns], 0), f"joining the sandbox's {ns} namespace")
+    os.fchdir(root)
+    os.chroot(".")
+    os.fchdir(cwd)
+    join_user(fds["user"], current)  # (the sandbox's /proc shows this process only from its PID namespace)
+    for fd in (*fds.values(), root, cwd, owner):
+        os.close(fd)
+    return sandbox
+
+
+def close_inherited(keep: set[int]) -> None:
+    """Every file descriptor of the server's (its pipes, anything a library left open) is closed; the
+    standard ones read and write /dev/null."""
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    start = 3
+    for fd in sorted(keep | {null}):
+        if fd > start:  # os.closerange(a, b) with b <= a closes every descriptor from a on
+            os.closerange(start, fd)
+        start = max(start, fd + 1)
+    os.closerange(start, 1 << 20)
+    if null not in keep and null > 2:
+        os.close(null)
+
+
+def become_kernel(sandbox: dict, arguments: list[str], alive: str, report: int) -> None:
+    """In the sandbox's PID namespace: take on the placeholder's limits, environment and credentials, then
+    run the kernel.  ``report`` is the pipe to the server: "ok" once the kernel is about to start."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.setsid()  # as bubblewrap's --new-session: a session of its own, in the sandbox
+    pipe = os.open(alive, os.O_WRONLY | os.O_CLOEXEC)  # the placeholder reads it: it ends when we do
+    close_inherited({report, pipe})
+    for name, (soft, hard) in sandbox["rlimits"].items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+    drop_capabilities()
+    check_credentials(status(os.getpid()), sandbox["credentials"])
+    os.environ.clear()
+    os.environ.update(sandbox["environment"])
+    sys.path.insert(0, os.getcwd())  # as for ``python -m``: the working folder first (ipykernel_launcher removes it)
+    sys.path_importer_cache.clear()
+    importlib.invalidate_caches()  # the folders' listings were read outside the sandbox
+    random.seed()  # (Python reseeds it in a forked child too)
+    sys.modules["numpy.random"].seed()  # NumPy's global generator does not: else every kernel would draw the same
+    os.write(report, b"ok\n")
+    os.close(report)
+    sys.argv = ["ipykernel_launcher", *arguments]
+    runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
+
+
+def fork_kernel(request: dict) -> dict:
+    """Fork a kernel into the request's sandbox; the kernel's global pid, or why not."""
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # never returns: into the sandbox, then once more so the kernel is born in its PID namespace
+        code = 70
+        try:
+            os.close(read)
+            sandbox = enter(request["placeholder"], request["cgroup_files"])
+            kernel = os.fork()
+            if kernel:
+                os.write(write, f"pid {kernel}\n".encode())
+                code = 0
+            else:
+                become_kernel(sandbox, request["arguments"], request["alive"], write)
+                code = 0
+        except SystemExit as e:  # the kernel's own end
+            code = e.code if isinstance(e.code, int) else 0
+        except BaseException as e:  # noqa: BLE001 - told to the server, which falls back
+            try:
+                os.write(write, f"error {type(e).__name__}: {e}\n".encode())
+            except OSError:
+                pass
+        finally:
+            os._exit(code)
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 4096):
+        chunks.append(chunk)
+    os.close(read)
+    try:
+        os.waitpid(child, 0)
+    except ChildProcessError:  # reaped already
+        pass
+    lines = b"".join(chunks).decode(errors="replace").splitlines()
+    pid = next((int(line.split()[1]) for line in lines if line.startswith("pid ")), None)
+    errors = [line[6:] for line in lines if line.startswith("error ")]
+    if errors or "ok" not in lines or pid is None:
+        return {"ok": False, "error": "; ".join(errors) or "the kernel did not start", "pid": pid}
+    return {"ok": True, "pid": pid}
+
+
+def reap(*_) -> None:
+    """Kernels whose first parent has left are this server's (it is their subreaper): reap them."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def serve() -> None:
+    preload()
+    check(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "becoming the kernels' subreaper")
+    signal.signal(signal.SIGCHLD, reap)
+    print(json.dumps({"ready": os.getpid()}), flush=True)
+    for line in sys.stdin:
+        try:
+            answer = fork_kernel(json.loads(line))
+        except Exception as e:  # noqa: BLE001 - a bad request is answered, the server goes on
+            answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+        print(json.dumps(answer), flush=True)
+
+
+if __name__ == "__main__":
+    del sys.path[0]  # this file's folder is the kit's package: nothing may be imported from there
+    serve()

@@ -1,0 +1,186 @@
+"""Kernels forked into their sandboxes (sandbox.forked, sandbox.forkserver): a forked kernel sees exactly what a
+kernel started anew sees, holds nothing of the fork server's or of an earlier kernel's, and a failure of the fork
+machinery costs the student nothing (the kernel is started the ordinary way)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from traitlets.config import Config
+
+from autograder.sandbox import SandboxedKernelManager, forked
+
+from .conftest import sandbox_or_skip
+
+PROBE = r"""
+import json, os, resource, sys, random, numpy
+status = {}
+for line in open('/proc/self/status'):
+    key, _, value = line.partition(':')
+    status[key] = ' '.join(value.split())
+print(json.dumps({
+    'ids': [status[k] for k in ('Uid', 'Gid', 'Groups', 'NoNewPrivs', 'Seccomp')],
+    'caps': {k: status[k] for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb')},
+    'limits': {n: resource.getrlimit(getattr(resource, n)) for n in dir(resource) if n.startswith('RLIMIT_')},
+    'cwd': os.getcwd(), 'files': sorted(os.listdir('.')), 'tmp': sorted(os.listdir('/tmp')),
+    'path': sys.path, 'environment': sorted(os.environ), 'hostname': os.uname().nodename,
+    'processes': len([p for p in os.listdir('/proc') if p.isdigit()]),
+    'kit_modules': sorted(m for m in sys.modules if m.startswith('autograder')),
+    'server_modules': [m for m, mod in list(sys.modules.items()) if 'forkserver' in str(getattr(mod, '__file__', ''))],
+    'open_files': len(os.listdir('/proc/self/fd')),
+    'random': [random.random(), float(numpy.random.rand())],
+    'main': sys.modules['__main__'].__name__, 'argv0': os.path.basename(sys.argv[0]),
+    'sees_course': os.path.exists(%r),
+}))
+"""
+
+
+def run_kernel(fork: bool, folder, code: str, config: Config | None = None) -> tuple[dict, str]:
+    """Run ``code`` in a sandboxed kernel started in ``folder``; (what it printed as JSON, how it came up)."""
+
+    async def run():
+        c = Config(config or {})
+        c.SandboxedKernelManager.fork_kernels = fork
+        km = SandboxedKernelManager(config=c, kernel_name="python3")
+        await km.start_kernel(cwd=str(folder))
+        kc = km.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=60)
+            out = []
+            reply = await kc.execute_interactive(
+                code,
+                output_hook=lambda m: out.append(m["content"].get("text", "")) if m["msg_type"] == "stream" else None,
+                timeout=60,
+            )
+            assert reply["content"]["status"] == "ok", reply["content"]
+        finally:
+            kc.stop_channels()
+            await km.shutdown_kernel(now=True)
+        return json.loads("".join(out)), km.started_as
+
+    return asyncio.run(run())
+
+
+@pytest.fixture
+def folder(tmp_path):
+    work = tmp_path / "submission"
+    work.mkdir()
+    (work / "data.txt").write_text("the student's other file\n")
+    return work
+
+
+def test_a_forked_kernel_sees_what_a_kernel_started_anew_sees(folder):
+    sandbox_or_skip()
+    code = PROBE % str(folder.parent)
+    anew, how_anew = run_kernel(False, folder, code)
+    forked_view, how = run_kernel(True, folder, code)
+    assert (how_anew, how) == ("started", "forked")
+    for key in ("ids", "limits", "cwd", "files", "path", "environment", "hostname", "main", "argv0", "kit_modules"):
+        assert forked_view[key] == anew[key], (key, forked_view[key], anew[key])
+    # the same processes (the sandbox's init and the kernel; here also the placeholder), nothing of the machine
+    assert forked_view["processes"] <= anew["processes"] + 1
+    assert not forked_view["sees_course"] and not anew["sees_course"]
+    # no capability the ordinary kernel lacks (bubblewrap run by root leaves it most of root's; the forked has none)
+    for key, value in forked_view["caps"].items():
+        assert int(value, 16) & ~int(anew["caps"][key], 16) == 0, (key, value, anew["caps"][key])
+    assert forked_view["kit_modules"] == [] and forked_view["server_modules"] == []
+    assert forked_view["open_files"] <= anew["open_files"] + 2  # its pipe to the placeholder, at most one more
+
+
+# Reads the process's own writable memory for the docstring of a hidden check of lesson 2 (its code object
+# holds it).  The pattern is written so that it does not contain the text it looks for.
+MEMORY_SCAN = r"""
+import re
+pattern = re.compile(rb"SPEC's canonica[l] exampl[e]: ids \[0, 0\], dout of ones")
+found = []
+with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:
+    for line in maps:
+        fields = line.split()
+        if not fields[1].startswith('rw') or (len(fields) > 5 and fields[5] in ('[vvar]', '[vsyscall]')):
+            continue
+        start, end = (int(x, 16) for x in fields[0].split('-'))
+        try:
+            mem.seek(start)
+            if pattern.search(mem.read(end - start)):
+                found.append(line.strip())
+        except (OSError, ValueError, OverflowError):
+            pass
+print(len(found))
+"""
+
+
+def test_no_hidden_check_is_in_a_forked_kernels_memory(folder):
+    """The attack: read the kernel's own memory, which a forked kernel shares with the fork server, for the
+    code of a hidden check.  The fork server never imports the kit, so there is none; the same scan in a
+    process that has imported the check finds it."""
+    sandbox_or_skip()
+    code = MEMORY_SCAN.replace("print(len(found))", "import json; print(json.dumps({'found': len(found)}))")
+    view, how = run_kernel(True, folder, code)
+    assert how == "forked"
+    assert view == {"found": 0}, "a hidden check's code is in the forked kernel's memory"
+    control = subprocess.run(
+        [sys.executable, "-c", "import autograder.hidden.lesson02\n" + MEMORY_SCAN],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert control.stdout.strip() not in ("", "0"), "the scan cannot find a hidden check that is in memory"
+
+
+def test_forked_kernels_share_no_random_state(folder):
+    sandbox_or_skip()
+    code = PROBE % str(folder.parent)
+    first, _ = run_kernel(True, folder, code)
+    second, how = run_kernel(True, folder, code)
+    assert how == "forked"
+    assert first["random"][0] != second["random"][0], "Python's random state came from the fork server"
+    assert first["random"][1] != second["random"][1], "NumPy's random state came from the fork server"
+
+
+def test_a_killed_fork_server_is_started_again(folder):
+    """The fault: the fork server dies between two notebooks. The next kernel is still forked (a new server)."""
+    sandbox_or_skip()
+    code = PROBE % str(folder.parent)
+    _, how = run_kernel(True, folder, code)
+    assert how == "forked"
+    server = forked._server._process
+    assert server is not None and server.poll() is None
+    os.kill(server.pid, signal.SIGKILL)
+    server.wait(10)
+    view, how = run_kernel(True, folder, code)
+    assert how == "forked" and view["cwd"]
+    assert forked._server._process.pid != server.pid
+
+
+def test_a_fork_server_that_cannot_start_costs_nothing(folder, monkeypatch):
+    """The fault: the fork server cannot run. The kernel is started the ordinary way and runs the same code."""
+    sandbox_or_skip()
+    forked._server.stop()
+    monkeypatch.setattr(forked, "SERVER", folder / "no-such-server.py")
+    view, how = run_kernel(True, folder, PROBE % str(folder.parent))
+    assert how == "started"
+    assert view["files"] == ["data.txt"] and view["kit_modules"] == []
+    monkeypatch.undo()
+    forked._server.stop()
+
+
+def test_kernels_leave_no_zombie_behind(folder):
+    sandbox_or_skip()
+    for _ in range(3):
+        run_kernel(True, folder, "print('{}')")
+    server = forked._server._process.pid
+    deadline = time.monotonic() + 10
+    while True:  # a kernel told to shut down may take a moment to end
+        children = open(f"/proc/{server}/task/{server}/children").read().split()
+        if not children or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert children == [], f"the fork server still has children after their kernels ended: {children}"
