@@ -27,6 +27,7 @@ ENGINES_KEPT = 8  # gradebooks a process keeps an engine for (one per course it 
 _engines: dict[tuple, sqlalchemy.engine.Engine] = {}
 _lock = threading.Lock()
 _users = 0  # shared_engines blocks open in this process (threads may grade side by side)
+_nbgraders_own = nbgrader.api.create_engine  # put back when the last block ends
 
 
 def shared_engine(url, **options) -> sqlalchemy.engine.Engine:
@@ -58,4 +59,4 @@ def shared_engines():
         with _lock:
             _users -= 1
             if _users == 0:
-                nbgrader.api.create_engine = sqlalchemy.create_engine
+                nbgrader.api.create_engine = _nbgraders_own
