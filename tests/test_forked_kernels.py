@@ -42,14 +42,19 @@ print(json.dumps({
 """
 
 
-def run_kernel(fork: bool, folder, code: str, config: Config | None = None) -> tuple[dict, str]:
-    """Run ``code`` in a sandboxed kernel started in ``folder``; (what it printed as JSON, how it came up)."""
+def run_kernel(fork: bool, folder, code: str, background: bool = False) -> tuple[dict, str]:
+    """Run ``code`` in a sandboxed kernel started in ``folder`` (forked in the background, as a kernel started
+    ahead is, with ``background``); (what it printed as JSON, how it came up)."""
 
     async def run():
-        c = Config(config or {})
+        c = Config()
         c.SandboxedKernelManager.fork_kernels = fork
         km = SandboxedKernelManager(config=c, kernel_name="python3")
+        km.fork_in_background = background
         await km.start_kernel(cwd=str(folder))
+        if background:
+            await km.finish_start()
+            assert km._watchdog.launcher_pid == km.provisioner.pid, "the watchdog watches another sandbox"
         kc = km.client()
         kc.start_channels()
         try:
@@ -160,16 +165,24 @@ def test_a_killed_fork_server_is_started_again(folder):
     assert forked._server._process.pid != server.pid
 
 
-def test_a_fork_server_that_cannot_start_costs_nothing(folder, monkeypatch):
-    """The fault: the fork server cannot run. The kernel is started the ordinary way and runs the same code."""
+@pytest.mark.parametrize("background", [False, True], ids=["at-once", "in-the-background"])
+def test_a_fork_server_that_cannot_start_costs_nothing(folder, monkeypatch, background):
+    """The fault: the fork server cannot run. The kernel is started the ordinary way (for a kernel forked in
+    the background, when a notebook takes it, with the watchdog on its new sandbox) and runs the same code."""
     sandbox_or_skip()
     forked._server.stop()
     monkeypatch.setattr(forked, "SERVER", folder / "no-such-server.py")
-    view, how = run_kernel(True, folder, PROBE % str(folder.parent))
+    view, how = run_kernel(True, folder, PROBE % str(folder.parent), background=background)
     assert how == "started"
     assert view["files"] == ["data.txt"] and view["kit_modules"] == []
     monkeypatch.undo()
     forked._server.stop()
+
+
+def test_a_kernel_forked_in_the_background_is_forked(folder):
+    sandbox_or_skip()
+    view, how = run_kernel(True, folder, PROBE % str(folder.parent), background=True)
+    assert how == "forked" and view["files"] == ["data.txt"]
 
 
 def test_kernels_leave_no_zombie_behind(folder):

@@ -80,6 +80,8 @@ class BudgetedExecute(Execute):
         self._ahead = kernel_ahead.take(self._ahead_key()) if self._place else None
         if self._ahead is not None:
             km, self._checker = self._ahead.km, self._ahead.checker
+            if hasattr(km, "finish_start"):  # its kernel was forked into its sandbox in the background
+                run_sync(km.finish_start)()
             self._start_next_ahead()
         else:
             self._checker = Checker() if self.outside_checks else None
@@ -146,6 +148,7 @@ class BudgetedExecute(Execute):
             started = {"env": {**os.environ, **checker.env()}} if checker is not None else {}
             km = self.kernel_manager_class(kernel_name=kernel_name, config=self.config)
             km.client_class = GRADING_CLIENT
+            km.fork_in_background = True  # (a sandboxed kernel) its fork is waited for when a notebook takes it
             arguments = list(self.extra_arguments)
             if km.ipykernel and self.ipython_hist_file and not any("HistoryManager.hist_file" in a for a in arguments):
                 arguments.append(f"--HistoryManager.hist_file={self.ipython_hist_file}")  # as nbclient starts one

@@ -311,30 +311,50 @@ class SandboxedKernelManager(AsyncKernelManager):
             return prefix + self._fork[1], kw
         return prefix + kernel_cmd, kw
 
+    # set by the executor on a kernel it starts ahead: the fork runs in the background, and finish_start()
+    # waits for it when a notebook takes the kernel
+    fork_in_background = False
+
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
         await super()._async_launch_kernel(kernel_cmd, **kw)
         if getattr(self, "_fork", None) is None:
             return
+        from .forked import fork_in_thread
+
+        _, placeholder, kernel = self._fork
+        cgroup_files = self._cgroup.procs_files() if self._cgroup is not None else []
+        self._forking, self._launch_kw = fork_in_thread(self.provisioner.pid, placeholder, kernel, cgroup_files), kw
+        if not self.fork_in_background:
+            await self.finish_start()
+
+    async def finish_start(self) -> None:
+        """Wait for the kernel being forked into its sandbox; if that failed, start the kernel the ordinary
+        way (the kit's machinery failed, not the student)."""
         import asyncio
 
-        from .forked import ForkFailed, fork_kernel
+        from .forked import ForkFailed
 
-        ordinary, placeholder, kernel = self._fork
-        cgroup_files = self._cgroup.procs_files() if self._cgroup is not None else []
+        forking, self._forking = getattr(self, "_forking", None), None
+        if forking is None:
+            return
         try:
-            await asyncio.get_running_loop().run_in_executor(
-                None, fork_kernel, self.provisioner.pid, placeholder, kernel, cgroup_files
-            )
+            await asyncio.wrap_future(forking)
             self.started_as = "forked"
-        except ForkFailed as e:  # the kit's machinery, not the student: start the kernel the ordinary way
+        except ForkFailed as e:
             self.log.warning("Forking the kernel into its sandbox failed (%s); starting it anew", e)
             await self.provisioner.kill()
             await self.provisioner.wait()
-            self._fork = None
-            await super()._async_launch_kernel(ordinary, **kw)
+            ordinary, self._fork = self._fork[0], None
+            await super()._async_launch_kernel(ordinary, **self._launch_kw)
+            if getattr(self, "_watchdog", None) is not None:  # it watched the sandbox just stopped
+                self._watchdog.stop()
+                self._watch()
 
     async def _async_post_start_kernel(self, **kw) -> None:
         await super()._async_post_start_kernel(**kw)
+        self._watch()
+
+    def _watch(self) -> None:
         from .watchdog import Watchdog
 
         pid = getattr(self.provisioner, "pid", None)

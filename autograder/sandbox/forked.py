@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import Future
 from pathlib import Path
 
 SERVER = Path(__file__).with_name("forkserver.py")
@@ -158,6 +159,23 @@ def fork_kernel(launcher: int, command: list[str], kernel_cmd: list[str], cgroup
     the placeholder ``command``; the kernel's global pid.  Raises ForkFailed."""
     placeholder = find_placeholder(launcher, command, timeout=30)
     return _server.fork(placeholder, kernel_cmd[3:], cgroup_files, command[-1])
+
+
+def fork_in_thread(launcher: int, command: list[str], kernel_cmd: list[str], cgroup_files: list[str]) -> Future:
+    """:func:`fork_kernel` in a thread of its own: its future, the kernel's pid or ForkFailed (whatever went
+    wrong: an error of this machinery is a reason to start the kernel the ordinary way, never the student's)."""
+    future = Future()
+
+    def fork() -> None:
+        try:
+            future.set_result(fork_kernel(launcher, command, kernel_cmd, cgroup_files))
+        except ForkFailed as e:
+            future.set_exception(e)
+        except Exception as e:  # noqa: BLE001
+            future.set_exception(ForkFailed(f"{type(e).__name__}: {e}"))
+
+    threading.Thread(target=fork, name="kit-fork", daemon=True).start()
+    return future
 
 
 def stop_server() -> None:
