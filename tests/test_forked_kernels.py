@@ -179,6 +179,24 @@ def test_a_fork_server_that_cannot_start_costs_nothing(folder, monkeypatch, back
     forked._server.stop()
 
 
+def test_a_fork_server_that_hangs_costs_a_wait_not_the_batch(folder, monkeypatch, tmp_path):
+    """The fault: the fork server starts, then never answers. After ANSWER_WAIT the kernel is started the
+    ordinary way, and the hung server is stopped."""
+    sandbox_or_skip()
+    hung = tmp_path / "hung-server.py"
+    hung.write_text("import json, time\nprint(json.dumps({'ready': 1}), flush=True)\ntime.sleep(3600)\n")
+    forked._server.stop()
+    monkeypatch.setattr(forked, "SERVER", hung)
+    monkeypatch.setattr(forked, "ANSWER_WAIT", 2.0)
+    started = time.monotonic()
+    view, how = run_kernel(True, folder, PROBE % str(folder.parent))
+    assert how == "started" and view["files"] == ["data.txt"]
+    assert time.monotonic() - started < 30
+    assert forked._server._process is None, "the hung server was kept"
+    monkeypatch.undo()
+    forked._server.stop()
+
+
 def test_a_kernel_forked_in_the_background_is_forked(folder):
     sandbox_or_skip()
     view, how = run_kernel(True, folder, PROBE % str(folder.parent), background=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from pathlib import Path
 SERVER = Path(__file__).with_name("forkserver.py")
 LAUNCHER = ("-m", "ipykernel_launcher")
 ALIVE = "alive"  # the placeholder's pipe, in the kernel's socket folder
+ANSWER_WAIT = 60.0  # seconds the fork server may take to start, or to answer one request
 
 
 class ForkFailed(RuntimeError):
@@ -81,6 +83,14 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
+def _answer(process: subprocess.Popen) -> str:
+    """The server's next line; ForkFailed if none comes within ANSWER_WAIT (a hung server must not hang grading)."""
+    ready, _, _ = select.select([process.stdout], [], [], ANSWER_WAIT)
+    if not ready:
+        raise ForkFailed(f"the fork server did not answer within {ANSWER_WAIT:g} s")
+    return process.stdout.readline()
+
+
 class ForkServer:
     """One fork server per grading process, started at its first use, restarted if it died."""
 
@@ -104,7 +114,7 @@ class ForkServer:
             text=True,
             start_new_session=True,
         )
-        ready = process.stdout.readline()
+        ready = _answer(process)
         if not ready.startswith('{"ready"'):
             process.kill()
             raise ForkFailed("the fork server did not start")
@@ -119,9 +129,14 @@ class ForkServer:
                     self._process = self._start()
                 self._process.stdin.write(json.dumps(request) + "\n")
                 self._process.stdin.flush()
-                answer = self._process.stdout.readline()
+                answer = _answer(self._process)
             except OSError as e:
                 raise ForkFailed(f"the fork server is gone: {e}") from None
+            except ForkFailed:
+                if self._process is not None:  # it hangs: the next kernel gets a new server
+                    self._process.kill()
+                    self._process = None
+                raise
         if not answer:
             raise ForkFailed("the fork server is gone")
         reply = json.loads(answer)
