@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import contextmanager, suppress
-from pathlib import Path
 
-import nbformat
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
@@ -240,11 +238,12 @@ def _fail(cell, ename: str, message: str):
     return cell
 
 
-def notebook_seconds(paths: list[Path]) -> dict[str, float]:
-    """notebook name -> seconds its execution took, as the executor recorded it in the autograded notebook."""
+def notebook_seconds(notebooks: dict[str, NotebookNode]) -> dict[str, float]:
+    """notebook name -> seconds its execution took, as the executor recorded it in the autograded notebook
+    (``notebooks``: name -> the autograded notebook, as the caller has read it)."""
     found = {}
-    for path in paths:
-        record = nbformat.read(str(path), as_version=4).metadata.get(TIMING_KEY)
+    for name, nb in notebooks.items():
+        record = nb.metadata.get(TIMING_KEY)
         if isinstance(record, dict) and isinstance(record.get("seconds"), (int, float)):
-            found[path.stem] = float(record["seconds"])
+            found[name] = float(record["seconds"])
     return found

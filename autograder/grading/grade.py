@@ -314,7 +314,7 @@ def _grade_student(
             notes += run_problems(path, notebooks[path.stem])
         result = read_result(course, assignment, student, db_url, notebooks)
         notes += [result.reason] if result.reason else []
-        result.notebook_seconds = notebook_seconds(autograded)
+        result.notebook_seconds = notebook_seconds(notebooks)
     with timed_step(steps, "feedback"):
         if options.feedback and autograded:
             fb = _run(GenerateFeedback, config, assignment, student)
