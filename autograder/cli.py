@@ -1,19 +1,45 @@
 """`autograder COMMAND` (or `python -m autograder COMMAND`): the kit's command line.
 
-Each command imports what it needs when it runs.  `check` needs only Python and NumPy, like the
-notebooks: in a student's Python without the kit's other packages, only `check` is offered, and any
-other command says what to install.
+Each command imports what it needs when it runs: the command line itself imports no package of the
+kit's dependencies but traitlets (its defaults are the kit's options).  `check` needs only Python and
+NumPy, like the notebooks: in a Python that lacks any of the kit's other packages (a student's, with
+NumPy and perhaps a few of them), only `check` is offered, and any other command says what to install.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
 from .student.selfcheck import DEFAULT_TIMEOUT
 
 WHOLE_KIT = "run `make setup` in the kit's folder, then `. .venv/bin/activate`"
+# What every command but `check` imports, by top-level module name (pyproject.toml's dependencies and
+# theirs that the kit imports itself); looked up, not imported, before the command line is built.
+WHOLE_KIT_MODULES = (
+    "traitlets",
+    "nbformat",
+    "nbconvert",
+    "nbclient",
+    "jupyter_client",
+    "ipykernel",
+    "zmq",
+    "nbgrader",
+    "sqlalchemy",
+    "alembic",
+    "jinja2",
+    "jupytext",
+    "matplotlib",
+    "hypothesis",
+    "copydetect",
+)
+
+
+def missing_modules() -> list[str]:
+    """The kit's packages this Python cannot import (none: the whole kit is here)."""
+    return [name for name in WHOLE_KIT_MODULES if importlib.util.find_spec(name) is None]
 
 
 def cmd_mutants(args) -> int:
@@ -259,26 +285,27 @@ def add_check_command(sub, kit_root: Path | None) -> None:
     p.set_defaults(func=cmd_check)
 
 
-def check_only(argv, missing: ModuleNotFoundError) -> int:
+def check_only(argv, missing: list[str]) -> int:
     """The command line of a Python that has only what `check` needs (a student's, with NumPy)."""
+    lacks = f"it has no {', '.join(missing)}"
     parser = argparse.ArgumentParser(
         prog="autograder",
         description=__doc__,
-        epilog=f"Only `check` runs in this Python ({missing}); for the other commands, {WHOLE_KIT}.",
+        epilog=f"Only `check` runs in this Python ({lacks}); for the other commands, {WHOLE_KIT}.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="check")
     add_check_command(sub, None)
     words = sys.argv[1:] if argv is None else list(argv)
     if words and not words[0].startswith("-") and words[0] != "check":
         print(
-            f"autograder {words[0]}: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}",
+            f"autograder {words[0]}: needs the whole kit, and this Python lacks it ({lacks}); {WHOLE_KIT}",
             file=sys.stderr,
         )
         return 2
     args = parser.parse_args(argv)
     if args.thorough:
         print(
-            f"autograder check --thorough: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}. "
+            f"autograder check --thorough: needs the whole kit, and this Python lacks it ({lacks}); {WHOLE_KIT}. "
             "Without --thorough, check runs the notebook's self-checks with NumPy alone.",
             file=sys.stderr,
         )
@@ -293,11 +320,11 @@ def course_arguments(p) -> None:
 
 
 def main(argv=None) -> int:
-    try:
-        from .config import CELL_TIMEOUT, KitConfig, SimilarityConfig
-        from .course import ASSIGNMENT, ensure_tools_on_path, repo_root
-    except ModuleNotFoundError as missing:  # no traitlets, nbgrader...: a student's NumPy-only Python
+    missing = missing_modules()
+    if missing:  # a student's Python: NumPy, perhaps traitlets or nbformat, not nbgrader...
         return check_only(argv, missing)
+    from .config import CELL_TIMEOUT, KitConfig, SimilarityConfig
+    from .course import ASSIGNMENT, ensure_tools_on_path, repo_root
 
     ensure_tools_on_path()  # nbgrader runs `alembic` when it creates a gradebook
     defaults = KitConfig()  # the kit's own defaults; a course's nbgrader_config.py may change them for `grade`
