@@ -25,23 +25,22 @@ from autograder.devtools.personas import filled_notebook
 from .conftest import REPO
 
 
+def pip_install(python: Path, *args: str) -> None:
+    """``pip install ARGS`` with ``python``'s pip; the test is skipped, with pip's last word, if pip cannot."""
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", *args], capture_output=True, text=True, timeout=600
+    )
+    if install.returncode != 0:
+        pytest.skip(f"pip could not install {args}: {(install.stderr or install.stdout).strip().splitlines()[-1:]}")
+
+
 @pytest.fixture(scope="module")
 def numpy_only(tmp_path_factory) -> Path:
     """The python of a new venv holding NumPy (the version the kit's tests run) and nothing else."""
     root = tmp_path_factory.mktemp("numpy-only")
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(root / "venv")
     python = root / "venv" / "bin" / "python"
-    install = subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", f"numpy=={numpy.__version__}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if install.returncode != 0:
-        pytest.skip(
-            f"pip could not install numpy=={numpy.__version__} into a fresh venv: "
-            f"{(install.stderr or install.stdout).strip().splitlines()[-1:]}"
-        )
+    pip_install(python, f"numpy=={numpy.__version__}")
     listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True)
     assert {line.split("==")[0].lower() for line in listed.stdout.split()} <= {"numpy", "pip", "setuptools"}
     return python
@@ -102,16 +101,7 @@ def some_of_the_kit(numpy_only, tmp_path_factory) -> dict[str, Path]:
         ("nbconvert", [f"traitlets=={traitlets.__version__}", f"nbformat=={nbformat.__version__}"]),
     ):
         site = root / missing
-        install = subprocess.run(
-            [str(numpy_only), "-m", "pip", "install", "--quiet", "--target", str(site), *wanted],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if install.returncode != 0:
-            pytest.skip(
-                f"pip could not install {wanted}: {(install.stderr or install.stdout).strip().splitlines()[-1:]}"
-            )
+        pip_install(numpy_only, "--target", str(site), *wanted)
         sites[missing] = site
     return sites
 
