@@ -179,6 +179,19 @@ def test_the_reader_sees_real_imports():
     assert "autograder.classroom.history.changes" in GRAPH["autograder.classroom.report"]  # lazy, one room down
 
 
+def test_the_sandbox_doorway_only_hands_on_names():
+    """``autograder/sandbox/__init__.py`` holds no logic of its own: its functions and classes live in the
+    modules named for what they do (bubblewrap, system_view, kernel_manager...), which it re-exports."""
+    tree = ast.parse(MODULES["autograder.sandbox"].read_text(encoding="utf-8"))
+    docstring = [node for node in tree.body[:1] if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)]
+    kept = (ast.Import, ast.ImportFrom, ast.Assign)  # the imports, __all__
+    logic = [type(node).__name__ for node in tree.body if not isinstance(node, kept) and node not in docstring]
+    assigned = [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets]
+    assert not logic and set(assigned) <= {"__all__"}, (logic, assigned)
+    handed_on = {alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert {"SandboxedKernelManager", "bwrap_command", "check_sandbox"} <= handed_on  # the test reads the imports
+
+
 def test_devtools_are_out_of_sight_in_the_sandbox(tmp_path):
     """The mutant catalogue and personas sit in the package but a grading kernel cannot read them."""
     import subprocess
