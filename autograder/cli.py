@@ -92,9 +92,9 @@ def cmd_check_thorough(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from .classroom.batch import BatchOptions, GradingError
-    from .classroom.grade_command import grade_assignment
-    from .classroom.progress import Progress
+    from .classroom.run.batch import BatchOptions, GradingError
+    from .classroom.run.grade_command import grade_assignment
+    from .classroom.run.progress import Progress
 
     options = BatchOptions(
         jobs=args.jobs,
@@ -103,7 +103,7 @@ def cmd_grade(args) -> int:
         cell_timeout=args.cell_timeout,
         scheduler=args.scheduler,
     )
-    from .classroom.dry_run import dry_run
+    from .classroom.run.dry_run import dry_run
 
     run = dry_run if args.dry_run else grade_assignment  # a dry run is the same run, in scratch space
     try:
@@ -125,8 +125,8 @@ def cmd_grade(args) -> int:
 
 def from_history(command: str, args, read) -> int:
     """Print what ``read(history)`` makes of the course's recorded grade runs (exit 2 with the reason if none)."""
-    from .classroom.history import History
-    from .classroom.regrade import gradebook_url
+    from .classroom.history.history import History
+    from .classroom.history.regrade import gradebook_url
 
     try:
         with History(gradebook_url(Path(args.course_dir), args.db_url)) as history:
@@ -139,7 +139,7 @@ def from_history(command: str, args, read) -> int:
 
 
 def cmd_runs(args) -> int:
-    from .classroom.regrade import run_rows, runs_csv, runs_text
+    from .classroom.history.regrade import run_rows, runs_csv, runs_text
 
     def show(history) -> str:
         rows = run_rows(history, args.assignment)
@@ -149,8 +149,8 @@ def cmd_runs(args) -> int:
 
 
 def cmd_diff(args) -> int:
-    from .classroom.changes import diff_csv, format_diff
-    from .classroom.regrade import compare_runs
+    from .classroom.history.changes import diff_csv, format_diff
+    from .classroom.history.regrade import compare_runs
 
     def show(history) -> str:
         comparison = compare_runs(history, args.assignment, args.from_run, args.to_run, args.student)
@@ -160,7 +160,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_similarity(args) -> int:
-    from .classroom.similarity_command import run_similarity, similarity_options, summary
+    from .classroom.similarity.similarity_command import run_similarity, similarity_options, summary
 
     course_dir = Path(args.course_dir).resolve()
     past = str(Path(args.past).resolve()) if args.past else None  # from here; the config's from the course
@@ -181,7 +181,7 @@ def cmd_similarity(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from .classroom.collect import collect
+    from .classroom.lms.collect import collect
 
     try:
         report = collect(
@@ -195,7 +195,7 @@ def cmd_collect(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .classroom.lms import export_to_lms
+    from .classroom.lms.lms import export_to_lms
 
     try:
         export_to_lms(
@@ -218,7 +218,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from .classroom import gradescope
+    from .classroom.lms import gradescope
 
     root = Path(args.root) if args.root else gradescope.default_root()
     if args.setup:
