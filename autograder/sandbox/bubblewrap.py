@@ -1,0 +1,157 @@
+"""bubblewrap's command for a grading kernel's sandbox, and whether bubblewrap works on this machine at all.
+
+``bwrap_command`` builds the sandbox the package's docstring describes from the system view
+(``system_view``) and the resource limits (``arguments``).  ``check_sandbox`` starts one trivial sandbox
+the way grading does, so that a bubblewrap that cannot work here is reported before any student is graded;
+``choose_sandbox`` decides for a grading where bubblewrap may well be missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .system_view import PACKAGE_DIR, hidden_roots, system_view, unused_by_kernel
+
+
+class SandboxUnavailable(RuntimeError):
+    pass
+
+
+def bwrap_path() -> str:
+    path = shutil.which("bwrap")
+    if not path:
+        raise SandboxUnavailable(
+            "bubblewrap (bwrap) is not installed. Installing it needs root: ask an administrator "
+            "for the package `bubblewrap` (Debian/Ubuntu: apt-get install bubblewrap). Or set "
+            "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your "
+            "permissions and can read the course, the gradebook and your files"
+        )
+    return path
+
+
+def check_sandbox() -> None:
+    """Start one trivial sandbox the way grading does, so that a bwrap that cannot work here (no user
+    namespaces for unprivileged users, say) is reported before any student is graded."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="kit-probe-") as folder:
+            result = subprocess.run(
+                bwrap_command(Path(folder), [], []) + ["true"], capture_output=True, text=True, timeout=30
+            )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SandboxUnavailable(f"bubblewrap could not start a sandbox: {e}") from None
+    if result.returncode != 0:
+        why = result.stderr.strip() or f"exit {result.returncode}"
+        raise SandboxUnavailable(
+            f"bubblewrap is installed but cannot start a sandbox here ({why}). "
+            "Unprivileged users need user namespaces: ask an administrator to allow them (on Ubuntu 24.04, "
+            "sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for bwrap). Or set "
+            "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your permissions"
+        )
+
+
+def choose_sandbox() -> tuple[bool, str | None]:
+    """For a grading where bubblewrap may well be missing (a Gradescope container, a student's own machine):
+    (True, None) when it works here, (False, why not) when it is switched off (``AUTOGRADER_SANDBOX=off``)
+    or cannot run; raises SandboxUnavailable when ``AUTOGRADER_SANDBOX`` asks for it by name and it cannot
+    run (no quiet fallback).  The instructor's ``grade`` does not choose: it refuses without a sandbox."""
+    from ..config import SANDBOX_SWITCH, kit_options
+
+    chosen = os.environ.get(SANDBOX_SWITCH)
+    if not kit_options().sandbox:
+        return False, f"{SANDBOX_SWITCH}={chosen}"
+    try:
+        check_sandbox()
+    except SandboxUnavailable as e:
+        if chosen:
+            raise SandboxUnavailable(f"{SANDBOX_SWITCH}={chosen}, but {e}") from None
+        return False, str(e)
+    return True, None
+
+
+def bwrap_command(
+    workdir: Path,
+    writable: list[Path],
+    hide: list[str],
+    memory_bytes: int | None = None,
+    limits=None,
+    cgroup=None,
+    public: Path | None = None,
+    sockets: list[Path] = (),
+) -> list[str]:
+    """The command prefix that runs a command in the sandbox, in ``workdir``.
+
+    With ``limits`` (an :class:`autograder.sandbox.limits.ResourceLimits`), ``workdir`` is not writable: the
+    command runs in a copy of it on the sandbox's size-capped /tmp, under the per-process rlimits, and
+    (with ``cgroup``) inside that cgroup; nothing it writes reaches ``workdir``.  With ``public`` (a
+    folder holding the kit's public client package), that folder stands in for the kit's package, so
+    none of the hidden checks is readable.  ``sockets`` are folders mounted read-only: their Unix
+    sockets can be connected to, and nothing can be written there.
+    """
+    from .arguments import ONE_THREAD, inner_prefix, outer_prefix, scratch_args
+
+    tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp"]
+    cmd = [
+        bwrap_path(),
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        *system_view(),
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        *tmp,
+    ]
+    covered = hidden_roots(hide)
+    for root in covered:
+        cmd += ["--tmpfs", root]
+    # the Python environment (a .venv inside the repository is covered above) comes back read-only
+    cmd += ["--ro-bind", sys.prefix, sys.prefix]
+    for folder in unused_by_kernel():  # an empty read-only folder in its place: nothing to import
+        cmd += ["--tmpfs", folder, "--remount-ro", folder]
+    if public is not None:
+        cmd += ["--ro-bind", str(public), str(PACKAGE_DIR)]
+    else:
+        cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "devtools")]
+        covered.append(str(PACKAGE_DIR / "devtools"))
+    for folder in sockets:
+        cmd += ["--ro-bind", str(folder), str(folder)]
+    if limits is None:
+        for folder in [workdir, *writable]:
+            cmd += ["--bind", str(folder), str(folder)]
+        cmd += ["--chdir", str(workdir)]
+    else:
+        for folder in writable:
+            cmd += ["--bind", str(folder), str(folder)]
+        # the empty folders that cover the course and the kit are writable tmpfs mounts: make them read-only
+        cmd += [arg for root in covered for arg in ("--remount-ro", root)]
+        cmd += ["--chdir", scratch_args(limits, workdir)[1]]
+        for name in ONE_THREAD:  # BLAS thread pools sized to the machine would count against the process limit
+            cmd += ["--setenv", name, "1"]
+    cmd += [
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "MPLCONFIGDIR",
+        "/tmp",
+        "--unsetenv",
+        "JPY_SESSION_NAME",
+        "--unsetenv",
+        "JPY_PARENT_PID",
+    ]
+    if limits is not None:
+        cmd += inner_prefix(limits, workdir)
+    if memory_bytes:
+        cmd = ["prlimit", f"--as={memory_bytes}", "--"] + cmd
+    if limits is not None:
+        cmd = outer_prefix(cgroup) + cmd
+    return cmd
