@@ -25,6 +25,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS, STAGING
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook, write_submission
 
+from .audit import assert_audited, probe_notebook, report_of
 from .conftest import ENV, REPO, kernel_starts, kit, nbgrader, new_course, sandbox_or_skip, scratch_course
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -135,7 +136,17 @@ CASES = {
     "search-kit": {LESSON: stub_with(attack("search_kit"))},
     "fake-client": {LESSON: stub_with(attack("fake_client", "self_check_noop"))},
     "rigged": {LESSON: stub_with(attack("rigged", "self_check_noop"), replace=True)},
+    # the solution of "keyring-writer" (graded in the run before), found in the kernel keyring: nothing of its own
+    "keyring-reader": {LESSON: stub_with(attack("keyring_read"), replace=True)},
+    # the sandbox audit's probe (tests/audit.py), in a forked kernel; "sandbox-probe-started" is graded in the
+    # first run, whose kernels are started the ordinary way
+    "sandbox-probe": {LESSON: probe_notebook()},
 }
+# graded in the first run, with the honest student: correct lesson-2 code that also stores itself in the keyring
+KEYRING_WRITER = {LESSON: filled_notebook(REPO, LESSON)}
+for _cell in KEYRING_WRITER[LESSON].cells:
+    if _cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
+        _cell.source += "\n\n" + attack("keyring_write")
 # the same wrong code (the scatter-overwrite mistake, partial credit) plainly and with an attack on top
 PLAIN_WRONG = {"plain-overwriter": {LESSON: overwriter_with("")}, "huge-error": {LESSON: huge_error()}}
 ON_WRONG_CODE = {
@@ -280,7 +291,13 @@ def hostile_course(tmp_path_factory):
         f.write("".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items()) + "\n")
     listener = Listener()
     write_submission(course, "honest", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
+    write_files(course, "keyring-writer", KEYRING_WRITER)
+    write_files(course, "sandbox-probe-started", {LESSON: probe_notebook()})
+    config = (course / "nbgrader_config.py").read_text()
+    # the first run starts its kernels the ordinary way (as the fallback does): the probe audits that path
+    (course / "nbgrader_config.py").write_text(config + "\nc.SandboxedKernelManager.fork_kernels = False\n")
     kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
+    (course / "nbgrader_config.py").write_text(config)
     honest_before = {
         folder: tree_digest(course / folder / "honest") for folder in ("submitted", "autograded", "feedback")
     }
@@ -405,6 +422,30 @@ def test_attackers_saw_nothing_outside_their_folder(hostile_course):
     assert "gradebook.db" not in wrote and "honest" not in wrote
     assert printed(course, "network", "network").startswith("blocked")
     assert hostile_course["listener"].connections == 0
+
+
+def test_a_keyring_written_by_one_kernel_is_invisible_to_the_next(hostile_course):
+    """The attack of a grader run as root: one student's kernel stores its solution in the user keyring
+    (``add_key``), a later student's kernel finds it there (``keyctl(KEYCTL_SEARCH)``) and runs it.  The
+    system-call filter denies both calls (and each sandbox has a user namespace, whose keyrings are its own):
+    the writer keeps exactly what its code earns, the reader finds nothing and earns nothing."""
+    course = hostile_course["course"]
+    assert hostile_course["scores"]["keyring-writer"] == 25, "correct lesson-2 code, and nothing more"
+    assert printed(course, "keyring-writer", "keyring-write").startswith("blocked: Operation not permitted")
+    assert printed(course, "keyring-reader", "keyring-read").startswith("blocked: Operation not permitted")
+    assert hostile_course["scores"]["keyring-reader"] == 0
+
+
+@pytest.mark.parametrize("student", sorted(ON_WRONG_CODE))
+def test_the_sandbox_audit_of_grade_as_root(hostile_course):
+    """The probe graded by `grade` as root, in a kernel forked into its sandbox and in one started the ordinary
+    way: each report is the reference's (no capability, no_new_privs, the filter, nothing succeeds, only the
+    capped writable places), the same for both."""
+    course = hostile_course["course"]
+    for student, how in (("sandbox-probe", "forked"), ("sandbox-probe-started", "started")):
+        assert kernel_starts(course, student) == {LESSON: how}, (student, kernel_starts(course, student))
+        assert_audited(report_of(course, student), LIMITS["max_written_mb"])
+    assert report_of(course, "sandbox-probe") == report_of(course, "sandbox-probe-started")
 
 
 @pytest.mark.parametrize("student", sorted(ON_WRONG_CODE))
@@ -614,6 +655,7 @@ def test_limits_hold_for_an_unprivileged_user():
         attackers = ("fork-bomb", "memory-balloon", "write-tmp")
         for student in attackers:
             write_files(course, student, CASES[student])
+        write_files(course, "sandbox-probe", CASES["sandbox-probe"])
         (root / "home").mkdir()
         for path in [root, *root.rglob("*")]:
             os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
@@ -654,8 +696,10 @@ def test_limits_hold_for_an_unprivileged_user():
             assert line.strip().startswith(f"graded {student}: 0/100"), line
             assert REASONS[student] in line, line
         assert not [p for p in course.rglob("ballast.bin")]
-        for student in ("honest", *attackers):  # in kernels forked into the user namespace's sandboxes
+        for student in ("honest", *attackers, "sandbox-probe"):  # in kernels forked into the user namespace's sandboxes
             assert set(kernel_starts(course, student).values()) == {"forked"}, (student, kernel_starts(course, student))
+        # the sandbox audit, unprivileged: the very report root's kernels give
+        assert_audited(report_of(course, "sandbox-probe"), LIMITS["max_written_mb"])
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
