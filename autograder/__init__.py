@@ -9,3 +9,12 @@ folders and lessons).  Hidden tests in the notebooks call ``autograder.hidden``;
 lives there.  ``devtools`` (mutants, demo personas) is for the kit's authors and never reaches a
 grading kernel.
 """
+
+import sys
+
+# jsonschema, which nbformat and nbgrader import, imports the IRI checker of ``rfc3987_syntax`` when that is
+# installed (jsonschema's format-nongpl extra), and that module builds 38 Earley parsers as it is imported:
+# about 3.3 s of CPU in every process that reads a notebook, most of nbgrader's import time.  No schema
+# that nbformat, nbgrader or the kit validates has an ``iri`` format, and jsonschema goes without that one
+# checker when the module cannot be imported; so every process of the kit does without it.
+sys.modules.setdefault("rfc3987_syntax", None)

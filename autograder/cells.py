@@ -1,9 +1,11 @@
-"""One vocabulary for the cells of an nbgrader notebook, built on nbgrader's own ``nbgrader.utils``.
+"""One vocabulary for the cells of an nbgrader notebook, by nbgrader's own rules.
 
 A *solution cell* is where the student writes code (nbgrader's ``is_solution``); a *test cell* is a
 graded cell that is not a solution (nbgrader's autograder-tests cell); a *protected cell* is one the
 student may not change (locked or graded).  Every cell nbgrader knows has a *grade id*.  The three
-basic questions are nbgrader's own (``nbgrader.utils``) wherever nbgrader is installed.  Test cells
+basic questions are answered by nbgrader's own rules, written here as ``nbgrader.utils`` writes them
+(tests/test_selfcheck.py holds the two to the same answers on every cell): importing nbgrader costs
+seconds, and a student's ``check`` runs in a Python that may not have it.  Test cells
 may hold a *hidden region* between the hidden-test markers, which the release strips and which calls
 the checks of ``autograder.hidden`` through one import line (``HIDDEN_IMPORT``).  Everything in the
 kit that asks one of these questions asks it here.
@@ -14,11 +16,6 @@ from __future__ import annotations
 import ast
 import re
 
-try:
-    from nbgrader import utils as nbgrader_utils
-except ImportError:  # a student's `check` in a Python with only NumPy
-    nbgrader_utils = None
-
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 MARKERS = (SOLUTION_MARKERS, HIDDEN_MARKERS)
@@ -27,26 +24,19 @@ HIDDEN_CALL = re.compile(r"^\s*_hidden\.(\w+)\(", re.M)
 HIDDEN_REGION = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
 
 
-def plain_is_grade(cell) -> bool:
+def is_grade(cell) -> bool:
     return bool(cell.metadata.get("nbgrader", {}).get("grade", False))
 
 
-def plain_is_solution(cell) -> bool:
+def is_solution(cell) -> bool:
     return bool(cell.metadata.get("nbgrader", {}).get("solution", False))
 
 
-def plain_is_locked(cell) -> bool:
+def is_locked(cell) -> bool:
     meta = cell.metadata.get("nbgrader")
-    if meta is None or plain_is_solution(cell):
+    if meta is None or is_solution(cell):
         return False
-    return plain_is_grade(cell) or bool(meta.get("locked", False))
-
-
-# nbgrader's own three rules where nbgrader is installed; the same rules, written as nbgrader.utils writes
-# them, in a NumPy-only Python (tests/test_selfcheck.py holds the two to the same answers on every cell)
-is_grade = nbgrader_utils.is_grade if nbgrader_utils else plain_is_grade
-is_solution = nbgrader_utils.is_solution if nbgrader_utils else plain_is_solution
-is_locked = nbgrader_utils.is_locked if nbgrader_utils else plain_is_locked
+    return is_grade(cell) or bool(meta.get("locked", False))
 
 
 def nbgrader_metadata(cell) -> dict | None:

@@ -1,19 +1,45 @@
 """`autograder COMMAND` (or `python -m autograder COMMAND`): the kit's command line.
 
-Each command imports what it needs when it runs.  `check` needs only Python and NumPy, like the
-notebooks: in a student's Python without the kit's other packages, only `check` is offered, and any
-other command says what to install.
+Each command imports what it needs when it runs: the command line itself imports no package of the
+kit's dependencies but traitlets (its defaults are the kit's options).  `check` needs only Python and
+NumPy, like the notebooks: in a Python that lacks any of the kit's other packages (a student's, with
+NumPy and perhaps a few of them), only `check` is offered, and any other command says what to install.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
 from .student.selfcheck import DEFAULT_TIMEOUT
 
 WHOLE_KIT = "run `make setup` in the kit's folder, then `. .venv/bin/activate`"
+# What every command but `check` imports, by top-level module name (pyproject.toml's dependencies and
+# theirs that the kit imports itself); looked up, not imported, before the command line is built.
+WHOLE_KIT_MODULES = (
+    "traitlets",
+    "nbformat",
+    "nbconvert",
+    "nbclient",
+    "jupyter_client",
+    "ipykernel",
+    "zmq",
+    "nbgrader",
+    "sqlalchemy",
+    "alembic",
+    "jinja2",
+    "jupytext",
+    "matplotlib",
+    "hypothesis",
+    "copydetect",
+)
+
+
+def missing_modules() -> list[str]:
+    """The kit's packages this Python cannot import (none: the whole kit is here)."""
+    return [name for name in WHOLE_KIT_MODULES if importlib.util.find_spec(name) is None]
 
 
 def cmd_mutants(args) -> int:
@@ -66,9 +92,9 @@ def cmd_check_thorough(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from .classroom.batch import BatchOptions, GradingError
-    from .classroom.grade_command import grade_assignment
-    from .classroom.progress import Progress
+    from .classroom.run.batch import BatchOptions, GradingError
+    from .classroom.run.grade_command import grade_assignment
+    from .classroom.run.progress import Progress
 
     options = BatchOptions(
         jobs=args.jobs,
@@ -77,7 +103,7 @@ def cmd_grade(args) -> int:
         cell_timeout=args.cell_timeout,
         scheduler=args.scheduler,
     )
-    from .classroom.dry_run import dry_run
+    from .classroom.run.dry_run import dry_run
 
     run = dry_run if args.dry_run else grade_assignment  # a dry run is the same run, in scratch space
     try:
@@ -99,8 +125,8 @@ def cmd_grade(args) -> int:
 
 def from_history(command: str, args, read) -> int:
     """Print what ``read(history)`` makes of the course's recorded grade runs (exit 2 with the reason if none)."""
-    from .classroom.history import History
-    from .classroom.regrade import gradebook_url
+    from .classroom.history.history import History
+    from .classroom.history.regrade import gradebook_url
 
     try:
         with History(gradebook_url(Path(args.course_dir), args.db_url)) as history:
@@ -113,7 +139,7 @@ def from_history(command: str, args, read) -> int:
 
 
 def cmd_runs(args) -> int:
-    from .classroom.regrade import run_rows, runs_csv, runs_text
+    from .classroom.history.regrade import run_rows, runs_csv, runs_text
 
     def show(history) -> str:
         rows = run_rows(history, args.assignment)
@@ -123,8 +149,8 @@ def cmd_runs(args) -> int:
 
 
 def cmd_diff(args) -> int:
-    from .classroom.changes import diff_csv, format_diff
-    from .classroom.regrade import compare_runs
+    from .classroom.history.changes import diff_csv, format_diff
+    from .classroom.history.regrade import compare_runs
 
     def show(history) -> str:
         comparison = compare_runs(history, args.assignment, args.from_run, args.to_run, args.student)
@@ -134,7 +160,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_similarity(args) -> int:
-    from .classroom.similarity_command import run_similarity, similarity_options, summary
+    from .classroom.similarity.similarity_command import run_similarity, similarity_options, summary
 
     course_dir = Path(args.course_dir).resolve()
     past = str(Path(args.past).resolve()) if args.past else None  # from here; the config's from the course
@@ -155,7 +181,7 @@ def cmd_similarity(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from .classroom.collect import collect
+    from .classroom.lms.collect import collect
 
     try:
         report = collect(
@@ -169,7 +195,7 @@ def cmd_collect(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .classroom.lms import export_to_lms
+    from .classroom.lms.lms import export_to_lms
 
     try:
         export_to_lms(
@@ -192,7 +218,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from .classroom import gradescope
+    from .classroom.lms import gradescope
 
     root = Path(args.root) if args.root else gradescope.default_root()
     if args.setup:
@@ -259,26 +285,27 @@ def add_check_command(sub, kit_root: Path | None) -> None:
     p.set_defaults(func=cmd_check)
 
 
-def check_only(argv, missing: ModuleNotFoundError) -> int:
+def check_only(argv, missing: list[str]) -> int:
     """The command line of a Python that has only what `check` needs (a student's, with NumPy)."""
+    lacks = f"it has no {', '.join(missing)}"
     parser = argparse.ArgumentParser(
         prog="autograder",
         description=__doc__,
-        epilog=f"Only `check` runs in this Python ({missing}); for the other commands, {WHOLE_KIT}.",
+        epilog=f"Only `check` runs in this Python ({lacks}); for the other commands, {WHOLE_KIT}.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="check")
     add_check_command(sub, None)
     words = sys.argv[1:] if argv is None else list(argv)
     if words and not words[0].startswith("-") and words[0] != "check":
         print(
-            f"autograder {words[0]}: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}",
+            f"autograder {words[0]}: needs the whole kit, and this Python lacks it ({lacks}); {WHOLE_KIT}",
             file=sys.stderr,
         )
         return 2
     args = parser.parse_args(argv)
     if args.thorough:
         print(
-            f"autograder check --thorough: needs the whole kit, and this Python lacks it ({missing}); {WHOLE_KIT}. "
+            f"autograder check --thorough: needs the whole kit, and this Python lacks it ({lacks}); {WHOLE_KIT}. "
             "Without --thorough, check runs the notebook's self-checks with NumPy alone.",
             file=sys.stderr,
         )
@@ -293,11 +320,11 @@ def course_arguments(p) -> None:
 
 
 def main(argv=None) -> int:
-    try:
-        from .config import CELL_TIMEOUT, KitConfig, SimilarityConfig
-        from .course import ASSIGNMENT, ensure_tools_on_path, repo_root
-    except ModuleNotFoundError as missing:  # no traitlets, nbgrader...: a student's NumPy-only Python
+    missing = missing_modules()
+    if missing:  # a student's Python: NumPy, perhaps traitlets or nbformat, not nbgrader...
         return check_only(argv, missing)
+    from .config import CELL_TIMEOUT, KitConfig, SimilarityConfig
+    from .course import ASSIGNMENT, ensure_tools_on_path, repo_root
 
     ensure_tools_on_path()  # nbgrader runs `alembic` when it creates a gradebook
     defaults = KitConfig()  # the kit's own defaults; a course's nbgrader_config.py may change them for `grade`

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from autograder.classroom.similarity_command import run_similarity, similarity_options  # noqa: E402
+from autograder.classroom.similarity.similarity_command import run_similarity, similarity_options  # noqa: E402
 from autograder.config import CONFIG_FILE  # noqa: E402
 from autograder.course import ASSIGNMENT, NOTEBOOKS, Course, repo_root  # noqa: E402
 from autograder.devtools.mutants import catalogue  # noqa: E402

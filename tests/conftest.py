@@ -399,6 +399,8 @@ def postgres(tmp_path):
 # the edit loop. A module listed with None is in-process whole; otherwise only the tests named. A test
 # module not listed here runs with `make test` only.
 IN_PROCESS = {
+    "test_assignment.py": None,
+    "test_browser_setup.py": {"test_ci_asks_for_the_browser_tests_to_run"},
     "test_channel.py": None,
     "test_check_consistency.py": None,
     "test_docs.py": None,

@@ -1,5 +1,6 @@
 """The documents say what the code is: links stay inside the repository, named files exist, and the
-architecture's floor table is the one ``tests/test_layers.py`` enforces.
+architecture's floor table, and its table of the rooms of ``classroom``, are the ones ``tests/test_layers.py``
+enforces.
 
 In-process and quick: nothing here runs nbgrader or a kernel.
 """
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_layers import LAYERS
+from .test_layers import LAYERS, ROOMS
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = sorted((REPO / "docs").glob("*.md"))
@@ -84,3 +85,16 @@ def test_the_architecture_import_chain_follows_the_floors():
     expected = [floor for floor in reversed(LAYERS) if floor not in (["__main__"], ["devtools"])]
     expected = [[p for p in floor if p != "autograder"] for floor in expected]
     assert named == expected
+
+
+def test_the_architecture_rooms_of_classroom_are_the_rooms_table():
+    """The rooms' table names each room of ``classroom`` once, and the one-line chain orders them as ROOMS does."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = re.search(r"^### The rooms of `classroom`$(.*?)(?=^#)", text, re.M | re.S)
+    assert section, "docs/architecture.md has no section 'The rooms of `classroom`'"
+    rows = re.findall(r"^\| `(\w+)` \|", section.group(1), re.M)
+    assert sorted(rows) == sorted(r for row in ROOMS["classroom"] for r in row)
+    chain = re.search(r"^Inside `classroom`: (.*)\.$", section.group(1), re.M)
+    assert chain, "the rooms of `classroom` have no chain `run` → ... → `history`"
+    named = [sorted(re.findall(r"`(\w+)`", step)) for step in chain.group(1).split("→")]
+    assert named == [sorted(row) for row in reversed(ROOMS["classroom"])]

@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.classroom.changes import compare_grades, diff_rows
-from autograder.classroom.history import Grade, History
+from autograder.classroom.history.changes import compare_grades, diff_rows
+from autograder.classroom.history.history import Grade, History
 from autograder.course import ASSIGNMENT, sqlite_url
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission

@@ -1,7 +1,8 @@
 """The package's shape: imports flow one way, from the entry points down to the hidden checks.
 
 Every import statement of ``autograder/`` (at the top of a module or inside a function) is read with
-``ast``; none may reach a layer above its own, and the module graph has no cycle.
+``ast``; none may reach a layer above its own, and the module graph has no cycle.  A part split into
+rooms (subpackages, and modules beside them) orders its rooms the same way.
 """
 
 from __future__ import annotations
@@ -32,6 +33,22 @@ LAYERS = [
     ["__main__"],  # python -m autograder
 ]
 LAYER = {part: level for level, parts in enumerate(LAYERS) for part in parts}
+
+# A part split by concern into rooms: its subpackages, and any module beside them.  The rooms are floors of
+# their own, lowest first, with the same rule: a room imports from itself or from a room below, never from a room
+# above, nor from another room of its own row.  So each room can be read with only the rooms below it in mind (how
+# a regrade is summarised is in `history` alone, and `lms` or the report never reach into how a class is run), and
+# `run` is the one room that puts the class together.  The part's own `__init__` is in no room; it imports nothing.
+ROOMS = {
+    "classroom": [
+        ["history"],  # every grade run kept, what a regrade changed
+        ["lms", "report", "similarity"],  # the round trip with an LMS, the class report, similar submissions
+        ["run"],  # grade, grade --dry-run, the pools of graders: the others put together
+    ],
+}
+# A part with subpackages that orders none: devtools' mutant catalogue is data the mutation tool and the demo
+# read, and nothing below the command line imports devtools at all.
+UNORDERED = {"devtools"}
 
 
 def module_name(path: Path) -> str:
@@ -79,6 +96,12 @@ def imports(module: str) -> set[str]:
 GRAPH = {module: imports(module) for module in MODULES}
 
 
+def room(module: str) -> str | None:
+    """The room of a module in a part with rooms: ``autograder.classroom.run.batch`` -> ``run``."""
+    pieces = module.split(".")
+    return pieces[2] if len(pieces) > 2 else None
+
+
 def test_every_part_of_the_package_has_a_layer():
     assert {part(m) for m in MODULES} <= set(LAYER), {part(m) for m in MODULES} - set(LAYER)
 
@@ -92,6 +115,41 @@ def test_imports_never_reach_up_a_layer(module):
         if part(target) != mine and part(target) != "autograder" and LAYER[part(target)] >= LAYER[mine]
     )
     assert not wrong, f"{module} (layer {LAYER[mine]}, {mine}) imports {wrong} from its own layer or above"
+
+
+def test_every_module_of_a_part_with_rooms_is_in_a_room():
+    for mine, rooms in ROOMS.items():
+        named = {r for row in rooms for r in row}
+        loose = sorted(m for m in MODULES if part(m) == mine and room(m) is not None and room(m) not in named)
+        assert not loose, f"{loose} sit in no room of {mine}: add them to ROOMS[{mine!r}] in tests/test_layers.py"
+        assert not GRAPH[f"autograder.{mine}"], (
+            f"autograder.{mine} is in no room and imports {GRAPH[f'autograder.{mine}']}"
+        )
+
+
+def test_every_part_with_subpackages_orders_its_rooms():
+    split = {part(m) for m in MODULES if MODULES[m].name == "__init__.py" and m.count(".") >= 2}
+    assert "classroom" in split  # the test can see a subpackage
+    assert split - UNORDERED <= set(ROOMS), (
+        f"parts with subpackages and no ROOMS: {sorted(split - UNORDERED - set(ROOMS))}"
+    )
+
+
+ROOMED = sorted(m for m in MODULES if part(m) in ROOMS and room(m) is not None)
+
+
+@pytest.mark.parametrize("module", ROOMED)
+def test_imports_never_reach_up_a_room(module):
+    mine, here = part(module), room(module)
+    level = {r: n for n, row in enumerate(ROOMS[mine]) for r in row}
+    wrong = sorted(
+        target
+        for target in GRAPH[module]
+        if part(target) == mine and room(target) not in (here, None) and level[room(target)] >= level[here]
+    )
+    assert not wrong, (
+        f"{module} (room {level[here]} of {mine}, {here}) imports {wrong} from its own row of rooms or above"
+    )
 
 
 def test_the_import_graph_has_no_cycle():
@@ -118,6 +176,7 @@ def test_the_reader_sees_real_imports():
     assert "autograder.hidden.diagnostics" in GRAPH["autograder.hidden.lesson01"]
     assert "autograder.sandbox" in GRAPH["autograder.grading.execute"]  # a lazy import, inside a function
     assert "autograder.hidden.lesson04" in GRAPH["autograder.hidden.lesson05"]
+    assert "autograder.classroom.history.changes" in GRAPH["autograder.classroom.report"]  # lazy, one room down
 
 
 def test_the_sandbox_doorway_only_hands_on_names():

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.classroom.lms import canvas_table, moodle_table
-from autograder.classroom.roster import RosterError, read_roster
+from autograder.classroom.lms.lms import canvas_table, moodle_table
+from autograder.classroom.lms.roster import RosterError, read_roster
 from autograder.course import ASSIGNMENT, NOTEBOOKS
 
 from .conftest import REPO, kit

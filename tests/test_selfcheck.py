@@ -57,15 +57,22 @@ def test_unreadable_notebook_is_named(tmp_path):
     assert "broken.ipynb: not a notebook: invalid JSON at line 1, column 3" in result.stderr  # grading's words
 
 
-def test_check_reads_cells_by_nbgrader_rules_without_nbgrader():
-    """In a NumPy-only Python, cells.py answers nbgrader's three questions itself: the same answers as
-    nbgrader.utils on every cell of every committed notebook, read as plain JSON."""
+def test_cells_answers_nbgrader_rules_as_nbgrader_does():
+    """cells.py answers nbgrader's three questions itself (importing nbgrader costs seconds, and a student's
+    Python may not have it): the same answers as nbgrader.utils on every cell of every committed notebook,
+    read as plain JSON and as nbformat's nodes, and on the edge cases of the metadata."""
     from nbgrader import utils
 
     from autograder import cells
     from autograder.notebooks import PlainNode, plain_node
 
-    assert cells.is_grade is utils.is_grade  # here, nbgrader's own
+    def both(mine, theirs) -> None:
+        assert (cells.is_grade(mine), cells.is_solution(mine), cells.is_locked(mine)) == (
+            bool(utils.is_grade(theirs)),
+            bool(utils.is_solution(theirs)),
+            bool(utils.is_locked(theirs)),
+        ), theirs.metadata
+
     compared = 0
     for step in ("source", "release"):
         for name in NOTEBOOKS:
@@ -75,13 +82,14 @@ def test_check_reads_cells_by_nbgrader_rules_without_nbgrader():
             assert isinstance(plain, PlainNode) and len(plain.cells) == len(real.cells)
             for mine, theirs in zip(plain.cells, real.cells):
                 assert mine.source == theirs.source
-                assert (cells.plain_is_grade(mine), cells.plain_is_solution(mine), cells.plain_is_locked(mine)) == (
-                    bool(utils.is_grade(theirs)),
-                    bool(utils.is_solution(theirs)),
-                    bool(utils.is_locked(theirs)),
-                )
+                both(mine, theirs)
+                both(theirs, theirs)
                 compared += 1
     assert compared > 100
+    flags = ({}, {"grade": True}, {"solution": True}, {"locked": True}, {"grade": True, "solution": True})
+    for meta in ({}, *({"nbgrader": f} for f in flags), {"nbgrader": {"grade": 1, "locked": 0}}):
+        cell = nbformat.v4.new_code_cell("x = 1", metadata=meta)
+        both(cell, cell)
 
 
 def write_cells(path, *sources):

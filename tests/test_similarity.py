@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.classroom.similarity import PAST_PREFIX, normalise, solution_code, starter_notebook, tokens
-from autograder.classroom.similarity_command import run_similarity, similarity_options
+from autograder.classroom.similarity.similarity import PAST_PREFIX, normalise, solution_code, starter_notebook, tokens
+from autograder.classroom.similarity.similarity_command import run_similarity, similarity_options
 from autograder.cli import main as cli
 from autograder.config import SimilarityConfig
 from autograder.course import ASSIGNMENT, Course

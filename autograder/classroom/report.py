@@ -169,10 +169,10 @@ def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
 
 def changes_section(changes) -> str:
     """The report's "Changed since the last run": who went up or down and the tests behind it
-    (``changes``: a :class:`~autograder.classroom.changes.Comparison`, or None after a first run)."""
+    (``changes``: a :class:`~autograder.classroom.history.changes.Comparison`, or None after a first run)."""
     if changes is None:
         return ""
-    from .changes import format_summary, points_text
+    from .history.changes import format_summary, points_text
 
     rows = "".join(
         f"<tr><td>{html.escape(c.student)}</td><td>{html.escape(t.name)}</td><td>{points_text(t.before) or '-'}</td>"

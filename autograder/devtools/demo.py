@@ -19,11 +19,11 @@ from pathlib import Path
 import nbformat
 
 from ..cells import is_solution_cell
-from ..classroom.batch import BatchOptions
-from ..classroom.collect import collect
-from ..classroom.grade_command import grade_assignment
-from ..classroom.lms import export_to_lms
-from ..classroom.progress import Progress
+from ..classroom.lms.collect import collect
+from ..classroom.lms.lms import export_to_lms
+from ..classroom.run.batch import BatchOptions
+from ..classroom.run.grade_command import grade_assignment
+from ..classroom.run.progress import Progress
 from ..course import ASSIGNMENT, NOTEBOOKS, Course, make_scratch_course, repo_root
 from .mutants import catalogue
 from .personas import filled_notebook, reference_solutions

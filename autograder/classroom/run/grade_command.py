@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import read_course_config
-from ..course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
-from ..grading.canary import CanaryFailed, run_canary
-from ..grading.faults import exception_fault
-from ..grading.grade import course_config, expected_notebooks
-from ..grading.notes import grouped_reason
-from ..grading.results import Status
-from ..sandbox import SandboxUnavailable, check_sandbox, describe
-from ..sandbox.limits import LimitUnavailable, ResourceLimits
+from ...config import read_course_config
+from ...course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
+from ...grading.canary import CanaryFailed, run_canary
+from ...grading.faults import exception_fault
+from ...grading.grade import course_config, expected_notebooks
+from ...grading.notes import grouped_reason
+from ...grading.results import Status
+from ...sandbox import SandboxUnavailable, check_sandbox, describe
+from ...sandbox.limits import LimitUnavailable, ResourceLimits
+from ..history.changes import format_summary
+from ..history.history import RunRecorder, grading_inputs
+from ..history.regrade import run_changes
+from ..lms.export import export_grades, export_tests
+from ..lms.lms import load_roster
+from ..report import changes_section, figures, text_report, write_report
+from ..similarity.similarity_command import after_grading
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
-from .changes import format_summary
-from .export import export_grades, export_tests
-from .history import RunRecorder, grading_inputs
-from .lms import load_roster
 from .progress import Progress
-from .regrade import run_changes
-from .report import changes_section, figures, text_report, write_report
-from .similarity_command import after_grading
 
 
 def _registered_points(db_url: str, assignment: str) -> dict[str, dict[str, float]] | None:

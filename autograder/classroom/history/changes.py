@@ -11,7 +11,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
-from ..grading.results import Status
+from ...grading.results import Status
 from .history import Grade
 
 DIFF_COLUMNS = ["student", "notebook", "test", "before", "after"]

@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import SimilarityConfig, read_course_config
-from ..course import Course
+from ...config import SimilarityConfig, read_course_config
+from ...course import Course
 from .similarity import NotebookResult, Pair, compare_class, flagged, write_csv
 from .similarity_page import report_section, text_table, write_page
 

@@ -16,7 +16,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..course import Course
+from ...course import Course
 from .roster import MOODLE_IDS, Roster, RosterEntry, RosterError, read_roster
 
 CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -197,10 +197,10 @@ def export_to_lms(
     ``changed_since``: only the students whose score changed since that recorded grade run."""
     from dataclasses import replace
 
+    from ..history.history import History
+    from ..history.regrade import changed_since as changed_since_run
+    from ..history.regrade import gradebook_url
     from .export import export_grades
-    from .history import History
-    from .regrade import changed_since as changed_since_run
-    from .regrade import gradebook_url
 
     course_dir = Path(course_dir).resolve()
     if to in ("canvas", "moodle") and roster is None:

@@ -14,8 +14,8 @@ RUN_COLUMNS = ["run", "started", "finished", "students", "mean"]
 
 def gradebook_url(course_dir: Path, db_url: str | None) -> str:
     """The course's gradebook URL; a SQLite gradebook must exist (opening it would create an empty one)."""
-    from ..course import not_a_course_root
-    from ..grading.grade import course_config
+    from ...course import not_a_course_root
+    from ...grading.grade import course_config
 
     course_dir = Path(course_dir).resolve()
     if not course_dir.is_dir():

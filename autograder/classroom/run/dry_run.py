@@ -13,15 +13,15 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from ..config import CONFIG_FILE
-from ..course import Course, sqlite_url
-from ..grading.grade import course_config
-from ..grading.results import Status
+from ...config import CONFIG_FILE
+from ...course import Course, sqlite_url
+from ...grading.grade import course_config
+from ...grading.results import Status
+from ..history.changes import Comparison, compare_grades, format_diff
+from ..history.history import History, grade_of
+from ..history.regrade import gradebook_url
 from .batch import BatchOptions, BatchOutcome, GradingError, submissions
-from .changes import Comparison, compare_grades, format_diff
 from .grade_command import class_table, grade_assignment
-from .history import History, grade_of
-from .regrade import gradebook_url
 
 
 def copy_course(course: Course, assignment: str, students: dict[str, Path], target: Path) -> Course:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..grading.notes import group_notes, split_notes
+from ...grading.notes import group_notes, split_notes
 
 RESULTS = "results/results.json"
 STUDENT = "student"
@@ -97,7 +97,7 @@ def _add(z: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -
 
 def build_zip(repo: Path, assignment: str, target: Path) -> Path:
     """autograder.zip: setup.sh and run_autograder at the root, the lock file, the kit and the course."""
-    from ..course import Course
+    from ...course import Course
 
     repo = Path(repo)
     notebooks = Course(repo).source_notebooks(assignment)
@@ -136,7 +136,7 @@ def build_zip(repo: Path, assignment: str, target: Path) -> Path:
 
 def setup(root: Path, assignment: str) -> None:
     """(setup.sh) Put the assignment into a gradebook once, and keep a pristine copy for every run."""
-    from ..course import Course, register_assignment, sqlite_url
+    from ...course import Course, register_assignment, sqlite_url
 
     course = Course(course_dir(root))
     db = course.gradebook
@@ -148,7 +148,7 @@ def setup(root: Path, assignment: str) -> None:
 
 def choose_sandbox(echo=print) -> bool:
     """Bubblewrap if it works in this container, else off (``sandbox.choose_sandbox``), said in the log."""
-    from ..sandbox import choose_sandbox as sandbox_here
+    from ...sandbox import choose_sandbox as sandbox_here
 
     ok, why = sandbox_here()
     echo(
@@ -183,7 +183,7 @@ def place_submission(upload: Path, target: Path) -> list[str]:
 
 def graded_cells(course, assignment: str) -> list[tuple[str, str, float]]:
     """(notebook, grade_id, points) of every graded test cell of ``course``, in notebook and cell order."""
-    from ..cells import grade_id, is_test_cell, points
+    from ...cells import grade_id, is_test_cell, points
 
     cells = []
     for path in course.source_notebooks(assignment):
@@ -196,7 +196,7 @@ def graded_cells(course, assignment: str) -> list[tuple[str, str, float]]:
 
 
 def _test_output(test) -> str:
-    from ..grading.results import failure_text
+    from ...grading.results import failure_text
 
     if test.points >= test.max_points:
         return "Passed."
@@ -234,7 +234,7 @@ def results_json(result, cells: list[tuple[str, str, float]], notes: list[str]) 
 
 def _reset(course, assignment: str) -> None:
     """A clean course for this run (a Gradescope container is fresh anyway; a scratch folder may not be)."""
-    from ..course import STAGING
+    from ...course import STAGING
 
     for folder in [course.step_root(step) for step in ("submitted", "autograded", "feedback")] + [
         course.root / STAGING,
@@ -250,12 +250,12 @@ def _reset(course, assignment: str) -> None:
 
 def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     """Grade the upload with the course's own options (its nbgrader_config.py), the sandbox as it works here."""
-    from ..config import grading_options
-    from ..course import Course, sqlite_url
-    from ..grading.canary import run_canary
-    from ..grading.faults import KitFault
-    from ..grading.grade import grade_student
-    from ..grading.results import Status
+    from ...config import grading_options
+    from ...course import Course, sqlite_url
+    from ...grading.canary import run_canary
+    from ...grading.faults import KitFault
+    from ...grading.grade import grade_student
+    from ...grading.results import Status
 
     course = Course(course_dir(root))
     _reset(course, assignment)
@@ -274,7 +274,7 @@ def run(root: Path, assignment: str, echo=print) -> int:
     """(run_autograder) Grade the upload and write results.json, whatever happens to the student's code.  A fault
     of the kit's own (the canary failed, or status error) writes no results.json and exits 1: Gradescope then
     shows that the autograder failed, and records no score for the student."""
-    from ..grading.faults import KitFault
+    from ...grading.faults import KitFault
 
     start = time.monotonic()
     target = Path(root) / RESULTS

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from ..grading.notes import grouped_reason
-from ..grading.results import Status
+from ...grading.notes import grouped_reason
+from ...grading.results import Status
 
 
 class Progress:

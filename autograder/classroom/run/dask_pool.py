@@ -38,9 +38,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import CONFIG_FILE, GradingOptions
-from ..course import Course
-from ..grading.results import Status, StudentResult
+from ...config import CONFIG_FILE, GradingOptions
+from ...course import Course
+from ...grading.results import Status, StudentResult
 
 SCHEDULER_KEY = "scheduler-address"  # Dask's own config key; DASK_SCHEDULER_ADDRESS sets it
 
@@ -66,7 +66,7 @@ def kit_version() -> str:
     """The kit's version and a hash of every module of the package: workers must match the instructor's."""
     from importlib.metadata import PackageNotFoundError, version
 
-    package = Path(__file__).resolve().parent.parent
+    package = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
@@ -79,7 +79,7 @@ def kit_version() -> str:
 
 def worker_status(sandbox: bool) -> dict:
     """What a worker says about itself before any task runs: its kit version and whether it can sandbox."""
-    from ..sandbox import SandboxUnavailable, check_sandbox
+    from ...sandbox import SandboxUnavailable, check_sandbox
 
     refused = None
     if sandbox:
@@ -261,7 +261,7 @@ class _Grader:
 
 
 def _serve() -> None:
-    """A grading process (``python -m autograder.classroom.dask_pool``): grade each scratch course named on stdin."""
+    """A grading process (``python -m autograder.classroom.run.dask_pool``): grade each scratch course named on stdin."""
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # whatever grading prints goes to the log, not into the answers
     for line in sys.stdin:
@@ -277,7 +277,7 @@ def _serve() -> None:
 
 def _grade_in_child(scratch: Path) -> None:
     """In a grading process: the same grade_student as a local run, in the task's scratch course."""
-    from ..grading.grade import grade_student
+    from ...grading.grade import grade_student
 
     course = Course(scratch)
     parcel: Parcel = pickle.loads(course.task_file.read_bytes())

@@ -36,9 +36,9 @@ from sqlalchemy import (
     select,
 )
 
-from ..config import GradingOptions
-from ..course import Course, repo_root
-from ..grading.results import Status, StudentResult
+from ...config import GradingOptions
+from ...course import Course, repo_root
+from ...grading.results import Status, StudentResult
 
 METADATA = MetaData()
 RUNS = Table(
@@ -163,7 +163,7 @@ GRADE_DECIDING = ("notebook_budget", "cell_timeout", "memory_limit_mb", "sandbox
 def grading_inputs(course: Course, assignment: str, grading: GradingOptions) -> dict:
     """What decides a grade besides the submission: the source notebooks (their hidden tests and
     points), the kit's hidden checks and the run's options that can move a score, each file by its hash."""
-    from .. import hidden
+    from ... import hidden
 
     hidden_root = Path(hidden.__file__).parent
     return {

@@ -6,7 +6,7 @@ import csv
 import os
 from pathlib import Path
 
-from ..grading.results import StudentResult
+from ...grading.results import StudentResult
 
 TEST_COLUMNS = ["student", "notebook", "test", "points", "max", "diagnostic", "message"]
 

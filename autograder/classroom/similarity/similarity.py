@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from ..cells import grade_id, is_solution_cell
-from ..course import Course
-from ..notebooks import read_notebook
+from ...cells import grade_id, is_solution_cell
+from ...course import Course
+from ...notebooks import read_notebook
 
 NOISE = 25  # copydetect's noise threshold: matches shorter than this many tokenized characters never count
 GUARANTEE = 30  # ... and matches this long are always found (window = GUARANTEE - NOISE + 1)

@@ -4,7 +4,7 @@ Recognised layouts, nested folders included:
 - ``<student>/<assignment>/<notebook>.ipynb`` and ``<student>/<notebook>.ipynb`` (nbgrader's own layout);
 - Canvas-style file names ``<login>_[LATE_]<user id>_<submission id>_<notebook>[-N].ipynb``.
 A roster CSV (columns ``student_id`` plus any of ``login``, ``lms_id``, ``canvas_id``, ``email``, ...;
-see :mod:`autograder.classroom.roster`) maps LMS names and ids to student ids.  A newer submission is
+see :mod:`autograder.classroom.lms.roster`) maps LMS names and ids to student ids.  A newer submission is
 never replaced by an older one; every file that cannot be placed is reported with the reason.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ..course import Course, assignment_notebooks
+from ...course import Course, assignment_notebooks
 from .roster import read_roster
 
 CANVAS = re.compile(r"^(?P<login>[A-Za-z0-9.\-]+?)_(?:LATE_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)$")

@@ -21,11 +21,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import GradingOptions, grading_options
-from ..course import STAGING, Course
-from ..grading.faults import disk_full, exception_fault
-from ..grading.grade import grade_student
-from ..grading.results import Status, StudentResult
+from ...config import GradingOptions, grading_options
+from ...course import STAGING, Course
+from ...grading.faults import disk_full, exception_fault
+from ...grading.grade import grade_student
+from ...grading.results import Status, StudentResult
 from .progress import Progress
 
 
