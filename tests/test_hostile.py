@@ -296,7 +296,7 @@ def hostile_course(tmp_path_factory):
     config = (course / "nbgrader_config.py").read_text()
     # the first run starts its kernels the ordinary way (as the fallback does): the probe audits that path
     (course / "nbgrader_config.py").write_text(config + "\nc.SandboxedKernelManager.fork_kernels = False\n")
-    kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
+    first = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
     (course / "nbgrader_config.py").write_text(config)
     honest_before = {
         folder: tree_digest(course / folder / "honest") for folder in ("submitted", "autograded", "feedback")
@@ -328,6 +328,7 @@ def hostile_course(tmp_path_factory):
     return dict(
         course=course,
         db_url=db_url,
+        first=first,
         result=result,
         scores=scores,
         listener=listener,
@@ -446,6 +447,24 @@ def test_the_sandbox_audit_of_grade_as_root(hostile_course):
         assert kernel_starts(course, student) == {LESSON: how}, (student, kernel_starts(course, student))
         assert_audited(report_of(course, student), LIMITS["max_written_mb"])
     assert report_of(course, "sandbox-probe") == report_of(course, "sandbox-probe-started")
+
+
+def test_the_run_says_how_its_kernels_came_up(hostile_course):
+    """The fallback is visible: the summary `grade` prints (and the class report) counts the run's kernels
+    forked and started the ordinary way, and says why."""
+    import re
+
+    first, second = hostile_course["first"].stdout, hostile_course["result"].stdout
+    assert re.search(
+        r"Kernels: 0 forked into their sandboxes, (\d+) started the ordinary way "
+        r"\(\1: SandboxedKernelManager.fork_kernels is False\)",
+        first,
+    ), first[-3000:]
+    assert re.search(r"Kernels: [1-9]\d* forked into their sandboxes, 0 started the ordinary way\n", second), second[
+        -3000:
+    ]
+    report = (hostile_course["course"] / "reports" / ASSIGNMENT / "index.html").read_text()
+    assert "forked into their sandboxes, 0 started the ordinary way" in report
 
 
 @pytest.mark.parametrize("student", sorted(ON_WRONG_CODE))
