@@ -22,6 +22,8 @@ from ..channel import ENV as CHANNEL_ENV
 from .bubblewrap import bwrap_command
 from .limits import SOCKETS
 
+SOCKETS_INSIDE = f"{SOCKETS}/kernel"  # where the kernel binds its ZMQ sockets, kernel-<n>, in its sandbox
+
 
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel manager that starts the kernel inside bubblewrap and talks to it over Unix sockets."""
@@ -45,7 +47,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         # them there (the connection file says so), and this side reaches them through the sandbox's root
         # once bubblewrap has started it (_reach_sockets)
         self.transport = "ipc"
-        self.ip = f"{SOCKETS}/kernel"
+        self.ip = SOCKETS_INSIDE
         self.connection_file = str(self._sandbox_runtime / "connection.json")
         kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
         # bwrap does not pass SIGINT on to the kernel: interrupt it with a message on the control channel
@@ -136,7 +138,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             await self.provisioner.kill()
             await self.provisioner.wait()
             ordinary, self._fork = self._fork[0], None
-            self.ip = f"{SOCKETS}/kernel"  # as the connection file says, until the new sandbox is started
+            self.ip = SOCKETS_INSIDE  # as the connection file says, until the new sandbox is started
             await super()._async_launch_kernel(ordinary, **self._launch_kw)
             await self._reach_sockets()
             if getattr(self, "_watchdog", None) is not None:  # it watched the sandbox just stopped
@@ -157,7 +159,7 @@ class SandboxedKernelManager(AsyncKernelManager):
                 return  # bubblewrap ended at once: the kernel is reported dead as any other
             await asyncio.sleep(0.002)
         if init is not None:
-            self.ip = f"/proc/{init}/root{SOCKETS}/kernel"
+            self.ip = f"/proc/{init}/root{SOCKETS_INSIDE}"
 
     async def _async_post_start_kernel(self, **kw) -> None:
         await super()._async_post_start_kernel(**kw)
