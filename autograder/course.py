@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from .config import CONFIG_FILE, read_course_config
@@ -89,6 +90,13 @@ class Course:
         self.config = config if config is not None else read_course_config(self.root)
         self.dirs = CourseDirectory(config=self.config)
         self.dirs.root = str(self.root)
+
+    def __repr__(self) -> str:
+        return f"Course({str(self.root)!r})"
+
+    def __reduce__(self):
+        """Pickled as its root and configuration: a worker process makes its own nbgrader CourseDirectory."""
+        return Course, (self.root, self.config)
 
     def folder(self, step: str, assignment: str = ASSIGNMENT, student: str = ".") -> Path:
         """``step`` is one of STEPS, or a folder of the kit's own (e.g. its staging area)."""
@@ -184,6 +192,126 @@ class Course:
     def result_file(self) -> Path:
         """A Dask worker's scratch course: the result of the task."""
         return self.kit / "result.json"
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One assignment of a course, and every folder and file of it, by step and by student.
+
+    Made once where a command starts (:func:`open_assignment` checks the course) and handed down:
+    the modules that grade, record, export and compare ask it for their paths, and none derives one on
+    its own.  So a course that renames a step in its ``nbgrader_config.py`` is read and written where
+    nbgrader itself would look, everywhere at once.  It pickles whole (its course with it), so a worker
+    process is handed the same value."""
+
+    course: Course
+    name: str = ASSIGNMENT
+
+    @property
+    def root(self) -> Path:
+        """The course's root folder."""
+        return self.course.root
+
+    def in_course(self, root: Path) -> Assignment:
+        """The same assignment in another course (a scratch copy: the canary's, a dry run's, a Dask task's)."""
+        return Assignment(Course(root), self.name)
+
+    # --- the steps: source -> release -> submitted -> (staged) -> autograded -> feedback --------------------
+
+    def folder(self, step: str, student: str = ".") -> Path:
+        """``step``'s folder of this assignment (for ``student``, in the steps that have one per student)."""
+        return self.course.folder(step, self.name, student)
+
+    def notebook(self, step: str, notebook: str, student: str = ".") -> Path:
+        return self.folder(step, student) / f"{notebook}.ipynb"
+
+    def students(self, step: str = "submitted") -> dict[str, Path]:
+        """student id -> their ``step`` folder, for every student who has one (as nbgrader finds them)."""
+        return self.course.student_folders(step, self.name)
+
+    @property
+    def source(self) -> Path:
+        return self.folder("source")
+
+    @property
+    def release(self) -> Path:
+        """The course's release/ folder: the student notebooks the build wrote."""
+        return self.folder("release")
+
+    def source_notebooks(self) -> list[Path]:
+        """The source notebooks: what the course grades (none when the course has no such assignment)."""
+        return sorted(self.source.glob("*.ipynb"))
+
+    def notebooks(self) -> list[Path]:
+        """The source notebooks; or CourseError saying what is wrong (see :func:`assignment_notebooks`)."""
+        return assignment_notebooks(self.course, self.name)
+
+    def submitted(self, student: str) -> Path:
+        return self.folder("submitted", student)
+
+    def staged(self, student: str) -> Path:
+        """The checked copy of a submission that nbgrader grades (its submitted_directory while the kit grades)."""
+        return self.folder(STAGING, student)
+
+    def autograded(self, student: str) -> Path:
+        return self.folder("autograded", student)
+
+    def feedback(self, student: str) -> Path:
+        return self.folder("feedback", student)
+
+    @property
+    def registered_release(self) -> Path:
+        """The student copy :meth:`register` writes (a folder of the kit's own: release/ is the course's)."""
+        return self.folder(KIT_RELEASE)
+
+    def register(self, db_url: str, release_directory: str = KIT_RELEASE) -> None:
+        """Put the assignment and its source notebooks into the gradebook (:func:`register_assignment`)."""
+        register_assignment(self.root, db_url, self.name, release_directory)
+
+    # --- what the kit keeps of it: under .kit/, and the reports --------------------------------------------
+
+    @property
+    def reports(self) -> Path:
+        """The class report, the per-test CSV and the similarity page."""
+        return self.course.reports(self.name)
+
+    @property
+    def state_folder(self) -> Path:
+        """One state file per graded student (fingerprint and result): what makes a rerun skip them."""
+        return self.course.state_folder(self.name)
+
+    def state_file(self, student: str) -> Path:
+        return self.course.state_file(self.name, student)
+
+    def in_flight_note(self, student: str) -> Path:
+        """While a worker grades ``student``, the worker's process id."""
+        return self.course.in_flight_note(self.name, student)
+
+    def verdict_record(self, student: str) -> Path:
+        """The cells whose score the kit set to 0 in the student's last grading."""
+        return self.course.verdict_record(self.name, student)
+
+    @property
+    def lms_names(self) -> Path:
+        """The LMS file name of every notebook ``collect`` placed, for ``export --feedback-zip``."""
+        return self.course.lms_names(self.name)
+
+
+def open_assignment(course_dir: Path, name: str = ASSIGNMENT) -> Assignment:
+    """The assignment ``name`` of the course in ``course_dir``, where a command starts; CourseError in one line
+    when the folder is missing, is not a course, or has a broken nbgrader_config.py.  (Whether the course has
+    that assignment is :meth:`Assignment.notebooks`' to say, for the commands that need its notebooks.)"""
+    root = Path(course_dir).resolve()
+    if not root.is_dir():
+        raise CourseError(f"course directory {root} does not exist")
+    wrong_place = not_a_course_root(root)
+    if wrong_place:
+        raise CourseError(wrong_place)
+    try:
+        course = Course(root)
+    except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
+        raise CourseError(f"{root / CONFIG_FILE}: {type(e).__name__}: {e}") from None
+    return Assignment(course, name)
 
 
 def sqlite_url(path: Path) -> str:
