@@ -43,11 +43,39 @@ def missing_modules() -> list[str]:
 
 
 def cmd_mutants(args) -> int:
+    if args.generated:
+        return cmd_mutants_generated(args)
     from .devtools.mutants.run import format_table, run_mutants
 
     rows = run_mutants(jobs=args.jobs, names=args.only or None)
     print(format_table(rows))
     return 0 if all(r.ok for r in rows) else 1
+
+
+def cmd_mutants_generated(args) -> int:
+    """Cosmic Ray's mutants of the reference solutions against the hidden checks and the visible self-checks, in
+    this process: exit 1 when a mutant survives the hidden checks that equivalent.txt does not explain."""
+    if importlib.util.find_spec("cosmic_ray") is None:
+        print(
+            "mutants --generated needs Cosmic Ray, the mutation tool of the kit's dev extra: " + WHOLE_KIT,
+            file=sys.stderr,
+        )
+        return 2
+    from .devtools.mutants import generated
+
+    mutants = generated.generate()
+    if args.every > 1:
+        mutants = generated.subset(mutants, args.every)
+    suites = ("hidden", "self-checks") if args.suite == "both" else (args.suite,)
+    figures = []
+    for suite in suites:
+        figures.append(generated.run(mutants, suite))
+        print(generated.format_report(figures[-1:]), flush=True)
+    stale = generated.stale_equivalents(generated.generate() if args.every > 1 else mutants)
+    for name in stale:
+        print(f"equivalent.txt names a mutant that is no longer made: {name}")
+    hidden = next((f for f in figures if f.suite == "hidden"), None)
+    return 1 if (hidden is not None and hidden.survivors) or stale else 0
 
 
 def cmd_check(args) -> int:
@@ -338,6 +366,19 @@ def main(argv=None) -> int:
     p = sub.add_parser("mutants", help="grade every catalogued mutant with nbgrader; print caught/diagnosed")
     p.add_argument("--jobs", type=int, default=defaults.jobs, help="worker processes (default: twice the CPU count)")
     p.add_argument("--only", nargs="*", help="grade only these mutants (by name)")
+    p.add_argument(
+        "--generated",
+        action="store_true",
+        help="instead, Cosmic Ray's mutants of the reference solutions, run in this process: killed, survived, "
+        "judged equivalent (equivalent.txt), and the survivors (needs the dev extra: make setup)",
+    )
+    p.add_argument("--every", type=int, default=1, help="with --generated: every N-th mutant of each cell only")
+    p.add_argument(
+        "--suite",
+        choices=("hidden", "self-checks", "both"),
+        default="both",
+        help="with --generated: the test suite the mutants run against (default: both, one after the other)",
+    )
     p.set_defaults(func=cmd_mutants)
 
     p = sub.add_parser("grade", help="grade every submission in parallel; feedback, exports, class report")

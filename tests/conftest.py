@@ -405,6 +405,7 @@ IN_PROCESS = {
     "test_channel.py": None,
     "test_check_consistency.py": None,
     "test_docs.py": None,
+    "test_generated_mutants.py": None,
     "test_gradcheck.py": None,
     "test_layers.py": None,
     "test_metadata_check.py": None,
