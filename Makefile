@@ -46,6 +46,11 @@ $(STAMP): requirements.lock pyproject.toml $(STALE)
 	          "'bubblewrap' (Debian/Ubuntu: apt-get install bubblewrap; Fedora/RHEL: dnf install bubblewrap)." \
 	          "Until then, grading refuses to run student code; AUTOGRADER_SANDBOX=off grades without a sandbox," \
 	          "and student code then runs with your permissions (see docs/install.md)." >&2
+	@$(BASE) -c "import ctypes.util, sys; sys.exit(not ctypes.util.find_library('seccomp'))" \
+	  || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq libseccomp2); } \
+	  || echo "note: libseccomp (the kernels' system-call filter) is missing, and installing it needs root. Ask an" \
+	          "administrator for the package 'libseccomp2' (Debian/Ubuntu: apt-get install libseccomp2; Fedora/RHEL:" \
+	          "dnf install libseccomp). Until then, grading refuses to run student code (see docs/install.md)." >&2
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24"
 	$(PY) -m pip install --quiet -r requirements.lock

@@ -117,10 +117,10 @@ def scratch_course(course: Path) -> str:
 
 def make_class(course: Path, students: dict) -> str:
     """A scratch course with one submission per student (student id -> persona, as ``persona_notebooks``
-    takes it); the gradebook URL."""
+    takes it, or the notebooks themselves: lesson -> notebook); the gradebook URL."""
     db_url = scratch_course(course)
     for student, persona in students.items():
-        write_submission(course, student, persona_notebooks(persona))
+        write_submission(course, student, persona if isinstance(persona, dict) else persona_notebooks(persona))
     return db_url
 
 

@@ -17,6 +17,7 @@ from autograder.course import NOTEBOOKS
 from autograder.devtools.personas import filled_notebook
 from autograder.student.thorough import ThoroughError, choose_sandbox
 
+from .audit import digest, digests_in, probe_notebook, reference
 from .conftest import REPO, kit
 
 SCATTER = "np.add.at(self.dE, idx, dout)"
@@ -40,8 +41,10 @@ def test_thorough_grades_with_the_hidden_checks_and_names_the_misconception(tmp_
     right = tmp_path / "copy of lesson 2.ipynb"  # renamed: recognised by its cells
     nbformat.write(filled_notebook(REPO, "02_token_embeddings"), str(right))
     before = wrong.read_bytes(), right.read_bytes()
+    probe = tmp_path / "sandbox probe.ipynb"  # the sandbox audit (tests/audit.py), graded in the same run
+    nbformat.write(probe_notebook(), str(probe))
 
-    result = kit("check", "--thorough", str(wrong), str(right), check=False)
+    result = kit("check", "--thorough", str(wrong), str(right), str(probe), check=False)
 
     assert result.returncode == 1, result.stdout + result.stderr  # one notebook short of full marks
     assert "sandboxed with bubblewrap" in result.stdout or "UNSANDBOXED" in result.stdout
@@ -56,6 +59,8 @@ def test_thorough_grades_with_the_hidden_checks_and_names_the_misconception(tmp_
         "25/25 points" in points_line(result.stdout, right) and "graded as 02_token_embeddings.ipynb" in result.stdout
     )
     assert (wrong.read_bytes(), right.read_bytes()) == before  # the student's files are never written
+    if "sandboxed with bubblewrap" in result.stdout:  # the sandbox audit: the report every kernel path gives
+        assert digests_in(result.stdout.split(str(probe), 1)[1]) == {digest(reference())}
 
 
 def test_thorough_says_what_it_cannot_grade(tmp_path):

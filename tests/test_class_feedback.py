@@ -238,3 +238,27 @@ def test_a_notebook_that_was_not_graded_is_neither_passed_nor_failed():
     assert f.pass_rate == [("n1/t1", 0.5)] and f.ran == {"n1/t1": 2}
     assert f.not_graded == [("b", "n1")]
     assert "n1/t1 50% of 2" in text_report(f) and "left out of the pass rates): 1: b/n1" in text_report(f)
+
+
+def test_the_summary_counts_kernels_forked_and_started_the_ordinary_way_with_why():
+    """The fallback is visible: the run's summary (and the class report, which shows the same text) counts this
+    run's notebooks by how their kernel came up, and names why each one was started the ordinary way."""
+    fallback = "started: forking failed: the fork server did not answer within 60 s"
+
+    def student(sid, starts, status=results.Status.GRADED):
+        return results.StudentResult(sid, status, "", 0, 10, kernel_starts=starts)
+
+    f = figures(
+        [
+            student("a", {"01": "forked", "02": "forked"}),
+            student("b", {"01": "forked", "02": fallback}),
+            student("c", {"01": fallback}),
+            student("d", {"01": "started: SandboxedKernelManager.fork_kernels is False"}),
+            student("e", {"01": fallback}, results.Status.SKIPPED),  # graded in an earlier run: not counted
+        ]
+    )
+    assert (f.forked, sum(n for _, n in f.started)) == (3, 3)
+    assert (
+        "  Kernels: 3 forked into their sandboxes, 3 started the ordinary way (2: forking failed: the fork server "
+        "did not answer within 60 s; 1: SandboxedKernelManager.fork_kernels is False)"
+    ) in text_report(f)

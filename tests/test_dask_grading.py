@@ -20,6 +20,7 @@ from nbgrader.api import Gradebook
 
 from autograder.course import ASSIGNMENT
 
+from .audit import LESSON, assert_audited, probe_notebook, report_of
 from .conftest import BIN, ENV, kit, make_class, per_test, postgres_server, scores
 
 # One student per way a student's grading can end, each of which crosses from a worker to the instructor
@@ -31,6 +32,7 @@ CLASS = {
     "eli": ["scatter-overwrite"],
     "max": "hangs",
     "oz": "broken-file",
+    "pia": {LESSON: probe_notebook()},  # the sandbox audit's probe (tests/audit.py), in a Dask worker's kernel
 }
 BUDGET = ["--notebook-budget", "20", "--cell-timeout", "10"]  # the hanging student costs one short budget
 
@@ -191,6 +193,9 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     for step in ("autograded", "feedback"):
         assert files_under(remote / step) == files_under(local / step)
     assert (remote / "feedback" / "ada" / ASSIGNMENT / "01_why_position.html").exists()
+    # the sandbox audit: a Dask worker's kernel gives the report the local pool's does, and every path's
+    assert report_of(remote, "pia") == report_of(local, "pia")
+    assert_audited(report_of(remote, "pia"))
     # the workers saw no course folder: nothing of the course was left in their working folders
     for name in ("worker1", "worker2"):
         assert not any((cluster.root / name).rglob("*.ipynb"))

@@ -20,6 +20,7 @@ import pytest
 from autograder.course import ASSIGNMENT
 from autograder.devtools.demo import persona_notebooks
 
+from .audit import LESSON, digest, digests_in, probe_notebook, reference
 from .conftest import ENV, REPO, kit
 
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
@@ -127,10 +128,15 @@ def test_gradescope_grades_reference_stub_and_scatter_overwrite(gradescope_root,
     assert ref["score"] == 100 and all(t["output"] == "Passed." for t in ref["tests"])
     assert_no_hidden_code(ref_text)
 
-    stub, stub_text = run_autograder(gradescope_root, {f"{n}.ipynb": nb for n, nb in persona_notebooks("stub").items()})
+    # the stubs, lesson 2 the sandbox audit's probe (tests/audit.py), which earns nothing either
+    stubs = {f"{n}.ipynb": nb for n, nb in persona_notebooks("stub").items()}
+    stub, stub_text = run_autograder(gradescope_root, {**stubs, f"{LESSON}.ipynb": probe_notebook()})
     check_format(stub)
     assert stub["score"] == 0 and all(t["score"] == 0 for t in stub["tests"])
     assert_no_hidden_code(stub_text)
+    if shutil.which("bwrap"):  # the report every kernel path gives, named in each of lesson 2's tests
+        outputs = " ".join(t["output"] for t in stub["tests"] if t["name"].startswith(LESSON))
+        assert digests_in(outputs) == {digest(reference())}, outputs[:2000]
 
     # uploaded in a folder, as a zip of the work folder gives them
     scatter, text = run_autograder(

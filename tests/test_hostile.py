@@ -25,6 +25,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS, STAGING
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import filled_notebook, write_submission
 
+from .audit import assert_audited, probe_notebook, reference, report_of
 from .conftest import ENV, REPO, kernel_starts, kit, nbgrader, new_course, sandbox_or_skip, scratch_course
 
 ATTACKS = Path(__file__).parent / "attacks"
@@ -135,7 +136,17 @@ CASES = {
     "search-kit": {LESSON: stub_with(attack("search_kit"))},
     "fake-client": {LESSON: stub_with(attack("fake_client", "self_check_noop"))},
     "rigged": {LESSON: stub_with(attack("rigged", "self_check_noop"), replace=True)},
+    # the solution of "keyring-writer" (graded in the run before), found in the kernel keyring: nothing of its own
+    "keyring-reader": {LESSON: stub_with(attack("keyring_read"), replace=True)},
+    # the sandbox audit's probe (tests/audit.py), in a forked kernel; "sandbox-probe-started" is graded in the
+    # first run, whose kernels are started the ordinary way
+    "sandbox-probe": {LESSON: probe_notebook()},
 }
+# graded in the first run, with the honest student: correct lesson-2 code that also stores itself in the keyring
+KEYRING_WRITER = {LESSON: filled_notebook(REPO, LESSON)}
+for _cell in KEYRING_WRITER[LESSON].cells:
+    if _cell.metadata.get("nbgrader", {}).get("grade_id") == "embedding":
+        _cell.source += "\n\n" + attack("keyring_write")
 # the same wrong code (the scatter-overwrite mistake, partial credit) plainly and with an attack on top
 PLAIN_WRONG = {"plain-overwriter": {LESSON: overwriter_with("")}, "huge-error": {LESSON: huge_error()}}
 ON_WRONG_CODE = {
@@ -280,7 +291,13 @@ def hostile_course(tmp_path_factory):
         f.write("".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items()) + "\n")
     listener = Listener()
     write_submission(course, "honest", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
-    kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
+    write_files(course, "keyring-writer", KEYRING_WRITER)
+    write_files(course, "sandbox-probe-started", {LESSON: probe_notebook()})
+    config = (course / "nbgrader_config.py").read_text()
+    # the first run starts its kernels the ordinary way (as the fallback does): the probe audits that path
+    (course / "nbgrader_config.py").write_text(config + "\nc.SandboxedKernelManager.fork_kernels = False\n")
+    first = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
+    (course / "nbgrader_config.py").write_text(config)
     honest_before = {
         folder: tree_digest(course / folder / "honest") for folder in ("submitted", "autograded", "feedback")
     }
@@ -311,6 +328,7 @@ def hostile_course(tmp_path_factory):
     return dict(
         course=course,
         db_url=db_url,
+        first=first,
         result=result,
         scores=scores,
         listener=listener,
@@ -405,6 +423,47 @@ def test_attackers_saw_nothing_outside_their_folder(hostile_course):
     assert "gradebook.db" not in wrote and "honest" not in wrote
     assert printed(course, "network", "network").startswith("blocked")
     assert hostile_course["listener"].connections == 0
+
+
+def test_a_keyring_written_by_one_kernel_is_invisible_to_the_next(hostile_course):
+    """The attack of a grader run as root: one student's kernel stores its solution in the user keyring
+    (``add_key``), a later student's kernel finds it there (``keyctl(KEYCTL_SEARCH)``) and runs it.  The
+    system-call filter denies both calls (and each sandbox has a user namespace, whose keyrings are its own):
+    the writer keeps exactly what its code earns, the reader finds nothing and earns nothing."""
+    course = hostile_course["course"]
+    assert hostile_course["scores"]["keyring-writer"] == 25, "correct lesson-2 code, and nothing more"
+    assert printed(course, "keyring-writer", "keyring-write").startswith("blocked: Operation not permitted")
+    assert printed(course, "keyring-reader", "keyring-read").startswith("blocked: Operation not permitted")
+    assert hostile_course["scores"]["keyring-reader"] == 0
+
+
+def test_the_sandbox_audit_of_grade_as_root(hostile_course):
+    """The probe graded by `grade` as root, in a kernel forked into its sandbox and in one started the ordinary
+    way: each report is the reference's (no capability, no_new_privs, the filter, nothing succeeds, only the
+    capped writable places), the same for both."""
+    course = hostile_course["course"]
+    for student, how in (("sandbox-probe", "forked"), ("sandbox-probe-started", "started")):
+        assert kernel_starts(course, student) == {LESSON: how}, (student, kernel_starts(course, student))
+        assert_audited(report_of(course, student), LIMITS["max_written_mb"])
+    assert report_of(course, "sandbox-probe") == report_of(course, "sandbox-probe-started")
+
+
+def test_the_run_says_how_its_kernels_came_up(hostile_course):
+    """The fallback is visible: the summary `grade` prints (and the class report) counts the run's kernels
+    forked and started the ordinary way, and says why."""
+    import re
+
+    first, second = hostile_course["first"].stdout, hostile_course["result"].stdout
+    assert re.search(
+        r"Kernels: 0 forked into their sandboxes, (\d+) started the ordinary way "
+        r"\(\1: SandboxedKernelManager.fork_kernels is False\)",
+        first,
+    ), first[-3000:]
+    assert re.search(r"Kernels: [1-9]\d* forked into their sandboxes, 0 started the ordinary way\n", second), second[
+        -3000:
+    ]
+    report = (hostile_course["course"] / "reports" / ASSIGNMENT / "index.html").read_text()
+    assert "forked into their sandboxes, 0 started the ordinary way" in report
 
 
 @pytest.mark.parametrize("student", sorted(ON_WRONG_CODE))
@@ -614,6 +673,7 @@ def test_limits_hold_for_an_unprivileged_user():
         attackers = ("fork-bomb", "memory-balloon", "write-tmp")
         for student in attackers:
             write_files(course, student, CASES[student])
+        write_files(course, "sandbox-probe", CASES["sandbox-probe"])
         (root / "home").mkdir()
         for path in [root, *root.rglob("*")]:
             os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
@@ -654,8 +714,16 @@ def test_limits_hold_for_an_unprivileged_user():
             assert line.strip().startswith(f"graded {student}: 0/100"), line
             assert REASONS[student] in line, line
         assert not [p for p in course.rglob("ballast.bin")]
-        for student in ("honest", *attackers):  # in kernels forked into the user namespace's sandboxes
+        for student in ("honest", *attackers, "sandbox-probe"):  # in kernels forked into the user namespace's sandboxes
             assert set(kernel_starts(course, student).values()) == {"forked"}, (student, kernel_starts(course, student))
+        # the sandbox audit, unprivileged: the report of a sandbox built as a kernel's by this user, which is root's
+        # but for the two folders of /proc that bubblewrap makes read-only for root only
+        report = report_of(course, "sandbox-probe")
+        assert_audited(report, LIMITS["max_written_mb"], as_user=(NOBODY, as_nobody))
+        root = reference(LIMITS["max_written_mb"])
+        assert {**report, "mounts": None} == {**root, "mounts": None}
+        assert set(root["mounts"]) - set(report["mounts"]) == {"/proc/bus proc ro", "/proc/irq proc ro"}
+        assert set(report["mounts"]) < set(root["mounts"])
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

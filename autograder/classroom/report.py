@@ -31,6 +31,9 @@ class ClassFigures:
     not_graded: list[tuple[str, str]]  # (student, notebook) of notebooks that were not graded
     misconceptions: list[tuple[str, int]]  # id -> students who hit it
     slowest: list[tuple[str, float]]  # "student/notebook" -> seconds
+    # this run's notebooks by how their kernel came up: forked, and started the ordinary way per reason
+    forked: int = 0
+    started: list[tuple[str, int]] = ()  # (why, notebooks)
 
 
 def figures(results: list[StudentResult]) -> ClassFigures:
@@ -50,6 +53,8 @@ def figures(results: list[StudentResult]) -> ClassFigures:
     slow = sorted(
         ((f"{r.student}/{nb}", s) for r in graded for nb, s in r.notebook_seconds.items()), key=lambda x: -x[1]
     )[:10]
+    starts = [how for r in results if r.status is Status.GRADED for how in r.kernel_starts.values()]
+    started = Counter(how.partition(": ")[2] or "no reason recorded" for how in starts if how != "forked")
     return ClassFigures(
         students=len(results),
         graded=len(graded),
@@ -65,6 +70,8 @@ def figures(results: list[StudentResult]) -> ClassFigures:
         not_graded=sorted(not_graded),
         misconceptions=sorted(((k, len(v)) for k, v in hit.items()), key=lambda x: (-x[1], x[0])),
         slowest=slow,
+        forked=starts.count("forked"),
+        started=sorted(started.items(), key=lambda x: (-x[1], x[0])),
     )
 
 
@@ -94,6 +101,12 @@ def text_report(f: ClassFigures) -> str:
         )
     if f.slowest:
         lines.append("  Slowest notebooks: " + ", ".join(f"{k} {s:.1f}s" for k, s in f.slowest[:5]))
+    if f.forked or f.started:  # the fallback is visible: how many kernels were not forked, and why
+        why = "; ".join(f"{n}: {reason}" for reason, n in f.started)
+        lines.append(
+            f"  Kernels: {f.forked} forked into their sandboxes, {sum(n for _, n in f.started)} started the "
+            "ordinary way" + (f" ({why})" if why else "")
+        )
     for student, reason in f.failed:
         lines.append(f"  could not grade {student}: {grouped_reason(reason)}")
     return "\n".join(lines)

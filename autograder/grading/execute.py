@@ -87,8 +87,11 @@ class BudgetedExecute(Execute):
             return super().preprocess(nb, resources, km)
         finally:
             nb.metadata[TIMING_KEY] = {"seconds": round(time.monotonic() - started, 3)}
-            if self._started_as:  # how its kernel came up: "forked" into its sandbox, or "started" anew
-                nb.metadata[TIMING_KEY]["kernel"] = self._started_as
+            if self._started_as:  # how its kernel came up: "forked" into its sandbox, or "started" anew, and why
+                how, why = self._started_as
+                nb.metadata[TIMING_KEY]["kernel"] = how
+                if why:
+                    nb.metadata[TIMING_KEY]["kernel_fallback"] = why
             if self._checker is not None:
                 self._checker.close()
                 if resources is not None:
@@ -173,7 +176,8 @@ class BudgetedExecute(Execute):
         return _cap_errors(cell), resources
 
     def _preprocess_cell(self, cell, resources, index):
-        self._started_as = self._started_as or getattr(getattr(self, "km", None), "started_as", None)
+        if self._started_as is None and getattr(getattr(self, "km", None), "started_as", None):
+            self._started_as = (self.km.started_as, getattr(self.km, "started_why", None))
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
         if self._kernel_died is not None:
@@ -236,6 +240,18 @@ def _cap_errors(cell):
 def _fail(cell, ename: str, message: str):
     cell.outputs = [NotebookNode(output_type="error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])]
     return cell
+
+
+def kernel_starts(notebooks: dict[str, NotebookNode]) -> dict[str, str]:
+    """notebook name -> how its kernel came up, as the executor recorded it: "forked", or "started: <why>" for a
+    kernel started the ordinary way (``notebooks``: name -> the autograded notebook, as the caller has read it)."""
+    found = {}
+    for name, nb in notebooks.items():
+        record = nb.metadata.get(TIMING_KEY)
+        if isinstance(record, dict) and record.get("kernel"):
+            why = record.get("kernel_fallback")
+            found[name] = f"{record['kernel']}: {why}" if why else str(record["kernel"])
+    return found
 
 
 def notebook_seconds(notebooks: dict[str, NotebookNode]) -> dict[str, float]:

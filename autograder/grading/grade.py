@@ -26,7 +26,7 @@ from ..config import GradingOptions, grading_options, read_course_config
 from ..course import STAGING, Assignment, Course, ensure_tools_on_path, sqlite_url
 from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
-from .execute import TIMING_KEY, notebook_seconds
+from .execute import TIMING_KEY, kernel_starts, notebook_seconds
 from .faults import exception_fault, kit_fault
 from .gradebook_engine import shared_engines
 from .intake import locked_cells, stage_submission
@@ -310,6 +310,7 @@ def _grade_student(
         result = read_result(assignment, student, db_url, notebooks)
         notes += [result.reason] if result.reason else []
         result.notebook_seconds = notebook_seconds(notebooks)
+        result.kernel_starts = kernel_starts(notebooks)
     with timed_step(steps, "feedback"):
         if options.feedback and autograded:
             fb = _run(GenerateFeedback, config, assignment.name, student)

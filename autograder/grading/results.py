@@ -53,6 +53,8 @@ class StudentResult:
     seconds: float = 0.0
     tests: list[TestResult] = field(default_factory=list)
     notebook_seconds: dict = field(default_factory=dict)
+    # notebook -> how its kernel came up: "forked", or "started: <why>" (the ordinary start, and its reason)
+    kernel_starts: dict = field(default_factory=dict)
     # step -> {"wall": s, "cpu": s of the grading process}: intake, autograde, gradebook, feedback (grade_student)
     step_seconds: dict = field(default_factory=dict)
 

@@ -7,9 +7,12 @@ there: not ``source/`` (the reference solutions), the gradebook, any student's `
 ``autograded/`` or ``feedback/``, other checkouts of the kit, or the kit's own hidden checks and
 mutants.  Where the kit grades, the kernel finds the public client package of
 ``autograder.channel.public`` in place of the kit, which forwards every hidden check to the grading
-process.  The kernel has no network (its own network namespace) and no view of other processes.  It
-talks to nbgrader over Unix sockets in a folder of its own, since TCP cannot cross the network
-namespace.  ``limits`` adds the per-notebook resource limits (``cgroups``, ``arguments``, ``watchdog``).
+process.  The kernel has no network (its own network namespace) and no view of other processes, no
+capability in any set (a user namespace of its own, also when root grades), no way to gain one
+(``no_new_privs``), and runs under the kit's system-call filter (``seccomp``).  It talks to nbgrader
+over Unix sockets in a size-capped folder of its own inside the sandbox, since TCP cannot cross the
+network namespace; the sandbox's root is read-only, and every place it can write is a capped tmpfs.
+``limits`` adds the per-notebook resource limits (``cgroups``, ``arguments``, ``watchdog``).
 
 If ``bwrap`` is missing the kit refuses to grade unless sandboxing is switched off explicitly
 (``AUTOGRADER_SANDBOX=off``, or ``c.KitConfig.sandbox = False``: see ``autograder.config``), and says so.
@@ -18,7 +21,8 @@ This module only hands on the names the rest of the kit uses.  The rooms: ``bubb
 and whether bubblewrap works here), ``system_view`` (what of the machine's file system the kernel sees),
 ``kernel_manager`` (the kernel manager that starts each kernel in its sandbox), ``forked`` and
 ``forkserver`` (kernels forked into their sandboxes), ``limits``, ``cgroups``, ``arguments`` and
-``watchdog`` (the resource limits), ``summary`` (what ``grade`` prints about them).
+``watchdog`` (the resource limits), ``seccomp`` (the system-call filter every kernel runs under),
+``summary`` (what ``grade`` prints about the limits).
 """
 
 from .bubblewrap import SandboxUnavailable, bwrap_command, bwrap_path, check_sandbox, choose_sandbox

@@ -1,29 +1,34 @@
 """bubblewrap's arguments for the resource limits (``limits``): the cgroup it starts in, the size-capped
-scratch tmpfs, the per-process rlimits."""
+scratch tmpfs, the per-process rlimits; and the descriptor it reads the system-call filter from."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from .cgroups import Cgroup
-from .limits import SCRATCH, MiB, ResourceLimits
+from .limits import SCRATCH, SOCKETS, SOCKETS_BYTES, MiB, ResourceLimits
 
 SUBMITTED = f"{SCRATCH}/.kit-submitted"  # inside the sandbox: the submission, read-only, copied into the working folder
 SHM_BYTES = MiB  # /dev/shm: room for POSIX semaphores (multiprocessing locks), not for data
+SECCOMP_FD = 9  # the descriptor outer_prefix opens the system-call filter on; bubblewrap reads and closes it
 ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
-def outer_prefix(cgroup: Cgroup | None) -> list[str]:
-    """Put the sandbox (bubblewrap itself and so everything inside) into ``cgroup`` before it starts."""
-    if cgroup is None:
-        return []
-    script = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 97; shift; done; shift; exec "$@"'
-    return ["/bin/sh", "-c", script, "kit-cgroup", *cgroup.procs_files(), "--"]
+def outer_prefix(cgroup: Cgroup | None, seccomp: Path) -> list[str]:
+    """Open the system-call filter ``seccomp`` on SECCOMP_FD, for bubblewrap's ``--seccomp``, and put the
+    sandbox (bubblewrap itself and so everything inside) into ``cgroup`` before it starts."""
+    files = cgroup.procs_files() if cgroup is not None else []
+    script = (
+        f'exec {SECCOMP_FD}<"$1" || exit 96; shift; '
+        'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 97; shift; done; shift; exec "$@"'
+    )
+    return ["/bin/sh", "-c", script, "kit-sandbox", str(seccomp), *files, "--"]
 
 
 def scratch_args(limits: ResourceLimits, workdir: Path) -> tuple[list[str], str]:
-    """bubblewrap arguments for the size-capped scratch tmpfs at /tmp with the working folder in it (a copy
-    of ``workdir``, which is mounted read-only at SUBMITTED), and the working folder's path."""
+    """bubblewrap arguments for the size-capped tmpfs mounts: the scratch one at /tmp with the working folder
+    in it (a copy of ``workdir``, which is mounted read-only at SUBMITTED), /dev/shm, and the kernel's socket
+    folder (SOCKETS); and the working folder's path."""
     inside = f"{SCRATCH}/{workdir.name or 'work'}"
     if inside == SUBMITTED:
         inside = f"{SCRATCH}/work"
@@ -34,6 +39,10 @@ def scratch_args(limits: ResourceLimits, workdir: Path) -> tuple[list[str], str]
         "/dev/shm",
         "--remount-ro",
         "/dev",
+        "--size",
+        str(SOCKETS_BYTES),
+        "--tmpfs",
+        SOCKETS,
         "--size",
         str(limits.max_written_mb * MiB),
         "--tmpfs",

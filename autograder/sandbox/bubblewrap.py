@@ -36,7 +36,7 @@ def bwrap_path() -> str:
 
 def check_sandbox() -> None:
     """Start one trivial sandbox the way grading does, so that a bwrap that cannot work here (no user
-    namespaces for unprivileged users, say) is reported before any student is graded."""
+    namespaces, say, or no libseccomp for the system-call filter) is reported before any student is graded."""
     try:
         with tempfile.TemporaryDirectory(prefix="kit-probe-") as folder:
             result = subprocess.run(
@@ -48,8 +48,9 @@ def check_sandbox() -> None:
         why = result.stderr.strip() or f"exit {result.returncode}"
         raise SandboxUnavailable(
             f"bubblewrap is installed but cannot start a sandbox here ({why}). "
-            "Unprivileged users need user namespaces: ask an administrator to allow them (on Ubuntu 24.04, "
-            "sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for bwrap). Or set "
+            "Every sandbox has a user namespace of its own, also when root grades: ask an administrator to "
+            "allow them (sysctl user.max_user_namespaces above 0; for unprivileged users on Ubuntu 24.04, "
+            "sysctl kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap). Or set "
             "AUTOGRADER_SANDBOX=off to grade without a sandbox: student code then runs with your permissions"
         )
 
@@ -81,7 +82,7 @@ def bwrap_command(
     limits=None,
     cgroup=None,
     public: Path | None = None,
-    sockets: list[Path] = (),
+    read_only: list[Path] = (),
 ) -> list[str]:
     """The command prefix that runs a command in the sandbox, in ``workdir``.
 
@@ -89,16 +90,33 @@ def bwrap_command(
     command runs in a copy of it on the sandbox's size-capped /tmp, under the per-process rlimits, and
     (with ``cgroup``) inside that cgroup; nothing it writes reaches ``workdir``.  With ``public`` (a
     folder holding the kit's public client package), that folder stands in for the kit's package, so
-    none of the hidden checks is readable.  ``sockets`` are folders mounted read-only: their Unix
-    sockets can be connected to, and nothing can be written there.
+    none of the hidden checks is readable.  ``read_only`` are folders mounted read-only (the checker's
+    socket folder, the kernel's connection file): their Unix sockets can be connected to, their files
+    read, and nothing can be written there.
     """
-    from .arguments import ONE_THREAD, inner_prefix, outer_prefix, scratch_args
+    from .arguments import ONE_THREAD, SECCOMP_FD, inner_prefix, outer_prefix, scratch_args
+    from .seccomp import FilterUnavailable, filter_file
 
+    try:
+        seccomp = filter_file()
+    except FilterUnavailable as e:
+        raise SandboxUnavailable(
+            f"the kernels' system-call filter cannot be built: {e}. libseccomp is a system library, installing "
+            "it needs root: ask an administrator for the package `libseccomp2` (Debian/Ubuntu: apt-get install "
+            "libseccomp2; Fedora: libseccomp)"
+        ) from None
     tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp"]
+    # a user namespace of its own also when run by root, in which bubblewrap leaves its command no capability
+    # in any set (as root without one it would keep the bounding set); no_new_privs is bubblewrap's own
     cmd = [
         bwrap_path(),
         "--die-with-parent",
         "--new-session",
+        "--unshare-user",
+        "--cap-drop",
+        "ALL",
+        "--seccomp",
+        str(SECCOMP_FD),
         "--unshare-net",
         "--unshare-pid",
         "--unshare-ipc",
@@ -122,7 +140,7 @@ def bwrap_command(
     else:
         cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "devtools")]
         covered.append(str(PACKAGE_DIR / "devtools"))
-    for folder in sockets:
+    for folder in read_only:
         cmd += ["--ro-bind", str(folder), str(folder)]
     if limits is None:
         for folder in [workdir, *writable]:
@@ -136,6 +154,9 @@ def bwrap_command(
         cmd += ["--chdir", scratch_args(limits, workdir)[1]]
         for name in ONE_THREAD:  # BLAS thread pools sized to the machine would count against the process limit
             cmd += ["--setenv", name, "1"]
+    # the sandbox's root is a tmpfs as big as half the memory, whose mount points bubblewrap has now made:
+    # read-only, so that the only writable places are the size-capped ones
+    cmd += ["--remount-ro", "/"]
     cmd += [
         "--setenv",
         "HOME",
@@ -152,6 +173,4 @@ def bwrap_command(
         cmd += inner_prefix(limits, workdir)
     if memory_bytes:
         cmd = ["prlimit", f"--as={memory_bytes}", "--"] + cmd
-    if limits is not None:
-        cmd = outer_prefix(cgroup) + cmd
-    return cmd
+    return outer_prefix(cgroup, seccomp) + cmd

@@ -104,8 +104,10 @@ class ForkServer:
         env = dict(os.environ)
         env.update({name: "1" for name in ONE_THREAD})  # NumPy sizes its BLAS threads at import, as in a sandbox
         env.update(HOME="/tmp", MPLCONFIGDIR="/tmp")  # Python finds its user site at start from HOME, as in a sandbox
+        from .seccomp import filter_file
+
         process = subprocess.Popen(
-            [sys.executable, str(SERVER)],
+            [sys.executable, str(SERVER), str(filter_file())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

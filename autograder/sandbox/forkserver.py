@@ -10,7 +10,9 @@ kernel's arguments, the cgroup files to join) and answers one line on stdout.  F
 a child that joins the placeholder's cgroup and namespaces (user, IPC, UTS, network, PID, mount) and its
 root and working folder, and forks again so that the kernel is born inside the sandbox's PID namespace.
 The kernel then takes the placeholder's environment and resource limits, drops every capability as
-bubblewrap drops them, closes every file descriptor it inherited, checks that its credentials are the
+bubblewrap drops them, installs the kit's system-call filter (the bytes bubblewrap installed in the
+placeholder: the server reads them once, from the file named by its first argument), closes every file
+descriptor it inherited, checks that its credentials (capabilities, no_new_privs, filter) are the
 placeholder's, gets fresh random seeds, and only then runs ``ipykernel_launcher`` as ``python -m`` would.
 It holds the placeholder's pipe open for as long as it lives, so the sandbox ends when the kernel does.
 """
@@ -32,11 +34,15 @@ PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 NS_GET_USERNS = 0xB701  # ioctl: the user namespace that owns a namespace
 NAMESPACES = ("ipc", "uts", "net", "pid", "mnt")  # joined in this order, from their owning user namespace
-CREDENTIALS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")
+CREDENTIALS = (
+    *("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp"),
+    "Seccomp_filters",
+)
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -112,6 +118,22 @@ def drop_capabilities() -> None:
     check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
 
 
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_filter(program: bytes) -> None:
+    """The kit's system-call filter (``seccomp.py`` builds it; bubblewrap installed the same bytes in the
+    placeholder), for this process and all it starts.  Needs no_new_privs (``drop_capabilities``)."""
+    if not program or len(program) % 8:
+        raise OSError(f"the system-call filter is {len(program)} bytes, not a BPF program")
+    code = ctypes.create_string_buffer(program, len(program))
+    fprog = SockFprog(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
+    check(
+        libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "installing the system-call filter"
+    )
+
+
 def check_credentials(mine: dict[str, str], sandbox: dict[str, str]) -> None:
     """The kernel's ids equal the placeholder's, and it has no capability the placeholder lacks (bubblewrap
     run by root leaves its command most of root's; the kernel keeps none)."""
@@ -183,9 +205,10 @@ def close_inherited(keep: set[int]) -> None:
         os.close(null)
 
 
-def become_kernel(sandbox: dict, arguments: list[str], alive: str, report: int) -> None:
-    """In the sandbox's PID namespace: take on the placeholder's limits, environment and credentials, then
-    run the kernel.  ``report`` is the pipe to the server: "ok" once the kernel is about to start."""
+def become_kernel(sandbox: dict, arguments: list[str], alive: str, report: int, program: bytes) -> None:
+    """In the sandbox's PID namespace: take on the placeholder's limits, environment and credentials and the
+    system-call filter ``program``, then run the kernel.  ``report`` is the pipe to the server: "ok" once the
+    kernel is about to start."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     os.setsid()  # as bubblewrap's --new-session: a session of its own, in the sandbox
     pipe = os.open(alive, os.O_WRONLY | os.O_CLOEXEC)  # the placeholder reads it: it ends when we do
@@ -193,6 +216,7 @@ def become_kernel(sandbox: dict, arguments: list[str], alive: str, report: int) 
     for name, (soft, hard) in sandbox["rlimits"].items():
         resource.setrlimit(getattr(resource, name), (soft, hard))
     drop_capabilities()
+    install_filter(program)
     check_credentials(status(os.getpid()), sandbox["credentials"])
     os.environ.clear()
     os.environ.update(sandbox["environment"])
@@ -207,7 +231,7 @@ def become_kernel(sandbox: dict, arguments: list[str], alive: str, report: int) 
     runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
 
 
-def fork_kernel(request: dict) -> dict:
+def fork_kernel(request: dict, program: bytes) -> dict:
     """Fork a kernel into the request's sandbox; the kernel's global pid, or why not."""
     read, write = os.pipe()
     child = os.fork()
@@ -221,7 +245,7 @@ def fork_kernel(request: dict) -> dict:
                 os.write(write, f"pid {kernel}\n".encode())
                 code = 0
             else:
-                become_kernel(sandbox, request["arguments"], request["alive"], write)
+                become_kernel(sandbox, request["arguments"], request["alive"], write, program)
                 code = 0
         except SystemExit as e:  # the kernel's own end
             code = e.code if isinstance(e.code, int) else 0
@@ -260,14 +284,16 @@ def reap(*_) -> None:
             return
 
 
-def serve() -> None:
+def serve(filter_path: str) -> None:
+    with open(filter_path, "rb") as f:
+        program = f.read()  # read once: every kernel gets these bytes
     preload()
     check(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "becoming the kernels' subreaper")
     signal.signal(signal.SIGCHLD, reap)
     print(json.dumps({"ready": os.getpid()}), flush=True)
     for line in sys.stdin:
         try:
-            answer = fork_kernel(json.loads(line))
+            answer = fork_kernel(json.loads(line), program)
         except Exception as e:  # noqa: BLE001 - a bad request is answered, the server goes on
             answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         print(json.dumps(answer), flush=True)
@@ -275,4 +301,4 @@ def serve() -> None:
 
 if __name__ == "__main__":
     del sys.path[0]  # this file's folder is the kit's package: nothing may be imported from there
-    serve()
+    serve(sys.argv[1])

@@ -12,14 +12,17 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, List, Unicode
 
 from ..channel import ENV as CHANNEL_ENV
-from ..channel.sockets import socket_folder
 from .bubblewrap import bwrap_command
+from .limits import SOCKETS
+
+SOCKETS_INSIDE = f"{SOCKETS}/kernel"  # where the kernel binds its ZMQ sockets, kernel-<n>, in its sandbox
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -38,10 +41,13 @@ class SandboxedKernelManager(AsyncKernelManager):
     ).tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
-        # ZMQ's ipc sockets are named "kernel-<n>" in this folder
-        self._sandbox_runtime = socket_folder("kit-kernel-", len("kernel-65535"))
+        # the kernel's folder on this side: its connection file (and a forked kernel's pipe), read-only inside
+        self._sandbox_runtime = Path(tempfile.mkdtemp(prefix="kit-kernel-"))
+        # ZMQ's ipc sockets, named "kernel-<n>", are in the sandbox's size-capped socket folder: the kernel binds
+        # them there (the connection file says so), and this side reaches them through the sandbox's root
+        # once bubblewrap has started it (_reach_sockets)
         self.transport = "ipc"
-        self.ip = str(self._sandbox_runtime / "kernel")
+        self.ip = SOCKETS_INSIDE
         self.connection_file = str(self._sandbox_runtime / "connection.json")
         kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
         # bwrap does not pass SIGINT on to the kernel: interrupt it with a message on the control channel
@@ -70,21 +76,31 @@ class SandboxedKernelManager(AsyncKernelManager):
         shutil.copytree(workdir, visible, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb"))
         prefix = bwrap_command(
             visible,
-            [self._sandbox_runtime],
+            [],
             list(self.hide_paths),
             limit,
             limits=self._limits,
             cgroup=self._cgroup,
             public=public,
-            sockets=sockets,
+            read_only=[*sockets, self._sandbox_runtime],
         )
-        self._fork, self.started_as = None, "started"
         from .forked import forkable, placeholder_command
 
-        if self.fork_kernels and forkable(kernel_cmd):
+        self._fork, self.started_as = None, "started"
+        if not self.fork_kernels:
+            self.started_why = "SandboxedKernelManager.fork_kernels is False"
+        elif not forkable(kernel_cmd):
+            self.started_why = f"the kernel is not this Python's ipykernel ({' '.join(kernel_cmd[:3])})"
+        else:
+            self.started_why = None
             self._fork = (prefix + kernel_cmd, placeholder_command(self._sandbox_runtime), kernel_cmd)
             return prefix + self._fork[1], kw
         return prefix + kernel_cmd, kw
+
+    # how the kernel came up: "forked" into its sandbox, or "started" the ordinary way, and then why (the executor
+    # records both in the autograded notebook; the run's summary and the class report count them)
+    started_as: str | None = None
+    started_why: str | None = None
 
     # set by the executor on a kernel it starts ahead: the fork runs in the background, and finish_start()
     # waits for it when a notebook takes the kernel
@@ -92,6 +108,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
         await super()._async_launch_kernel(kernel_cmd, **kw)
+        await self._reach_sockets()
         if getattr(self, "_fork", None) is None:
             return
         from .forked import fork_in_thread
@@ -117,13 +134,32 @@ class SandboxedKernelManager(AsyncKernelManager):
             self.started_as = "forked"
         except ForkFailed as e:
             self.log.warning("Forking the kernel into its sandbox failed (%s); starting it anew", e)
+            self.started_why = f"forking failed: {e}"
             await self.provisioner.kill()
             await self.provisioner.wait()
             ordinary, self._fork = self._fork[0], None
+            self.ip = SOCKETS_INSIDE  # as the connection file says, until the new sandbox is started
             await super()._async_launch_kernel(ordinary, **self._launch_kw)
+            await self._reach_sockets()
             if getattr(self, "_watchdog", None) is not None:  # it watched the sandbox just stopped
                 self._watchdog.stop()
                 self._watch()
+
+    async def _reach_sockets(self, timeout: float = 30.0) -> None:
+        """Point this side's connection at the kernel's sockets as seen from outside the sandbox:
+        ``/proc/<the sandbox's PID 1>/root/run/kit/kernel-<n>`` (within sun_path's 107 bytes).  ZMQ connects
+        again until the kernel has bound them."""
+        import asyncio
+
+        from .watchdog import sandbox_init
+
+        deadline = time.monotonic() + timeout
+        while (init := sandbox_init(self.provisioner.pid)) is None and time.monotonic() < deadline:
+            if not self.provisioner.has_process or await self.provisioner.poll() is not None:
+                return  # bubblewrap ended at once: the kernel is reported dead as any other
+            await asyncio.sleep(0.002)
+        if init is not None:
+            self.ip = f"/proc/{init}/root{SOCKETS_INSIDE}"
 
     async def _async_post_start_kernel(self, **kw) -> None:
         await super()._async_post_start_kernel(**kw)
@@ -134,7 +170,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
         pid = getattr(self.provisioner, "pid", None)
         if pid and getattr(self, "_limits", None) is not None:
-            self._watchdog = Watchdog(pid, self._limits, self._cgroup, self._sandbox_runtime)
+            self._watchdog = Watchdog(pid, self._limits, self._cgroup)
             self._watchdog.start()
 
     async def _async_wait(self, pollinterval: float = 0.1) -> None:

@@ -11,9 +11,10 @@ A submission must not be able to take the grading machine down.  Each graded not
 - **bytes written** (``max_written_mb``): everything the graded code can write is one size-capped
   tmpfs, the sandbox's ``/tmp``, which also holds its working folder (``/tmp/<assignment>``, a copy of
   the submission made when the kernel starts).  Nothing written there reaches the course: only the
-  notebook comes back.  ``RLIMIT_FSIZE`` caps any single file, also in the kernel's socket folder
-  (the one writable host folder; the watchdog allows it 64 entries and 1 MiB).  ``/dev/shm`` is a
-  1 MiB tmpfs, and the empty folders that cover the course and the kit are read-only;
+  notebook comes back.  The kernel's ZMQ sockets are in a 1 MiB tmpfs of their own (``SOCKETS``), which
+  the grading process reaches through ``/proc/<pid>/root``; ``/dev/shm`` is a 1 MiB tmpfs, and the
+  sandbox's root and the empty folders that cover the course and the kit are read-only.  No host
+  folder is writable.  ``RLIMIT_FSIZE`` caps any single file;
 - **files** (``max_files``) on that tmpfs, and **open files** per process (``RLIMIT_NOFILE``).
 
 A watchdog thread next to each kernel reads the counters (cgroup events, the tmpfs's ``statvfs``
@@ -34,6 +35,8 @@ from traitlets.config import Configurable
 
 MiB = 1024 * 1024
 SCRATCH = "/tmp"  # inside the sandbox: the size-capped tmpfs that holds the working folder and temporary files
+SOCKETS = "/run/kit"  # inside the sandbox: the size-capped tmpfs the kernel binds its ZMQ sockets in
+SOCKETS_BYTES = MiB  # room for sockets (which take none), not for data
 
 
 class LimitUnavailable(RuntimeError):

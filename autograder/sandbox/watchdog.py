@@ -9,7 +9,9 @@ import threading
 from pathlib import Path
 
 from .cgroups import Cgroup, _read
-from .limits import SCRATCH, MiB, ResourceLimits
+from .limits import SCRATCH, SOCKETS, MiB, ResourceLimits
+
+SOCKET_ENTRIES = 64  # a kernel binds five sockets
 
 
 class Watchdog(threading.Thread):
@@ -20,11 +22,10 @@ class Watchdog(threading.Thread):
         launcher_pid: int,
         limits: ResourceLimits,
         cgroup: Cgroup | None,
-        runtime: Path | None = None,
         interval: float = 0.2,
     ):
         super().__init__(daemon=True, name=f"kit-watchdog-{launcher_pid}")
-        self.launcher_pid, self.limits, self.cgroup, self.runtime = launcher_pid, limits, cgroup, runtime
+        self.launcher_pid, self.limits, self.cgroup = launcher_pid, limits, cgroup
         self.interval = interval
         self.breach: str | None = None
         self._halt = threading.Event()
@@ -55,14 +56,10 @@ class Watchdog(threading.Thread):
         if self.cgroup is not None:
             self.cgroup.kill()
 
-    # the sandbox's PID 1 (bubblewrap's child): its /proc/<pid>/root is the sandbox's file system
     def _sandbox_root(self) -> Path | None:
         if self._init is None:
-            children = _read(Path(f"/proc/{self.launcher_pid}/task/{self.launcher_pid}/children")).split()
-            if not children:
-                return None
-            self._init = int(children[0])
-        return Path(f"/proc/{self._init}/root")
+            self._init = sandbox_init(self.launcher_pid)
+        return Path(f"/proc/{self._init}/root") if self._init else None
 
     def check(self) -> str | None:
         if self.cgroup is not None:
@@ -78,7 +75,8 @@ class Watchdog(threading.Thread):
                 reason = self._check_processes(root)
                 if reason:
                     return reason
-        return self._check_runtime()
+            return self._check_sockets(root)
+        return None
 
     def _is_sandbox(self, root: Path) -> bool:
         """Whether ``root`` already is the sandbox's file system (bubblewrap may still be setting it up)."""
@@ -116,25 +114,17 @@ class Watchdog(threading.Thread):
             return self.limits.reason_memory()
         return None
 
-    def _check_runtime(self) -> str | None:
-        """The kernel's socket folder is the one writable host folder: it may hold a few small files only."""
-        if self.runtime is None:
-            return None
-        total, count = 0, 0
+    def _check_sockets(self, root: Path) -> str | None:
+        """The kernel's socket folder is a 1 MiB tmpfs (``limits.SOCKETS``) that holds a few sockets: more than
+        SOCKET_ENTRIES entries is no kernel's doing (a second line behind the size cap)."""
+        count = 0
         try:
-            for dirpath, dirnames, filenames in os.walk(self.runtime):
-                for name in filenames + dirnames:
-                    count += 1
-                    try:
-                        total += os.lstat(os.path.join(dirpath, name)).st_size
-                    except OSError:
-                        pass
-                if count > 64:
-                    break
+            for _, dirnames, filenames in os.walk(root / SOCKETS.lstrip("/")):
+                count += len(dirnames) + len(filenames)
+                if count > SOCKET_ENTRIES:
+                    return f"created more than {SOCKET_ENTRIES} files in the kernel's socket folder"
         except OSError:
             return None
-        if count > 64 or total > MiB:
-            return self.limits.reason_written() + " (in the kernel's socket folder)"
         return None
 
 
@@ -146,6 +136,13 @@ def _counter_colon(text: str, key: str) -> int:
             except (IndexError, ValueError):
                 return 0
     return 0
+
+
+def sandbox_init(launcher_pid: int) -> int | None:
+    """The sandbox's PID 1 (bubblewrap's child), whose ``/proc/<pid>/root`` is the sandbox's file system once
+    bubblewrap has built it; None while bubblewrap has not started it."""
+    children = _read(Path(f"/proc/{launcher_pid}/task/{launcher_pid}/children")).split()
+    return int(children[0]) if children else None
 
 
 def _gone(pid: int) -> bool:
