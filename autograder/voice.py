@@ -52,6 +52,7 @@ GENERIC = {
     "no-error-raised": "bad input was accepted instead of raising",
     "wrong-error": "bad input raised the wrong kind of exception",
     "side-effect": "the code changed something it should not have",
+    "stale-state": "a result comes from an earlier call: a cache keyed on too little, or a table copied before it changed",
 }
 
 KNOWN_IDS = {**CATALOGUE, **RELATIONSHIPS, **GENERIC}

@@ -400,6 +400,7 @@ def postgres(tmp_path):
 # module not listed here runs with `make test` only.
 IN_PROCESS = {
     "test_assignment.py": None,
+    "test_boundaries.py": None,
     "test_browser_setup.py": {"test_ci_asks_for_the_browser_tests_to_run"},
     "test_channel.py": None,
     "test_check_consistency.py": None,

@@ -57,6 +57,14 @@ class Counter:
         x[0] += 1.0
         return f()
 
+    def layout(self, a):
+        """What student code meets: the array's values, whether it is contiguous, a transpose of a contiguous one."""
+        return a.tolist(), bool(a.flags.c_contiguous), bool(a.T.flags.c_contiguous)
+
+    def through_flat(self, a):
+        a.reshape(-1)[0] = 99.0  # writes into x only where reshape gives a view (a contiguous x)
+        a[(0,) * a.ndim] += 1.0  # always reaches x
+
 
 def serve(obj, seconds=5.0):
     """A kernel-side server for ``obj`` in a thread; the checker's session on the other end."""
@@ -119,6 +127,39 @@ def test_a_fixture_is_built_over_the_kernels_copy_of_its_array():
         assert Remote(2).nudge(f, watch(x)) == pytest.approx(2 * (2**3 + 2 * 2**2))
     assert list(x) == [2.0, 2.0] and f.calls == 2, "one array on both sides, changes seen where watched"
     session.done(None)
+
+
+def test_transposes_and_strided_slices_reach_student_code_as_views_of_the_same_values():
+    """Arrays cross by copy, but a check that hands student code a transposed or strided array must have it meet
+    one in the kernel too (x.reshape(-1) then copies instead of giving a view)."""
+    session, Remote = serve(Counter)
+    c = Remote(2)
+    base = np.arange(6.0).reshape(2, 3)
+    transposed, strided = base.T, np.arange(12.0)[::2]
+    three = np.arange(24.0).reshape(2, 3, 4).transpose(1, 0, 2)  # no plain transpose: sent as strided
+    assert c.layout(base) == (base.tolist(), True, False)
+    assert c.layout(transposed) == (transposed.tolist(), False, True)
+    assert c.layout(strided) == (strided.tolist(), False, False)
+    assert c.layout(three) == (three.tolist(), False, False)
+    for view in (transposed, strided, three):  # in-place writes come back where watched, through the view
+        first = view.copy() if view is not transposed else view.T.copy().T
+        c.through_flat(view)
+        assert np.array_equal(view, first), "unwatched: the check's array is untouched"
+        with watching():
+            c.through_flat(watch(view))
+        layout = wire.layout_of(view)
+        want = wire.LAYOUTS[layout](wire.carrier_of(first, layout).copy())  # the same kind of view, here
+        Counter(2).through_flat(want)
+        assert np.array_equal(view, want), (view, want)
+    with watching():
+        c.through_flat(watch(base))
+    assert base[0, 0] == 100.0, "a contiguous array: reshape(-1) is a view, and the write reaches it"
+    session.done(None)
+
+
+def test_a_layout_the_protocol_does_not_know_is_refused():
+    with pytest.raises(wire.ProtocolError):
+        wire.decode({"array": 0, "layout": "diagonal"}, [np.zeros((2, 2))], None)
 
 
 def test_a_hang_breaks_the_channel_at_the_deadline():

@@ -132,7 +132,7 @@ def embedding_students() -> dict[str, dict[str, str]]:
     alt = alternatives(EMBED)
     first = {
         "embedding": alt["embedding"]["embedding-loops-bincount"],
-        "numerical-gradient": alt["numerical-gradient"]["numgrad-flat-view"],
+        "numerical-gradient": alt["numerical-gradient"]["numgrad-flat-index"],
         "rel-error": alt["rel-error"]["rel-error-loop"],
     }
     second = {

@@ -74,7 +74,9 @@ class Session:
         except OSError as e:
             self.fail(f"the channel to the kernel failed ({e.__class__.__name__})")
 
-    def encode(self, args, kwargs) -> tuple[list, dict, list]:
+    def encode(self, args, kwargs) -> tuple[list, dict, list, dict]:
+        """The headers of the arguments, the arrays sent, and which sent array carries which of the check's
+        arrays (``wire.LAYOUTS``: a non-contiguous array travels as a contiguous carrier)."""
         arrays: list = []
         seen: dict = {}
 
@@ -89,7 +91,7 @@ class Session:
 
         a = [wire.header_of(v, arrays, handle_of, seen) for v in args]
         k = {"kwargs": {str(n): wire.header_of(v, arrays, handle_of, seen) for n, v in kwargs.items()}}
-        return a, k, arrays
+        return a, k, arrays, seen.get(wire.VIEWS, {})
 
     def resolve(self, hid, kind, name):
         cls = {"class": RemoteClass, "function": RemoteFunction}.get(kind, RemoteObject)
@@ -97,13 +99,18 @@ class Session:
             cls = _named(name if SAFE_NAME.match(name) else "object")
         return cls(self, hid, name)
 
-    def answer(self, message: dict, arrays: list, sent: list | None = None, fixtures: list | None = None):
+    def answer(self, message: dict, arrays: list, sent: list | None = None, fixtures: list | None = None, views=None):
         if sent is not None:
             after_from = message.get("after_from")
             if not (isinstance(after_from, int) and 0 <= after_from and len(arrays) - after_from == len(sent)):
                 self.fail("the kernel's answer does not give back the arrays it was sent")
             arrays, back = arrays[:after_from], arrays[after_from:]
-            for mine, theirs in zip(sent, back):
+            for i, (mine, theirs) in enumerate(zip(sent, back)):
+                if (
+                    views and i in views and theirs.shape == mine.shape
+                ):  # a carrier: the check's array is the view of it
+                    mine, layout = views[i]
+                    theirs = wire.LAYOUTS[layout](theirs)
                 # copy-out only where the check asked (fixtures.watch): any other array of the check stays
                 # what the check made it, whatever student code did to its copy
                 if watched(mine) and mine.ndim and mine.flags.writeable and theirs.shape == mine.shape:
@@ -134,17 +141,17 @@ class Session:
 
     # -- the three questions
     def call(self, hid: int, args, kwargs):
-        a, k, arrays = self.encode(args, kwargs)
+        a, k, arrays, views = self.encode(args, kwargs)
         fixtures = [v for v in [*args, *kwargs.values()] if isinstance(v, Fixture)]
         message, back = self.ask({"op": "call", "target": hid, "args": a, "kwargs": k}, arrays)
-        return self.answer(message, back, arrays, fixtures)
+        return self.answer(message, back, arrays, fixtures, views)
 
     def getattr(self, hid: int, name: str):
         message, back = self.ask({"op": "getattr", "target": hid, "name": name}, [])
         return self.answer(message, back)
 
     def setattr(self, hid: int, name: str, value):
-        a, _, arrays = self.encode([value], {})
+        a, _, arrays, _ = self.encode([value], {})
         message, back = self.ask({"op": "setattr", "target": hid, "name": name, "value": a[0]}, arrays)
         self.answer(message, back)
 

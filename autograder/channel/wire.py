@@ -6,6 +6,12 @@ of values, NumPy arrays and scalars of a numeric or bool dtype) or a handle nami
 stays on the side that owns it.  Arrays travel as C-contiguous bytes and are rebuilt with
 ``np.frombuffer`` on an allow-list of dtypes; a declared shape that disagrees with the bytes, an
 unknown dtype or a frame over the size cap is a :class:`ProtocolError`.
+
+An array that is not contiguous in memory keeps its kind of layout across (see :data:`LAYOUTS`): it
+travels as a contiguous carrier, and the other side hands on a view of that carrier with the same
+values, so code that meets transposes and strided slices where the checks make them meets them in
+the kernel too.  The view shares the carrier's memory, so what the code writes into it comes back
+with the carrier.
 """
 
 from __future__ import annotations
@@ -39,6 +45,31 @@ DTYPES = {
 }
 
 
+# An array's layout, by the view the receiving side makes of its carrier: a transpose of a contiguous array
+# (the carrier is its transpose), or any other non-contiguous array (every second entry of a carrier twice as
+# long along every axis).  The values are the array's; only its memory layout is of the same kind, not its strides.
+LAYOUTS = {
+    "transposed": lambda carrier: carrier.T,
+    "strided": lambda carrier: carrier[(slice(None, None, 2),) * carrier.ndim],
+}
+
+
+def layout_of(a: np.ndarray) -> str | None:
+    """The layout an array travels with: None for a C-contiguous one."""
+    if a.flags.c_contiguous or a.size <= 1:
+        return None
+    return "transposed" if a.ndim >= 2 and a.T.flags.c_contiguous else "strided"
+
+
+def carrier_of(a: np.ndarray, layout: str) -> np.ndarray:
+    """The contiguous array whose view (LAYOUTS[layout]) holds ``a``'s values."""
+    if layout == "transposed":
+        return a.T  # contiguous already: a view of ``a`` itself
+    carrier = np.zeros(tuple(2 * n for n in a.shape), dtype=a.dtype)
+    carrier[(slice(None, None, 2),) * a.ndim] = a
+    return carrier
+
+
 class ProtocolError(Exception):
     """The other side sent something that is not a frame of this protocol."""
 
@@ -50,6 +81,9 @@ class Handle:
 
     def __init__(self, id: int, kind: str, name: str):
         self.id, self.kind, self.name = id, kind, name
+
+
+VIEWS = "views"  # the key of ``seen`` under which header_of records the arrays sent as a carrier
 
 
 def header_of(value, arrays: list, handle_of, seen: dict, depth: int = 0):
@@ -71,10 +105,13 @@ def header_of(value, arrays: list, handle_of, seen: dict, depth: int = 0):
         return {"array": len(arrays) - 1, "scalar": True}
     if t is np.ndarray and value.dtype.str in DTYPES:
         key = id(value)
+        layout = layout_of(value)
         if key not in seen:  # the same array twice is one array on the other side too
-            arrays.append(value)
+            arrays.append(value if layout is None else carrier_of(value, layout))
             seen[key] = len(arrays) - 1
-        return {"array": seen[key]}
+            if layout is not None:  # which sent array carries which of the sender's arrays, and how
+                seen.setdefault(VIEWS, {})[seen[key]] = (value, layout)
+        return {"array": seen[key]} if layout is None else {"array": seen[key], "layout": layout}
     h = handle_of(value)
     return h if isinstance(h, dict) else {"handle": h.id, "kind": h.kind, "name": h.name}
 
@@ -106,6 +143,10 @@ def decode(header, arrays: list[np.ndarray], resolve, depth: int = 0):
             return int(header["bigint"])
         if "array" in header and isinstance(header["array"], int) and 0 <= header["array"] < len(arrays):
             arr = arrays[header["array"]]
+            if "layout" in header:
+                if header["layout"] not in LAYOUTS or set(header) != {"array", "layout"}:
+                    raise ProtocolError(f"not a layout of this protocol: {str(header)[:80]}")
+                return LAYOUTS[header["layout"]](arr)
             return arr[()] if header.get("scalar") and arr.ndim == 0 else arr
         if "fixture" in header and isinstance(header["fixture"], str) and set(header) == {"fixture", "x"}:
             return {"fixture": header["fixture"], "x": decode(header["x"], arrays, resolve, depth + 1)}

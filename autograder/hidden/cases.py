@@ -1,12 +1,17 @@
 """Case spaces of the hidden checks: every case a check could judge, as a Hypothesis strategy, and the
 check's judgement of one such case.
 
-A hidden check draws a few random cases of a fixed size.  When it fails with a diagnosis outside the
+A hidden check draws a few random cases of a fixed size and one case of each boundary class that applies to it
+(``hidden.boundary``).  When it fails with a diagnosis outside the
 catalogue (``wrong-value``, ``wrong-gradient``, ...), the grading process searches the check's case
 space for the smallest case that still fails the same way (``autograder.grading.shrink``) and shows
 it whole.  A space is therefore built to shrink to something a student can work by hand: sizes from
 1 (B, T, C, V, block_size), ids from 0 (so repeated ids come early), numbers as small integers stored
-as float64 (0, 1, -1, 2 before anything else).
+as float64 (0, 1, -1, 2 before anything else).  It spans the same boundary classes as the checks (docs/contract.md,
+"The input space"): the arrays handed to student code laid out contiguous, as a transpose or as a strided slice
+(``layout``), ids that repeat and ids that never occur, shifts from negative to large, scores spread wider than
+``exp`` holds, and a function called once before the call judged (``before``), so a mistake that shows only there
+is shown on a case of its own class.
 
 ``run(student, case)`` runs one case on the student's code, through the same helpers the check itself
 judges with (so the same mistake gets the same diagnosis id), and returns an :class:`Outcome`: the
@@ -29,6 +34,7 @@ from hypothesis.extra import numpy as hnp
 
 from ..channel.proxy import ChannelBroken
 from . import call, expect_array, lesson01, lesson02, lesson03, lesson04, lesson05
+from .boundary import laid_out
 from .diagnostics import Diagnosis, relationship
 
 NO_RESULT = object()  # the student's code gave nothing to show (it raised first)
@@ -111,6 +117,16 @@ class Space:
 
 SIZE = st.integers(1, 4)
 SMALL = st.integers(-2, 3).map(float)  # shrinks to 0.0, then 1.0, -1.0, 2.0, ...
+LAYOUT = st.sampled_from([None, "transposed", "strided"])  # how an array handed to student code lies in memory
+
+
+def laid(name: str, layout) -> str:
+    """An argument's name in the call written out, with its layout: "dout", "dout (a transpose in memory)"."""
+    return (
+        name
+        if layout is None
+        else f"{name} ({'a transpose' if layout == 'transposed' else 'a strided slice'} in memory)"
+    )
 
 
 def numbers(shape):
@@ -127,7 +143,7 @@ def batches(draw, ids: bool = True, dout: bool = True, tables: tuple = (), input
     ``tables`` ("E" of shape (V, C), "P" of shape (block_size, C)), x and dout (B, T, C)."""
     block_size, C, B = draw(SIZE), draw(st.integers(1, 3)), draw(st.integers(1, 3))
     T = draw(st.integers(1, block_size))
-    case = {"block_size": block_size, "C": C}
+    case = {"block_size": block_size, "C": C, "layout": draw(LAYOUT)}  # of dout, or else of the forward's input
     if ids:
         case["V"] = draw(SIZE)
         case["idx"] = draw(id_arrays((B, T), case["V"]))
@@ -143,6 +159,11 @@ def batches(draw, ids: bool = True, dout: bool = True, tables: tuple = (), input
 
 
 # ------------------------------------------------------------------------------------------------ helpers
+
+
+def _arg(name: str, value, layout) -> str:
+    """An array argument written out, with its layout when it is not contiguous."""
+    return show(value) if layout is None else f"{laid(name, layout)} = {show(value)}"
 
 
 def _constructor(cls_name: str, **sizes) -> str:
@@ -173,17 +194,19 @@ def softmax_cases(draw):
     ndim = draw(st.integers(1, 3))
     shape = tuple(draw(st.integers(1, 3)) for _ in range(ndim))
     axis = draw(st.sampled_from([None, *range(-1, ndim)]))
-    return {"x": draw(numbers(shape)), "axis": axis}
+    spread = draw(st.sampled_from([1.0, 400.0]))  # 400: scores from -800 to 1200, past what exp holds
+    return {"x": draw(numbers(shape)) * spread, "axis": axis, "layout": draw(LAYOUT)}
 
 
 def run_softmax(student, case) -> Outcome:
     (softmax,) = student
-    x, axis = case["x"], case["axis"]
+    x, axis, layout = case["x"], case["axis"], case.get("layout")
     ax = -1 if axis is None else axis
-    call = f"softmax({show(x)})" if axis is None else f"softmax({show(x)}, axis={axis})"
+    shown = show(x) if layout is None else f"{laid('x', layout)} = {show(x)}"
+    call = f"softmax({shown})" if axis is None else f"softmax({shown}, axis={axis})"
     out = Outcome(call, "result", lesson01._softmax(x, ax))
     with out.judging():
-        got, x0 = lesson01._softmax_case(softmax, x.copy(), axis)
+        got, x0 = lesson01._softmax_case(softmax, laid_out(x, layout), axis)
         out.got = got
         problem = lesson01._describe_softmax(got, x0, ax, default_axis=axis is None)
         if problem:
@@ -227,9 +250,9 @@ def run_attention(student, case) -> Outcome:
 
 def run_embedding_forward(student, case) -> Outcome:
     (Embedding,) = student
-    V, C, idx, E = case["V"], case["C"], case["idx"], case["E"]
+    V, C, idx, E, layout = case["V"], case["C"], case["idx"], case["E"], case.get("layout")
     out = Outcome(
-        f"{_constructor('Embedding', vocab_size=V, C=C)} with E = {show(E)}, forward({show(idx)})",
+        f"{_constructor('Embedding', vocab_size=V, C=C)} with E = {show(E)}, forward({_arg('idx', idx, layout)})",
         "forward(idx)",
         E[idx],
     )
@@ -237,7 +260,7 @@ def run_embedding_forward(student, case) -> Outcome:
         emb = call("Embedding(vocab_size, C)", Embedding, V, C)
         if not _set_tables(emb, E=E):
             return Outcome(out.call, out.name, out.want)
-        out.got = call("Embedding.forward", emb.forward, idx.copy())
+        out.got = call("Embedding.forward", emb.forward, laid_out(idx, layout))
         got = expect_array("forward(idx)", out.got, idx.shape + (C,))
         if not np.array_equal(np.asarray(emb.E), E):
             raise Diagnosis("side-effect", "forward changed the table E.")
@@ -249,17 +272,19 @@ def run_embedding_forward(student, case) -> Outcome:
 
 def run_embedding_backward(student, case) -> Outcome:
     (Embedding,) = student
-    V, C, idx, G = case["V"], case["C"], case["idx"], case["dout"]
+    V, C, idx, G, layout = case["V"], case["C"], case["idx"], case["dout"], case.get("layout")
     want = lesson02.scatter_add(idx, G, V)
     out = Outcome(
-        f"{_constructor('Embedding', vocab_size=V, C=C)}, forward({show(idx)}), backward({show(G)})", "dE", want
+        f"{_constructor('Embedding', vocab_size=V, C=C)}, forward({show(idx)}), backward({_arg('dout', G, layout)})",
+        "dE",
+        want,
     )
     with out.judging():
         emb = call("Embedding(vocab_size, C)", Embedding, V, C)
         call("Embedding.forward", emb.forward, idx.copy())
-        ret = call("Embedding.backward", emb.backward, G.copy())
+        ret = call("Embedding.backward", emb.backward, laid_out(G, layout))
         out.got = emb.dE
-        dE = expect_array("self.dE after backward", out.got, (V, C))
+        dE = lesson02.expect_gradient_rows("self.dE after backward", out.got, (V, C), idx)
         if ret is not None:
             raise Diagnosis("wrong-value", "backward should return None.")
         lesson02.dE_diagnosis(dE, want, idx, G, lambda: lesson02._scatter_overwrite_probe(Embedding))
@@ -269,16 +294,16 @@ def run_embedding_backward(student, case) -> Outcome:
 @st.composite
 def pairs(draw):
     shape = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
-    return {"a": draw(numbers(shape)), "b": draw(numbers(shape))}
+    return {"a": draw(numbers(shape)), "b": draw(numbers(shape)), "layout": draw(LAYOUT)}  # SMALL has both signs
 
 
 def run_rel_error(student, case) -> Outcome:
     (rel_error,) = student
-    a, b = case["a"], case["b"]
+    a, b, layout = case["a"], case["b"], case.get("layout")
     want = float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))))
-    out = Outcome(f"rel_error({show(a)}, {show(b)})", "value", want)
+    out = Outcome(f"rel_error({_arg('a', a, layout)}, {show(b)})", "value", want)
     with out.judging():
-        out.got = call("rel_error(a, b)", rel_error, a.copy(), b.copy())
+        out.got = call("rel_error(a, b)", rel_error, laid_out(a, layout), b.copy())
         try:
             got = float(out.got)
         except (TypeError, ValueError):
@@ -295,26 +320,38 @@ def run_rel_error(student, case) -> Outcome:
 
 @st.composite
 def table_cases(draw, widths=(1, 2, 3, 4), bases=(None,)):
-    """(T, C, base); ``widths`` as the check draws them (one check has only even C, another only odd)."""
-    return {"T": draw(SIZE), "C": draw(st.sampled_from(widths)), "base": draw(st.sampled_from(bases))}
+    """(T, C, base); ``widths`` as the check draws them (one check has only even C, another only odd); ``before``:
+    the arguments of a call made first, or None."""
+    case = {"T": draw(SIZE), "C": draw(st.sampled_from(widths)), "base": draw(st.sampled_from(bases))}
+    case["before"] = draw(st.none() | st.tuples(SIZE, st.sampled_from(widths), st.sampled_from(bases)))
+    return case
 
 
 @st.composite
 def shift_cases(draw, bases=(None,)):
-    return {"k": draw(st.integers(0, 3)), "C": 2 * draw(st.integers(1, 2)), "base": draw(st.sampled_from(bases))}
+    """(k, C, base), k from small shifts of either sign to a large one; ``before`` as for the table."""
+    k = draw(st.integers(-3, 3) | st.sampled_from([100_000]))
+    case = {"k": k, "C": 2 * draw(st.integers(1, 2)), "base": draw(st.sampled_from(bases))}
+    case["before"] = draw(st.none() | st.tuples(st.integers(-3, 3), st.sampled_from([2, 4]), st.sampled_from(bases)))
+    return case
 
 
 def _function_of_sizes(function: str, name: str, first: str, make, judge, reference):
     """``run`` for a lesson-3 function of (a first size, C, base): its call through ``make`` (which names it
     too), judged by ``judge``, the right answer from ``reference``."""
 
+    def written(n, C, base) -> str:
+        return f"{function}({n}, {C}" + ("" if base is None else f", base={base:g}") + ")"
+
     def run(student, case) -> Outcome:
         n, C, base = case[first], case["C"], case["base"]
         b = lesson03.DEFAULT_BASE if base is None else base
-        out = Outcome(
-            f"{function}({n}, {C}" + ("" if base is None else f", base={base:g}") + ")", name, reference(n, C, b)
-        )
+        before = case.get("before")
+        shown = written(n, C, base) if before is None else f"{written(*before)}, then {written(n, C, base)}"
+        out = Outcome(shown, name, reference(n, C, b))
         with out.judging():
+            if before is not None:
+                make(student[0], *before)  # only its side effects matter: what it leaves for the next call
             what, out.got = make(student[0], n, C, base)
             judge(out.got, n, C, b, what)
         return out
@@ -335,10 +372,11 @@ run_shift = _function_of_sizes(
 
 def run_positional_forward(student, case) -> Outcome:
     (PositionalEmbedding,) = student
-    block_size, C, P, x = case["block_size"], case["C"], case["P"], case["x"]
+    block_size, C, P, x, layout = case["block_size"], case["C"], case["P"], case["x"], case.get("layout")
     T = x.shape[1]
     out = Outcome(
-        f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)} with P = {show(P)}, forward({show(x)})",
+        f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)} with P = {show(P)}, "
+        f"forward({_arg('x', x, layout)})",
         "forward(x)",
         x + P[:T],
     )
@@ -346,7 +384,7 @@ def run_positional_forward(student, case) -> Outcome:
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
         if not _set_tables(pe, P=P):
             return Outcome(out.call, out.name, out.want)
-        x_in = x.copy()
+        x_in = laid_out(x, layout)
         out.got = lesson04.call_forward("PositionalEmbedding.forward", pe.forward, x_in, T, block_size)
         got = expect_array("forward(x)", out.got, x.shape)
         if not np.array_equal(x_in, x):
@@ -359,18 +397,19 @@ def run_positional_forward(student, case) -> Outcome:
 
 def run_positional_dP(student, case) -> Outcome:
     (PositionalEmbedding,) = student
-    block_size, C, G, x = case["block_size"], case["C"], case["dout"], case["x"]
+    block_size, C, G, x, layout = case["block_size"], case["C"], case["dout"], case["x"], case.get("layout")
     T = x.shape[1]
     want = _positions(G, block_size)
     out = Outcome(
-        f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), backward({show(G)})",
+        f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), "
+        f"backward({_arg('dout', G, layout)})",
         "dP",
         want,
     )
     with out.judging():
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
         lesson04.call_forward("PositionalEmbedding.forward", pe.forward, x.copy(), T, block_size)
-        call("PositionalEmbedding.backward", pe.backward, G.copy())
+        call("PositionalEmbedding.backward", pe.backward, laid_out(G, layout))
         out.got = pe.dP
         dP = lesson04.expect_grad(
             f"self.dP after backward (T={T}, block_size={block_size})", out.got, (block_size, C), T
@@ -381,17 +420,18 @@ def run_positional_dP(student, case) -> Outcome:
 
 def run_positional_dx(student, case) -> Outcome:
     (PositionalEmbedding,) = student
-    block_size, C, G, x = case["block_size"], case["C"], case["dout"], case["x"]
+    block_size, C, G, x, layout = case["block_size"], case["C"], case["dout"], case["x"], case.get("layout")
     T = x.shape[1]
     out = Outcome(
-        f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), backward({show(G)})",
+        f"{_constructor('PositionalEmbedding', block_size=block_size, C=C)}, forward({show(x)}), "
+        f"backward({_arg('dout', G, layout)})",
         "gradient for x",
         G.copy(),
     )
     with out.judging():
         pe = call("PositionalEmbedding(block_size, C)", PositionalEmbedding, block_size, C)
         lesson04.call_forward("PositionalEmbedding.forward", pe.forward, x.copy(), T, block_size)
-        out.got = call("PositionalEmbedding.backward", pe.backward, G.copy())
+        out.got = call("PositionalEmbedding.backward", pe.backward, laid_out(G, layout))
         if out.got is None:
             raise Diagnosis("wrong-value", "backward returned None; it should return the gradient for x.")
         dx = expect_array("the gradient for x that backward returns", out.got, x.shape)
@@ -411,9 +451,10 @@ def _layer(V, block_size, C) -> str:
 def run_layer_forward(student, case) -> Outcome:
     (EmbeddingLayer,) = student
     V, block_size, C, idx, E, P = (case[k] for k in ("V", "block_size", "C", "idx", "E", "P"))
+    layout = case.get("layout")
     T = idx.shape[1]
     out = Outcome(
-        f"{_layer(V, block_size, C)} with E = {show(E)} and P = {show(P)}, forward({show(idx)})",
+        f"{_layer(V, block_size, C)} with E = {show(E)} and P = {show(P)}, forward({_arg('idx', idx, layout)})",
         "forward(idx)",
         E[idx] + P[:T],
     )
@@ -421,7 +462,7 @@ def run_layer_forward(student, case) -> Outcome:
         layer = call("EmbeddingLayer(vocab_size, block_size, C)", EmbeddingLayer, V, block_size, C)
         if not _set_tables(layer, E=E, P=P):
             return Outcome(out.call, out.name, out.want)
-        idx_in = idx.copy()
+        idx_in = laid_out(idx, layout)
         out.got = lesson05._forward(EmbeddingLayer, layer, idx_in, block_size)
         got = expect_array("forward(idx)", out.got, idx.shape + (C,))
         if not (np.array_equal(np.asarray(layer.E), E) and np.array_equal(np.asarray(layer.P), P)):
@@ -434,16 +475,17 @@ def run_layer_forward(student, case) -> Outcome:
 
 def _layer_backward(EmbeddingLayer, case, name: str) -> Outcome:
     V, block_size, C, idx, G = (case[k] for k in ("V", "block_size", "C", "idx", "dout"))
+    layout = case.get("layout")
     T = idx.shape[1]
     want = lesson02.scatter_add(idx, G, V) if name == "dE" else _positions(G, block_size)
-    out = Outcome(f"{_layer(V, block_size, C)}, forward({show(idx)}), backward({show(G)})", name, want)
+    out = Outcome(f"{_layer(V, block_size, C)}, forward({show(idx)}), backward({_arg('dout', G, layout)})", name, want)
     with out.judging():
         layer = call("EmbeddingLayer(vocab_size, block_size, C)", EmbeddingLayer, V, block_size, C)
         lesson05._forward(EmbeddingLayer, layer, idx.copy(), block_size)
-        ret = lesson05._backward(layer, G)
+        ret = lesson05._backward(layer, G, layout)
         if name == "dE":
             out.got = layer.dE
-            dE = np.array(expect_array("self.dE after backward", out.got, (V, C)), copy=True)
+            dE = np.array(lesson02.expect_gradient_rows("self.dE after backward", out.got, (V, C), idx), copy=True)
             if ret is not None:
                 raise Diagnosis("wrong-value", "backward should return None.")
             report = lesson05.compare("dE", dE, want)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import call, expect_array, grading_rng, hidden_check, watch
+from .boundary import laid_out, layout_words
 from .diagnostics import Diagnosis, fmt, relationship, say
 
 # --------------------------------------------------------------------------- references
@@ -202,6 +203,35 @@ def softmax_values(softmax):
         problem = _describe_softmax(got, x0, -1 if axis is None else axis, default_axis=axis is None)
         if problem:
             raise Diagnosis(*problem)
+    # the boundary classes: one entry, slices of length 1, x laid out as a transpose and as a strided slice, and a
+    # second call on an x of the same shape (a result kept from the first call is a cache keyed on too little)
+    n = int(rng.integers(3, 6))
+    for shape, axis, layout in (
+        ((1,), None, None),
+        ((1, n), 0, None),
+        ((n, n + 1), -1, "transposed"),
+        ((2, n, 3), 1, "strided"),
+    ):
+        x = laid_out(rng.normal(0.0, 2.0, size=shape), layout)
+        got, x0 = _softmax_case(softmax, x, axis)
+        problem = _describe_softmax(got, x0, -1 if axis is None else axis, default_axis=axis is None)
+        if problem:
+            raise Diagnosis(problem[0], f"For x of shape {shape}{layout_words(layout, 'x')}: {problem[1]}")
+    x = rng.normal(0.0, 2.0, size=(2, n))
+    first, _ = _softmax_case(softmax, x, None)
+    again, x0 = _softmax_case(softmax, x[::-1] * 2.0 + 1.0, None)
+    if _describe_softmax(again, x0, -1, default_axis=True) is not None:
+        stale = _same(again, first)
+        raise Diagnosis(
+            "stale-state" if stale else "wrong-value",
+            f"A second call softmax(x) with another x of the same shape {x.shape} "
+            + (
+                "returned the first call's result: softmax keeps a result keyed on too little (the shape). "
+                "Compute it from x at every call."
+                if stale
+                else "is wrong, though the first call was right."
+            ),
+        )
 
 
 @hidden_check
@@ -216,6 +246,10 @@ def softmax_stable(softmax):
         (1000.0 + rng.normal(0, 3, size=(a, b, c)), 0, "around 1e3"),
         (centre_rows[:, None] + rng.normal(0, 3, size=(3, n)), -1, "with rows around 1e3, 0 and -1e3"),
     ]
+    # the boundary of the scores' range: one slice whose spread exceeds what exp can hold (about 709), where
+    # subtracting anything but the slice's maximum (its mean, its minimum, a constant) overflows
+    spread = np.array([-800.0, 0.0, 800.0])[rng.permutation(3)] + rng.normal(0, 3, size=3)
+    cases.append((np.stack([spread, rng.normal(0, 3, size=3)]), -1, "with one row spread from -800 to 800"))
     for x, axis, where in cases:
         got, x0 = _softmax_case(softmax, x, axis)
         ax = -1 if axis is None else axis
@@ -241,6 +275,15 @@ def softmax_stable(softmax):
                         f"Subtract the max along the axis you normalise, not the max of the whole array: in {label} for x "
                         f"{where}, the slice {fmt(xs)} lies {x0.max() - xs.max():.0f} below the overall max, every exp in it "
                         f"underflows to 0 and it becomes 0/0 (it gave {fmt(gs)})."
+                    ),
+                )
+            if where.startswith("with one row spread"):  # every case before passed: it subtracts something else
+                raise say(
+                    "softmax-unstable",
+                    detail=(
+                        f"{label} for x {where} gave {int(bad.sum())} inf/nan value(s), e.g. softmax({fmt(xs)}) = "
+                        f"{fmt(gs)}: subtracting the slice's mean or minimum (any shift but its maximum) still leaves "
+                        "some exp(z) above what float64 holds (about exp(709)) when the slice spreads this wide."
                     ),
                 )
             raise say(
@@ -491,6 +534,20 @@ def attention_values(self_attention, softmax):
         if any(_same(out, _attention(X, Wq, Wk, Wv, s)) for s in _scales(C, hs).values()):
             continue
         _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, f"For X of shape {X.shape} and hs = {hs}:")
+    # the boundary classes: one sequence (B = 1), one token (T = 1), one channel (C = 1), X laid out as a transpose
+    b, t = int(rng.integers(2, 4)), int(rng.integers(3, 6))
+    for (B, T, C, hs), layout in (
+        ((1, t, 3, 2), None),
+        ((b, 1, 3, 2), None),
+        ((b, t, 1, 2), None),
+        ((b, t, 3, 2), "transposed"),
+    ):
+        X, (Wq, Wk, Wv) = _draw_attention(rng, B, T, C, hs)
+        X = laid_out(X, layout)
+        lead = f"For X of shape {X.shape}{layout_words(layout, 'X')} and hs = {hs}:"
+        out = _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv)
+        if not any(_same(out, _attention(X, Wq, Wk, Wv, s)) for s in _scales(C, hs).values()):
+            _classify_attention(out, X, Wq, Wk, Wv, softmax, rng, lead)
 
 
 @hidden_check
@@ -694,10 +751,11 @@ def _gap_case(rng, B, T, C, hs, block_size=None):
 @hidden_check
 def permutation_gap_no_pos(permutation_gap, self_attention):
     rng = grading_rng()
-    for use_keyword in (False, True):
+    # two drawn cases, then the boundary class of one sequence (B = 1)
+    for use_keyword, one in ((False, False), (True, False), (True, True)):
         # B > 1 and B, T, C, hs pairwise distinct: a softmax whose sum lost its axis crashes on the (B, T, T)
         # scores in every case instead of broadcasting by chance
-        B = int(rng.integers(2, 4))
+        B = 1 if one else int(rng.integers(2, 4))
         T = _size(rng, 3, 9, B)
         C = _size(rng, 3, 7, B, T)
         hs = _size(rng, 2, 8, B, T, C)
@@ -779,6 +837,10 @@ def _with_pos_cases(rng):
         if sign in need and np.max(np.abs(d)) > 1e-3 and abs(np.max(d) + np.max(-d)) > 1e-6:
             need.discard(sign)
             cases.append(case)
+    # the boundary class of one sequence (B = 1)
+    T = _size(rng, 3, 8, 1)
+    C = _size(rng, 3, 7, 1, T)
+    cases.append(_gap_case(rng, 1, T, C, _size(rng, 2, 8, 1, T, C), T + 1))
     return cases
 
 

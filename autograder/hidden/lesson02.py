@@ -6,6 +6,7 @@ import numpy as np
 
 from ..channel.fixtures import Fixture
 from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
+from .boundary import laid_out, layout_words, shown_on
 from .diagnostics import Diagnosis, expect_close, relationship, say
 from .gradcheck import compare
 from .gradcheck import numerical_gradient as reference_numerical_gradient
@@ -54,6 +55,43 @@ def embedding_forward(Embedding):
     emb = call("Embedding(vocab_size, C)", Embedding, 7, 3)
     one = call("Embedding.forward", emb.forward, np.int64(4))
     expect_array("forward(4) for a single id", np.asarray(one), (3,))
+    _forward_boundaries(Embedding, rng)
+
+
+def _forward_boundaries(Embedding, rng) -> None:
+    """The boundary classes of forward: one sequence of one id, C = 1, V = 1, ids laid out as a transpose and as a
+    strided slice, and a table replaced between two forwards."""
+    T = int(rng.integers(3, 6))
+    cases = [((1, 1), 3, 4, None), ((2, T), 1, 5, None), ((1, T), 2, 1, None)]
+    cases += [((2, T), 3, 6, layout) for layout in ("transposed", "strided")]
+    for shape, C, V, layout in cases:
+        emb = call("Embedding(vocab_size, C)", Embedding, V, C, seed=int(rng.integers(1 << 30)))
+        idx = rng.integers(0, V, size=shape)
+        what = f"forward(idx) for idx of shape {shape}{layout_words(layout, 'idx')}, vocab_size={V}, C={C}"
+        out = expect_array(what, call("Embedding.forward", emb.forward, laid_out(idx, layout)), shape + (C,))
+        if not np.allclose(out, np.asarray(emb.E)[idx], rtol=0, atol=1e-15):
+            found = relationship(out, np.asarray(emb.E)[idx])
+            words = f"is {found[1]}" if found else "is not E[idx]"
+            raise Diagnosis(found[0] if found else "wrong-value", f"{what} {words}: it returns E[idx].")
+    # an optimizer step between two forwards: the table is replaced, and the next forward reads the new one
+    V, C = int(rng.integers(3, 8)), int(rng.integers(2, 5))
+    emb = call("Embedding(vocab_size, C)", Embedding, V, C)
+    idx = rng.integers(0, V, size=(2, 3))
+    old = np.array(call("Embedding.forward", emb.forward, idx), dtype=np.float64, copy=True)
+    emb.E = new = rng.standard_normal((V, C))
+    out = expect_array("forward(idx) after self.E was replaced", call("Embedding.forward", emb.forward, idx), old.shape)
+    if not np.allclose(out, new[idx], rtol=0, atol=1e-15):
+        stale = np.allclose(out, old, rtol=0, atol=1e-15)
+        raise Diagnosis(
+            "stale-state",
+            "After the table was replaced between two forwards (emb.E = E - lr * dE, as an optimizer step does), "
+            + (
+                "forward(idx) still returned the rows of the old table"
+                if stale
+                else "forward(idx) is not the new E[idx]"
+            )
+            + ": it keeps a table of its own. Read self.E at every call.",
+        )
 
 
 @hidden_check
@@ -152,7 +190,7 @@ def embedding_backward(Embedding):
         G = rng.standard_normal((B, T, C))
         call("Embedding.forward", emb.forward, idx)
         ret = call("Embedding.backward", emb.backward, G)
-        dE = expect_array("self.dE after backward", emb.dE, emb.E.shape)
+        dE = expect_gradient_rows("self.dE after backward", emb.dE, (V, C), idx)
         if ret is not None:
             raise Diagnosis(
                 "wrong-value", f"backward should return None (the gradient lives in self.dE), got {type(ret).__name__}."
@@ -162,6 +200,48 @@ def embedding_backward(Embedding):
         E = np.array(emb.E, dtype=np.float64, copy=True)
         numeric = reference_numerical_gradient(lambda: np.sum(E[idx] * G), E)  # noqa: B023 - called here, at once
         dE_diagnosis(dE, numeric, idx, G, lambda: _scatter_overwrite_probe(Embedding))
+    for B, T, C, V, unused, layout in backward_boundaries(rng):
+        emb = call("Embedding(vocab_size, C)", Embedding, V, C, seed=int(rng.integers(1 << 30)))
+        idx = _ids_with_repeats(rng, V - unused, (B, T))
+        G = rng.standard_normal((B, T, C))
+        call("Embedding.forward", emb.forward, idx)
+        call("Embedding.backward", emb.backward, laid_out(G, layout))
+        what = f"self.dE after backward (ids of shape {(B, T)}, vocab_size={V}, C={C}{layout_words(layout, 'dout')})"
+        dE = expect_gradient_rows(what, emb.dE, (V, C), idx)
+        with shown_on(what):
+            dE_diagnosis(dE, scatter_add(idx, G, V), idx, G, lambda: _scatter_overwrite_probe(Embedding))
+
+
+def backward_boundaries(rng) -> list[tuple]:
+    """(B, T, C, V, unused, layout) of a backward's boundary cases: one sequence (B = 1), one slot (T = 1),
+    C = 1, the highest ``unused`` ids never looked up, dout laid out as a transpose and as a strided slice."""
+    T, B = int(rng.integers(3, 6)), int(rng.integers(2, 4))
+    return [
+        (1, T, 3, 5, 0, None),
+        (B, 1, 3, 5, 0, None),
+        (B, T, 1, 5, 0, None),
+        (B, T, 2, 7, 3, None),
+        (B, T, 3, 5, 0, "transposed"),
+        (B, T, 3, 5, 0, "strided"),
+    ]
+
+
+def expect_gradient_rows(what: str, got, shape, idx):
+    """expect_array for dE, saying which ids have no row when dE stops at the highest id that occurs (np.bincount
+    without minlength, or a table sized by idx.max() + 1)."""
+    if isinstance(got, np.ndarray) and got.ndim == 2 and got.shape[1:] == tuple(shape[1:]) and got.shape[0] < shape[0]:
+        used = np.unique(idx)
+        missing = [v for v in range(got.shape[0], shape[0])]
+        never = [v for v in missing if v not in used]
+        ids = f"{missing[0]}" if len(missing) == 1 else f"{missing[0]}..{missing[-1]}"
+        raise Diagnosis(
+            "wrong-shape",
+            f"{what} should have the shape of E {tuple(shape)}, got {got.shape}: it has no row for id(s) {ids}"
+            + (", which never occur in this batch" if len(never) == len(missing) else "")
+            + ". dE has a row for every id of the vocabulary, zero for the ids not looked up: start from "
+            "np.zeros_like(self.E) (np.bincount needs minlength=vocab_size).",
+        )
+    return expect_array(what, got, shape)
 
 
 @hidden_check
@@ -233,6 +313,7 @@ def numerical_gradient_values(numerical_gradient):
     )
     err = np.abs(g - exact).max()
     if err < 1e-5:
+        _gradient_boundaries(numerical_gradient, rng, eps)
         return
     # f = sum(x**3 + 2 x**2): its differences at eps are exact polynomials in x
     central = exact + eps**2
@@ -255,6 +336,29 @@ def numerical_gradient_values(numerical_gradient):
         )
     expect_close("numerical_gradient(f, x)", g, central, hint=CENTRAL, rtol=1e-6, atol=1e-7)
     raise Diagnosis("wrong-value", f"numerical_gradient is off by up to {err:.2e} from the true gradient. {CENTRAL}")
+
+
+def _gradient_boundaries(numerical_gradient, rng, eps) -> None:
+    """x of one entry, of three axes, laid out as a transpose and as a strided slice: numerical_gradient must nudge
+    x itself, whatever its shape and layout."""
+    for shape, layout in (((1,), None), ((2, 1, 3), None), ((3, 4), "transposed"), ((5,), "strided")):
+        x = laid_out(rng.uniform(-2, 2, size=shape), layout)
+        saved = x.copy()
+        what = f"numerical_gradient(f, x) for x of shape {shape}{layout_words(layout, 'x')}"
+        g = call(what, numerical_gradient, _f_cubic(x), x, eps)
+        x[...] = saved
+        g = expect_array(what, np.asarray(g, dtype=np.float64) if isinstance(g, np.ndarray) else g, shape)
+        exact = 3 * saved**2 + 4 * saved + eps**2
+        if np.allclose(g, exact, rtol=1e-6, atol=1e-7):
+            continue
+        if layout is not None and not np.any(g):
+            raise Diagnosis(
+                "wrong-value",
+                f"{what} is all zeros: f() never changed, so the nudges did not reach x. x.reshape(-1) (like "
+                "x.ravel()) copies an array that is not contiguous, and writing into the copy leaves x alone. Nudge x "
+                "itself: for i in np.ndindex(x.shape), x[i] = old + eps.",
+            )
+        expect_close(what, g, exact, hint=CENTRAL, rtol=1e-6, atol=1e-7)
 
 
 @hidden_check
@@ -287,19 +391,51 @@ def rel_error_values(rel_error):
     a = rng.standard_normal((3, 4))
     b = a + rng.standard_normal((3, 4)) * 1e-3
     b[0, 0] = a[0, 0] = 0.0
+    _judge_rel_error(rel_error, a, b, "")
+    z = call("rel_error(0, 0)", rel_error, np.zeros(4), np.zeros(4))
+    if not (np.isfinite(float(z)) and float(z) == 0.0):
+        raise Diagnosis(
+            "wrong-value", f"rel_error of two zero arrays should be 0.0 (the 1e-12 floor avoids 0/0), got {z}."
+        )
+    # the boundary classes: a and b of opposite signs, arrays of one entry, a laid out as a transpose
+    r = rng.uniform(0.5, 2.0, size=(2, 3))
+    for a, b, words in (
+        (r, -rng.uniform(0.5, 2.0, size=(2, 3)), "of opposite signs"),
+        (np.array([rng.uniform(1, 2)]), np.array([rng.uniform(2, 3)]), "of one entry each"),
+        (laid_out(r, "transposed"), r + 1e-3, "with a laid out as a transpose in memory"),
+    ):
+        _judge_rel_error(rel_error, a, b, f" for a and b {words}")
+
+
+def _judge_rel_error(rel_error, a, b, words: str) -> None:
     want = float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a) + np.abs(b))))
     got = call("rel_error(a, b)", rel_error, a, b)
     try:
         got = float(got)
     except (TypeError, ValueError):
         raise Diagnosis("wrong-value", f"rel_error should return one float, got {type(got).__name__}.") from None
-    if not np.isclose(got, want, rtol=1e-9, atol=0):
-        raise Diagnosis(
-            "wrong-value",
-            f"rel_error(a, b) should be the largest entry of |a - b| / max(1e-12, |a| + |b|), {want:.6g} here; got {got:.6g}.",
+    if np.isclose(got, want, rtol=1e-9, atol=0):
+        return
+    summed = float(np.max(np.abs(a - b) / np.maximum(1e-12, np.abs(a + b))))
+    k = _opposite(a, b)
+    why = ""
+    if k is not None and np.isclose(got, summed, rtol=1e-9, atol=0):
+        at = ", ".join(map(str, k))
+        why = (
+            f" It matches |a - b| / |a + b|, which is large where a and b have opposite signs (here a[{at}] = "
+            f"{a[k]:.6g} and b[{at}] = {b[k]:.6g}): the denominator is |a| + |b|, each absolute value taken first."
         )
-    z = call("rel_error(0, 0)", rel_error, np.zeros(4), np.zeros(4))
-    if not (np.isfinite(float(z)) and float(z) == 0.0):
-        raise Diagnosis(
-            "wrong-value", f"rel_error of two zero arrays should be 0.0 (the 1e-12 floor avoids 0/0), got {z}."
-        )
+    raise Diagnosis(
+        "wrong-value",
+        f"rel_error(a, b){words} should be the largest entry of |a - b| / max(1e-12, |a| + |b|), {want:.6g} here; got "
+        f"{got:.6g}.{why}",
+    )
+
+
+def _opposite(a, b):
+    """The index of the entry where a and b have opposite signs and |a + b| is smallest, or None."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    opposite = np.sign(a) * np.sign(b) < 0
+    if not opposite.any():
+        return None
+    return tuple(int(i) for i in np.unravel_index(int(np.argmin(np.where(opposite, np.abs(a + b), np.inf))), a.shape))

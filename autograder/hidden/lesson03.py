@@ -11,6 +11,8 @@ that is the right one transposed or shifted by a position is named as that relat
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
@@ -288,6 +290,34 @@ def _heuristic_problems(S, ref, T, C, what) -> list[Diagnosis]:
 # ----------------------------------------------------------------------------------------------
 
 
+class Earlier:
+    """What a check's calls of one function returned so far.  A wrong result that is the very result of an
+    earlier call with other arguments comes from a cache keyed on too little (or state kept between calls), and is
+    told as that."""
+
+    def __init__(self, noun: str):
+        self.noun, self.results = noun, []
+
+    @contextlib.contextmanager
+    def judging(self, what: str, got):
+        try:
+            yield
+        except Diagnosis:
+            for before, result in self.results:
+                if before != what and isinstance(got, np.ndarray) and got.shape == result.shape:
+                    if np.array_equal(got, result):
+                        raise Diagnosis(
+                            "stale-state",
+                            f"{what} returned the very {self.noun} of an earlier call, {before}: a {self.noun} kept "
+                            "from an earlier call is looked up by too little (every argument decides it). Build it "
+                            "from the arguments at every call, or key a cache on all of them.",
+                        ) from None
+            raise
+        finally:
+            if isinstance(got, np.ndarray):
+                self.results.append((what, np.array(got, copy=True)))
+
+
 def _table(sinusoidal_table, T, C, base=None):
     if base is None:
         what = f"sinusoidal_table({T}, {C})"
@@ -311,20 +341,27 @@ def _other(rng, lo, hi, avoid):
 def table_even_values(sinusoidal_table):
     rng = grading_rng()
     C1, C2 = _even(rng, 6, 32), _even(rng, 2, 8)
-    cases = [(_other(rng, 12, 70, C1), C1), (_other(rng, 2, 12, C2), C2), (1, _even(rng, 2, 10))]
-    for T, C in cases:
-        what, S = _table(sinusoidal_table, T, C)
-        _judge_table(S, T, C, DEFAULT_BASE, what)
+    cases = [(_other(rng, 12, 70, C1), C1, None), (_other(rng, 2, 12, C2), C2, None), (1, _even(rng, 2, 10), None)]
+    # the boundary classes: one position and one pair (T = 1, C = 2), then two calls with the same T and another C
+    # (a table kept from an earlier call under too little of its arguments is wrong there)
+    T = int(rng.integers(3, 9))
+    _judge_again(sinusoidal_table, Earlier("table"), *cases, (1, 2, None), (T, 4, None), (T, 6, None))
+
+
+def _judge_again(sinusoidal_table, earlier, *calls) -> None:
+    """Calls of sinusoidal_table in turn, each judged (a result of an earlier call is told as a stale cache)."""
+    for T, C, base in calls:
+        what, S = _table(sinusoidal_table, T, C, base)
+        with earlier.judging(what, S):
+            _judge_table(S, T, C, DEFAULT_BASE if base is None else base, what)
 
 
 @hidden_check
 def table_odd_values(sinusoidal_table):
     rng = grading_rng()
     C1 = 2 * int(rng.integers(2, 16)) + 1
-    cases = [(_other(rng, 12, 70, C1), C1), (_other(rng, 2, 12, 3), 3), (int(rng.integers(2, 12)), 1)]
-    for T, C in cases:
-        what, S = _table(sinusoidal_table, T, C)
-        _judge_table(S, T, C, DEFAULT_BASE, what)
+    cases = [(_other(rng, 12, 70, C1), C1, None), (_other(rng, 2, 12, 3), 3, None), (int(rng.integers(2, 12)), 1, None)]
+    _judge_again(sinusoidal_table, Earlier("table"), *cases)
 
 
 @hidden_check
@@ -339,9 +376,9 @@ def table_base_and_length(sinusoidal_table):
         (_other(rng, 12, 40, C_odd), C_odd, base),
         (int(rng.integers(3000, 6000)), _even(rng, 4, 16), None),
     ]
-    for T, C, b in cases:
-        what, S = _table(sinusoidal_table, T, C, b)
-        _judge_table(S, T, C, DEFAULT_BASE if b is None else b, what)
+    # and a repeated call with another base only (a cache keyed on T and C)
+    T, C = int(rng.integers(3, 9)), _even(rng, 4, 8)  # C >= 4 and T >= 2: a table that depends on the base
+    _judge_again(sinusoidal_table, Earlier("table"), *cases, (T, C, None), (T, C, base))
 
 
 @hidden_check
@@ -404,11 +441,12 @@ def _judge_shift(M, k, C, base, what: str) -> None:
     ref = _reference_shift(k, C, base)
     if np.allclose(M, ref, rtol=0, atol=PASS_ATOL):
         return
-    table = _reference_table(max(k, 0) + 8, C, base)
-    gap = float(np.abs(table[k : k + 8] - table[:8] @ M.T).max())
+    p0 = max(0, -k)  # eight positions p whose p + k is a position too
+    rows = _variant_table(8, C, base, "interleave", "right", p0)
+    gap = float(np.abs(_variant_table(8, C, base, "interleave", "right", p0 + k) - rows @ M.T).max())
     law = (
         f"table[p + {k}] == M @ table[p] fails by up to {gap:.3g} (on a correct table for base={base:g}, "
-        f"positions 0..7)."
+        f"positions {p0}..{p0 + 7})."
     )
     # 1. block structure
     blocks = np.kron(np.eye(C // 2), np.ones((2, 2))).astype(bool)
@@ -520,9 +558,18 @@ def shift_matrix_values(shift_matrix):
         (1, _even(rng, 4, 12)),
         (0, _even(rng, 2, 8)),
     ]
-    for k, C in cases:
-        what, M = _shift(shift_matrix, k, C)
-        _judge_shift(M, k, C, DEFAULT_BASE, what)
+    # the boundary classes: a negative shift, a large one, and a second call with the same k and another C
+    cases += [(-int(rng.integers(1, 40)), _even(rng, 4, 12)), (int(rng.integers(10**5, 10**6)), _even(rng, 4, 10))]
+    k = int(rng.integers(2, 9))
+    _shift_again(shift_matrix, Earlier("matrix"), *[(k, C, None) for k, C in cases], (k, 2, None), (k, 4, None))
+
+
+def _shift_again(shift_matrix, earlier, *calls) -> None:
+    """Calls of shift_matrix in turn, each judged (a result of an earlier call is told as a stale cache)."""
+    for k, C, base in calls:
+        what, M = _shift(shift_matrix, k, C, base)
+        with earlier.judging(what, M):
+            _judge_shift(M, k, C, DEFAULT_BASE if base is None else base, what)
 
 
 @hidden_check
@@ -531,9 +578,12 @@ def shift_matrix_base(shift_matrix):
     base = float(np.round(10.0 ** rng.uniform(1.5, 5.5), 1))
     if base == DEFAULT_BASE:
         base += 1.0
-    for k, C in [(int(rng.integers(2, 40)), _even(rng, 4, 24)), (int(rng.integers(500, 3000)), _even(rng, 4, 16))]:
-        what, M = _shift(shift_matrix, k, C, base)
-        _judge_shift(M, k, C, base, what)
+    cases = [
+        (int(rng.integers(2, 40)), _even(rng, 4, 24), base),
+        (int(rng.integers(500, 3000)), _even(rng, 4, 16), base),
+    ]
+    k = int(rng.integers(2, 9))
+    _shift_again(shift_matrix, Earlier("matrix"), *cases, (k, 4, None), (k, 4, base))  # then another base only
 
 
 @hidden_check

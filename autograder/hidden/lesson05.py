@@ -11,18 +11,23 @@ from __future__ import annotations
 import numpy as np
 
 from . import call, expect_array, expect_raises, grading_rng, hidden_check, watch
+from .boundary import laid_out, layout_words, shown_on
 from .diagnostics import Diagnosis, fmt, relationship, say
 from .gradcheck import compare, numerical_gradient
+from .lesson02 import expect_gradient_rows
 from .lesson04 import (
     TOO_LONG_ERRORS,
     backward_plans,
+    boundary_sizes,
     call_forward,
+    comparable,
     distinct_cases,
     dP_diagnosis,
     expect_grad,
     parities,
     pick,
     pick_width,
+    stale_forward,
     upstream,
 )
 from .lesson04 import forward_diagnosis as shared_forward_diagnosis
@@ -102,8 +107,9 @@ def _forward(EmbeddingLayer, layer, idx, block_size):
         raise
 
 
-def _backward(layer, G):
-    return call("EmbeddingLayer.backward", layer.backward, G.copy())  # a copy: the check keeps its own G intact
+def _backward(layer, G, layout=None):
+    """layer.backward on a copy of G (the check keeps its own G intact), laid out as ``layout`` (boundary.LAYOUTS)."""
+    return call("EmbeddingLayer.backward", layer.backward, laid_out(G, layout))
 
 
 def _numeric(layer, idx, G, table: str):
@@ -149,6 +155,24 @@ def layer_forward(EmbeddingLayer):
         if not np.array_equal(idx, idx0):
             raise Diagnosis("side-effect", "forward changed the ids it was given; it should only read them.")
         forward_diagnosis(out, E0, P0, idx)
+    for B, T, C, layout in boundary_sizes(rng, block_size):
+        V = int(rng.integers(2, 6))
+        layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
+        idx = rng.integers(0, V, size=(B, T))
+        what = f"forward(idx) for ids of shape {(B, T)}{layout_words(layout, 'idx')}, C={C}"
+        out = expect_array(what, _forward(EmbeddingLayer, layer, laid_out(idx, layout), block_size), (B, T, C))
+        forward_diagnosis(out, np.asarray(layer.E, dtype=np.float64), np.asarray(layer.P, dtype=np.float64), idx)
+    # an optimizer step between two forwards: E and P are replaced, and the next forward reads the new ones
+    V, T, C = 5, block_size - 1, 3
+    layer = _make(EmbeddingLayer, V, block_size, C, 42)
+    idx = rng.integers(0, V, size=(2, T))
+    old = np.array(_forward(EmbeddingLayer, layer, idx, block_size), dtype=np.float64, copy=True)
+    for table, shape in (("E", (V, C)), ("P", (block_size, C))):
+        setattr(layer, table, rng.standard_normal(shape))
+        out = _forward(EmbeddingLayer, layer, idx, block_size)
+        out = expect_array(f"forward(idx) after self.{table} was replaced", out, old.shape)
+        stale_forward(out, old, np.asarray(layer.E)[idx] + np.asarray(layer.P)[:T], table)
+        old = out
 
 
 @hidden_check
@@ -253,7 +277,7 @@ def layer_backward_dE(EmbeddingLayer):
         G = upstream(rng, (B, T, C), idx, V)
         _forward(EmbeddingLayer, layer, idx, block_size)
         ret = _backward(layer, G)
-        dE = np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True)
+        dE = np.array(expect_gradient_rows("self.dE after backward", layer.dE, (V, C), idx), copy=True)
         if ret is not None:
             raise Diagnosis(
                 "wrong-value",
@@ -264,6 +288,23 @@ def layer_backward_dE(EmbeddingLayer):
         report = compare("dE", dE, numeric)
         if not report.ok:
             _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report)
+    # the boundary classes: B = 1, T = 1, C = 1, dout laid out as a transpose and strided, the highest ids unused
+    cases = [(*sizes, 0) for sizes in boundary_sizes(rng, block_size)] + [(2, block_size - 1, 2, None, 3)]
+    for B, T, C, layout, unused in cases:
+        V = 6
+        layer = _make(EmbeddingLayer, V, block_size, C, int(rng.integers(1 << 30)))
+        idx = rng.integers(0, V - unused, size=(B, T))
+        G = upstream(rng, (B, T, C))
+        _forward(EmbeddingLayer, layer, idx, block_size)
+        _backward(layer, G, layout)
+        what = f"self.dE after backward (ids of shape {(B, T)}, vocab_size={V}, C={C}{layout_words(layout, 'dout')})"
+        dE = np.array(expect_gradient_rows(what, layer.dE, (V, C), idx), copy=True)
+        with shown_on(what):
+            right = np.zeros((V, C))
+            np.add.at(right, idx, G)
+            report = compare("dE", dE, right)
+            if not report.ok:
+                _dE_diagnosis(EmbeddingLayer, dE, right, idx, report)
 
 
 @hidden_check
@@ -286,6 +327,18 @@ def layer_backward_dP(EmbeddingLayer):
             )
             dP_diagnosis(dP, _numeric(layer, idx, G, "P"), G, T, prev)
             prev = dP
+    for B, T, C, layout in boundary_sizes(rng, block_size):
+        layer = _make(EmbeddingLayer, 5, block_size, C, int(rng.integers(1 << 30)))
+        idx = rng.integers(0, 5, size=(B, T))
+        G = upstream(rng, (B, T, C), idx, 5)
+        _forward(EmbeddingLayer, layer, idx, block_size)
+        _backward(layer, G, layout)
+        what = f"self.dP after backward (B={B}, T={T}, C={C}, block_size={block_size}{layout_words(layout, 'dout')})"
+        dP = np.array(expect_grad(what, layer.dP, (block_size, C), T), copy=True)
+        with shown_on(what):
+            right = np.zeros((block_size, C))
+            right[:T] = G.sum(axis=0)
+            dP_diagnosis(dP, right, G, T)
 
 
 @hidden_check
@@ -301,20 +354,19 @@ def layer_backward_fresh(EmbeddingLayer):
         _forward(EmbeddingLayer, layer, idx, block_size)
         _backward(layer, G)
         first = {
-            "dE": np.array(expect_array("self.dE after backward", layer.dE, (V, C)), copy=True),
-            "dP": np.array(
-                expect_grad(f"self.dP after backward (T={T}, block_size={block_size})", layer.dP, (block_size, C), T),
-                copy=True,
-            ),
+            "dE": comparable("self.dE after backward", layer.dE),
+            "dP": comparable("self.dP after backward", layer.dP),
         }
         _backward(layer, G)
         second = {
-            "dE": expect_array("self.dE after a second backward", layer.dE, (V, C)),
-            "dP": expect_grad(
-                f"self.dP after a second backward (T={T}, block_size={block_size})", layer.dP, (block_size, C), T
-            ),
+            "dE": comparable("self.dE after a second backward", layer.dE),
+            "dP": comparable("self.dP after a second backward", layer.dP),
         }
-        grew = [name for name in ("dE", "dP") if not np.allclose(second[name], first[name])]
+        grew = [
+            name
+            for name in ("dE", "dP")
+            if second[name].shape != first[name].shape or not np.allclose(second[name], first[name])
+        ]
         if grew:
             name = grew[0]
             ratio = np.abs(second[name]).sum() / max(np.abs(first[name]).sum(), 1e-300)

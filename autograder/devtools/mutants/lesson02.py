@@ -185,21 +185,23 @@ class Embedding:
 ''',
     ),
     Mutant(
-        "numgrad-flat-view",
+        "numgrad-flat-index",
         NB,
         "numerical-gradient",
         None,
+        # one flat counter over the entries, each turned into x's own index: writing through x.reshape(-1) instead
+        # would reach x only when x is contiguous (for a transpose reshape copies, and the gradient is all zeros)
         source="""\
 def numerical_gradient(f, x, eps=1e-6):
-    flat = x.reshape(-1)          # a view: writing into it changes x
-    grad = np.empty(flat.size)
-    for k in range(flat.size):
-        keep = flat[k]
-        flat[k] = keep + eps
+    grad = np.empty(x.size)
+    for k in range(x.size):
+        i = np.unravel_index(k, x.shape)
+        keep = x[i]
+        x[i] = keep + eps
         fp = float(f())
-        flat[k] = keep - eps
+        x[i] = keep - eps
         fm = float(f())
-        flat[k] = keep
+        x[i] = keep
         grad[k] = (fp - fm) / (2.0 * eps)
     return grad.reshape(x.shape)
 """,
