@@ -123,6 +123,7 @@ def cmd_grade(args) -> int:
     from .classroom.run.batch import BatchOptions, GradingError
     from .classroom.run.grade_command import grade_assignment
     from .classroom.run.progress import Progress
+    from .course import CourseError, open_assignment
 
     options = BatchOptions(
         jobs=args.jobs,
@@ -136,14 +137,13 @@ def cmd_grade(args) -> int:
     run = dry_run if args.dry_run else grade_assignment  # a dry run is the same run, in scratch space
     try:
         outcome = run(
-            Path(args.course_dir),
-            args.assignment,
+            open_assignment(Path(args.course_dir), args.assignment),
             db_url=args.db_url,
             students=args.student or None,
             options=options,
             progress=Progress(quiet=None),
         )
-    except GradingError as e:
+    except (CourseError, GradingError) as e:
         print(f"grade: {e}", file=sys.stderr)
         return 2
     if args.dry_run:

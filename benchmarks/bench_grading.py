@@ -91,12 +91,14 @@ def timed(cmd: list[str], cwd: Path) -> Run:
 
 def one_student(course: Path) -> None:
     """(In the child process) grade two reference students one after the other; print their results as JSON."""
+    from autograder.course import Assignment, Course
     from autograder.grading.grade import grade_student
 
+    assignment = Assignment(Course(course), ASSIGNMENT)
     out = []
     for student in ("solo-cold", "solo-warm"):
         cpu = time.process_time()
-        result = grade_student(course, ASSIGNMENT, student)
+        result = grade_student(assignment, student)
         out.append(
             {
                 "status": str(result.status),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from autograder.course import ASSIGNMENT, Course
+from autograder.course import ASSIGNMENT, Assignment, Course
 from autograder.devtools.personas import write_submission
 from autograder.grading.canary import fingerprint
 
@@ -43,14 +43,15 @@ def test_the_canary_is_graded_again_only_when_something_it_depends_on_changed(tm
     shutil.copytree(REPO / "source", course / "source")
     shutil.copy(REPO / "nbgrader_config.py", course)
     options = {"notebook_budget": 60, "cell_timeout": 30, "sandbox": None}
-    key = fingerprint(course, ASSIGNMENT, None, options)
-    assert fingerprint(course, ASSIGNMENT, None, dict(options)) == key
-    assert fingerprint(course, ASSIGNMENT, None, dict(options, cell_timeout=31)) != key
-    assert fingerprint(course, ASSIGNMENT, ["01_why_position"], options) != key
-    source = Course(course).notebook("source", "03_sinusoidal")
+    assignment = Assignment(Course(course), ASSIGNMENT)
+    key = fingerprint(assignment, None, options)
+    assert fingerprint(assignment, None, dict(options)) == key
+    assert fingerprint(assignment, None, dict(options, cell_timeout=31)) != key
+    assert fingerprint(assignment, ["01_why_position"], options) != key
+    source = assignment.notebook("source", "03_sinusoidal")
     source.write_text(source.read_text().replace("sinusoidal", "sinusoidal ", 1))
-    changed = fingerprint(course, ASSIGNMENT, None, options)
+    changed = fingerprint(assignment, None, options)
     assert changed != key
     with open(course / "nbgrader_config.py", "a") as f:
         f.write("\nc.KitConfig.cell_timeout = 29\n")
-    assert fingerprint(course, ASSIGNMENT, None, options) != changed
+    assert fingerprint(assignment, None, options) != changed

@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.course import ASSIGNMENT, Course
+from autograder.course import ASSIGNMENT, Assignment, Course
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
 from autograder.grading import grade
@@ -90,13 +90,14 @@ def graded_twice(course, shared: bool, monkeypatch) -> tuple[dict, list[dict], l
     write_submission(course, "fay", persona_notebooks(["sin-cos-swap"]))
     if not shared:
         monkeypatch.setattr(grade, "shared_engines", contextlib.nullcontext)
-    results = [grade.grade_student(course, ASSIGNMENT, "fay", db_url) for _ in range(2)]
+    assignment = Assignment(Course(course), ASSIGNMENT)
+    results = [grade.grade_student(assignment, "fay", db_url) for _ in range(2)]
     monkeypatch.undo()
     outcomes = [
         (r.status, r.score, r.max_score, [(t.notebook, t.test, t.points, t.max_points, t.diagnosis) for t in r.tests])
         for r in results
     ]
-    pages = sorted(p.name for p in Course(course).folder("feedback", ASSIGNMENT, "fay").glob("*.html"))
+    pages = sorted(p.name for p in assignment.feedback("fay").glob("*.html"))
     return gradebook_contents(db_url, "fay"), outcomes, pages
 
 

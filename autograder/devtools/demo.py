@@ -24,7 +24,7 @@ from ..classroom.lms.lms import export_to_lms
 from ..classroom.run.batch import BatchOptions
 from ..classroom.run.grade_command import grade_assignment
 from ..classroom.run.progress import Progress
-from ..course import ASSIGNMENT, NOTEBOOKS, Course, make_scratch_course, repo_root
+from ..course import ASSIGNMENT, NOTEBOOKS, Assignment, Course, make_scratch_course, repo_root
 from .mutants import catalogue
 from .personas import filled_notebook, reference_solutions
 
@@ -133,8 +133,7 @@ def run_demo(workdir: Path | None = None, jobs: int = 2) -> Path:
     print(collect(course, ASSIGNMENT, zip_path, roster).text())
     print(f"\n$ autograder grade {ASSIGNMENT} --jobs {jobs}")
     grade_assignment(
-        course,
-        ASSIGNMENT,
+        Assignment(Course(course), ASSIGNMENT),
         db_url=db_url,
         options=BatchOptions(jobs=jobs, notebook_budget=20.0, cell_timeout=10),
         progress=Progress(quiet=None),

@@ -35,7 +35,7 @@ import nbformat
 
 from ..cells import grade_id, solution_sources
 from ..config import CONFIG_FILE, GradingOptions
-from ..course import Course, register_assignment, sqlite_url
+from ..course import Assignment, Course, sqlite_url
 from ..sandbox import PACKAGE_DIR
 from .faults import KitFault
 from .results import Status, StudentResult
@@ -50,16 +50,16 @@ class CanaryFailed(KitFault):
 CACHE_ENV = "AUTOGRADER_CANARY_CACHE"
 
 
-def cache_folder(root: Path) -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Course(root).canary_records)
+def cache_folder(course: Course) -> Path:
+    return Path(os.environ.get(CACHE_ENV) or course.canary_records)
 
 
-def fingerprint(course_dir: Path, assignment: str, notebooks: list[str] | None, options: dict) -> str:
+def fingerprint(assignment: Assignment, notebooks: list[str] | None, options: dict) -> str:
     """A hash of everything a canary's outcome depends on."""
     digest = hashlib.sha256(str(PACKAGE_DIR).encode() + b"\0")
-    course_dir = Path(course_dir).resolve()
+    course_dir = assignment.root
     files = sorted(PACKAGE_DIR.rglob("*.py")) + [course_dir / CONFIG_FILE]
-    files += [p for p in Course(course_dir).source_notebooks(assignment) if notebooks is None or p.stem in notebooks]
+    files += [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
     for path in files:
         name = path.relative_to(PACKAGE_DIR if path.is_relative_to(PACKAGE_DIR) else course_dir)
         digest.update(str(name).encode() + b"\0")
@@ -69,42 +69,39 @@ def fingerprint(course_dir: Path, assignment: str, notebooks: list[str] | None, 
     return digest.hexdigest()
 
 
-def reference_submission(scratch: Path, assignment: str, notebooks: list[Path]) -> None:
-    """The student copy that ``register_assignment`` made in ``scratch``, solved by the source notebooks."""
-    course = Course(scratch)
-    target = course.folder("submitted", assignment, CANARY)
+def reference_submission(scratch: Assignment, notebooks: list[Path]) -> None:
+    """The student copy that registering the assignment made in the ``scratch`` course, solved by the source
+    notebooks."""
+    target = scratch.submitted(CANARY)
     target.mkdir(parents=True, exist_ok=True)
     for source in notebooks:
         answers = solution_sources(nbformat.read(str(source), as_version=4))
-        release = nbformat.read(str(scratch / ".kit" / "release" / assignment / source.name), as_version=4)
+        release = nbformat.read(str(scratch.registered_release / source.name), as_version=4)
         for cell in release.cells:
             if grade_id(cell) in answers:
                 cell.source = answers[grade_id(cell)]
         nbformat.write(release, str(target / source.name))
 
 
-def grade_reference(
-    course_dir: Path, assignment: str, notebooks: list[str] | None, options: GradingOptions
-) -> StudentResult:
+def grade_reference(assignment: Assignment, notebooks: list[str] | None, options: GradingOptions) -> StudentResult:
     """Grade the reference in a scratch copy of the course (config and source notebooks only)."""
     from .grade import grade_student
 
-    course = Course(course_dir)
-    sources = [p for p in course.source_notebooks(assignment) if notebooks is None or p.stem in notebooks]
+    sources = [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
     with tempfile.TemporaryDirectory(prefix="kit-canary-") as folder:
-        scratch = Path(folder) / "course"
-        Course(scratch).folder("source", assignment).mkdir(parents=True)
-        shutil.copy(Path(course_dir) / CONFIG_FILE, scratch / CONFIG_FILE)
+        root = Path(folder) / "course"
+        root.mkdir()
+        shutil.copy(assignment.root / CONFIG_FILE, root / CONFIG_FILE)
+        scratch = assignment.in_course(root)  # laid out as the course's own config says
+        scratch.source.mkdir(parents=True)
         for path in sources:
-            shutil.copy(path, Course(scratch).folder("source", assignment) / path.name)
-        db_url = sqlite_url(scratch / "gradebook.db")
-        register_assignment(scratch, db_url, assignment)
-        reference_submission(scratch, assignment, sources)
+            shutil.copy(path, scratch.source / path.name)
+        db_url = sqlite_url(scratch.course.gradebook)
+        scratch.register(db_url)
+        reference_submission(scratch, sources)
         # a process of its own, as a worker grades a student: whatever the grading leaves behind goes with it
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(
-                grade_student, scratch, assignment, CANARY, db_url, replace(options, feedback=False)
-            ).result()
+            return pool.submit(grade_student, scratch, CANARY, db_url, replace(options, feedback=False)).result()
 
 
 def cause(result: StudentResult) -> str:
@@ -148,8 +145,7 @@ def passed_before(record: Path) -> bool:
 
 
 def run_canary(
-    course_dir: Path,
-    assignment: str,
+    assignment: Assignment,
     options: GradingOptions,
     *,
     notebooks: list[str] | None = None,
@@ -159,15 +155,14 @@ def run_canary(
     """Grade the course's reference solution; raise CanaryFailed (one line: the cause and what to do) unless it
     scores full marks.  Skipped when nothing it depends on changed since it last passed here (under
     ``cache_root``'s ``.kit/canary``, by default the course's)."""
-    course_dir = Path(course_dir).resolve()
     # the run's options, but for how many students at once and whether feedback is written
-    key = fingerprint(course_dir, assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
-    record = cache_folder(cache_root or course_dir) / f"{assignment}-{key}"
+    key = fingerprint(assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
+    record = cache_folder(Course(cache_root) if cache_root else assignment.course) / f"{assignment.name}-{key}"
     if passed_before(record):
         out("canary: the reference solution passed with this kit and course before; not graded again")
         return
     try:
-        result = grade_reference(course_dir, assignment, notebooks, options)
+        result = grade_reference(assignment, notebooks, options)
     except BrokenProcessPool:
         raise CanaryFailed(
             "the process grading the reference solution died (killed, or out of memory); "

@@ -1,11 +1,11 @@
 """Grading one submission: the single step every grader of the kit runs.
 
-``grade_student(course_dir, assignment, student, db_url)`` is a plain function of the course
-directory on shared storage and the gradebook URL, so any worker process can run it: a local
-process pool today, a distributed engine later.  It autogrades with nbgrader's own converters
-(so the gradebook is nbgrader's), generates the feedback, and returns a :class:`StudentResult`
-with the per-test points and diagnoses.  It never raises for a bad submission: a failure is
-recorded with its reason.
+``grade_student(assignment, student, db_url)`` is a plain function of the assignment (its course
+directory on shared storage: :class:`~autograder.course.Assignment`, which pickles) and the gradebook
+URL, so any worker process can run it: a local process pool, a Dask worker in a scratch course.  It
+autogrades with nbgrader's own converters (so the gradebook is nbgrader's), generates the feedback,
+and returns a :class:`StudentResult` with the per-test points and diagnoses.  It never raises for a
+bad submission: a failure is recorded with its reason.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import nbformat
 from traitlets.config import Config
 
 from ..config import GradingOptions, grading_options, read_course_config
-from ..course import STAGING, Course, ensure_tools_on_path, sqlite_url
+from ..course import STAGING, Assignment, Course, ensure_tools_on_path, sqlite_url
 from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
 from .execute import TIMING_KEY, kernel_starts, notebook_seconds
@@ -89,12 +89,12 @@ def course_config(course_dir: Path, db_url: str | None = None, options: GradingO
     return config
 
 
-def expected_notebooks(course: Course, assignment: str) -> dict[str, dict[str, dict]]:
+def expected_notebooks(assignment: Assignment) -> dict[str, dict[str, dict]]:
     """Notebook name -> its locked and graded cells, from the course's source notebooks.
 
     A worker grades student after student against the same source notebooks: what they hold is read once per
     process, and read again when a file changes (:func:`_file_version`); each caller gets its own copy."""
-    key = tuple((path, *_file_version(path)) for path in course.source_notebooks(assignment))
+    key = tuple((path, *_file_version(path)) for path in assignment.source_notebooks())
     if key not in _expected:
         if len(_expected) >= EXPECTED_KEPT:
             _expected.clear()
@@ -197,18 +197,16 @@ def record_empty_submission(db_url: str, assignment: str, student: str) -> None:
         gb.add_submission(assignment, student)
 
 
-def read_result(
-    course: Course, assignment: str, student: str, db_url: str, notebooks: dict | None = None
-) -> StudentResult:
+def read_result(assignment: Assignment, student: str, db_url: str, notebooks: dict | None = None) -> StudentResult:
     """The student's per-test points from the gradebook, with the diagnoses of the autograded notebooks
     (and the verdicts the kit applied to them); the reason lists the cells the kit zeroed.  ``notebooks``
     holds the autograded notebooks the caller has read already (name -> notebook)."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    autograded = course.folder("autograded", assignment, student)
+    autograded = assignment.autograded(student)
     with Gradebook(db_url) as gb:
         try:
-            submission = gb.find_submission(assignment, student)
+            submission = gb.find_submission(assignment.name, student)
         except MissingEntry:
             return StudentResult(student, Status.FAILED, "no submission in the gradebook")
         tests, notes = [], []
@@ -241,7 +239,7 @@ def read_result(
 
 
 def grade_student(
-    course_dir, assignment: str, student: str, db_url: str | None = None, options: GradingOptions | None = None
+    assignment: Assignment, student: str, db_url: str | None = None, options: GradingOptions | None = None
 ) -> StudentResult:
     """Autograde one student's submission and generate its feedback; never raises for a bad submission.
 
@@ -251,30 +249,27 @@ def grade_student(
     warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's own SQLAlchemy noise
     start, steps = time.monotonic(), {}
     with shared_engines():  # nbgrader's ~36 Gradebooks of a student on one engine: its SQL compiled once
-        result = _grade_student(course_dir, assignment, student, db_url, options, steps)
+        result = _grade_student(assignment, student, db_url, options, steps)
     result.seconds = round(time.monotonic() - start, 3)
     result.step_seconds = steps
     return result
 
 
 def _grade_student(
-    course_dir, assignment: str, student: str, db_url: str | None, options: GradingOptions | None, steps: dict
+    assignment: Assignment, student: str, db_url: str | None, options: GradingOptions | None, steps: dict
 ) -> StudentResult:
     from nbgrader.converters import Autograde, GenerateFeedback
 
     from .feedback import ungraded_reasons, write_ungraded_pages
 
-    course_dir = Path(course_dir).resolve()
     with timed_step(steps, "intake"):
-        options = options or grading_options(read_course_config(course_dir))
-        config = course_config(course_dir, db_url, options)
+        options = options or grading_options(assignment.course.config)
+        config = course_config(assignment.root, db_url, options)
         db_url = config.CourseDirectory.db_url
-        course = Course(course_dir)
         limits = ResourceLimits(config=config)
-        expected = expected_notebooks(course, assignment)
+        expected = expected_notebooks(assignment)
         try:
             notes = stage_submission(
-                course,
                 assignment,
                 student,
                 expected,
@@ -288,18 +283,18 @@ def _grade_student(
                 if full
                 else StudentResult(student, Status.FAILED, f"could not read the submission: {e}")
             )
-    staged = course.folder(STAGING, assignment, student)
+    staged = assignment.staged(student)
     if not any(staged.glob("*.ipynb")):
         with timed_step(steps, "gradebook"):
-            for step in ("autograded", "feedback"):  # nothing of an earlier grading may linger
-                shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
-            record_empty_submission(db_url, assignment, student)
-            course.verdict_record(assignment, student).unlink(missing_ok=True)  # its grades were removed with it
+            for folder in (assignment.autograded(student), assignment.feedback(student)):  # nothing earlier lingers
+                shutil.rmtree(folder, ignore_errors=True)
+            record_empty_submission(db_url, assignment.name, student)
+            assignment.verdict_record(student).unlink(missing_ok=True)  # its grades were removed with it
         graded = {"success": True}
     else:
         # a test keeps its points only if the checker, outside the kernel, passed it in this run (ApplyVerdicts)
         with timed_step(steps, "autograde"):
-            graded = _run(Autograde, config, assignment, student)
+            graded = _run(Autograde, config, assignment.name, student)
     # a converter that failed on the kit's side (the disk, the gradebook, a kernel that cannot start) is no grade:
     # status error, and the caller removes what it wrote
     fault = kit_fault(_log_text(graded)) if not graded["success"] else None
@@ -308,25 +303,25 @@ def _grade_student(
     if not graded["success"]:
         return StudentResult(student, Status.FAILED, "; ".join(notes + [_log_reason(graded)]))
     with timed_step(steps, "gradebook"):
-        autograded = sorted(course.folder("autograded", assignment, student).glob("*.ipynb"))
+        autograded = sorted(assignment.autograded(student).glob("*.ipynb"))
         notebooks = {path.stem: nbformat.read(str(path), as_version=4) for path in autograded}  # read once
         for path in autograded:
             notes += run_problems(path, notebooks[path.stem])
-        result = read_result(course, assignment, student, db_url, notebooks)
+        result = read_result(assignment, student, db_url, notebooks)
         notes += [result.reason] if result.reason else []
         result.notebook_seconds = notebook_seconds(notebooks)
         result.kernel_starts = kernel_starts(notebooks)
     with timed_step(steps, "feedback"):
         if options.feedback and autograded:
-            fb = _run(GenerateFeedback, config, assignment, student)
+            fb = _run(GenerateFeedback, config, assignment.name, student)
             fault = kit_fault(_log_text(fb)) if not fb["success"] else None
             if not fb["success"] and not fault:
                 notes.append("feedback: " + _log_reason(fb))
         if options.feedback:  # a notebook intake left out gets a page saying why, and what to do
             write_ungraded_pages(
-                course.folder("feedback", assignment, student),
-                course.folder("submitted", assignment, student),
-                assignment,
+                assignment.feedback(student),
+                assignment.submitted(student),
+                assignment.name,
                 ungraded_reasons(sorted(expected), staged, notes),
                 notebook_points(expected),
             )

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 
 from ..cells import grade_id, is_graded_cell, is_protected_cell, is_solution_cell, nbgrader_metadata, strip_hidden
-from ..course import STAGING, Course
+from ..course import Assignment
 from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
 
@@ -129,8 +129,7 @@ def copy_other_files(
 
 
 def stage_submission(
-    course: Course,
-    assignment: str,
+    assignment: Assignment,
     student: str,
     expected: dict[str, dict[str, dict]],
     *,
@@ -142,8 +141,8 @@ def stage_submission(
     ``expected`` maps each notebook name of the assignment to its :func:`locked_cells`.  Files other
     than the notebooks are copied up to the caps (:func:`copy_other_files`).
     """
-    source = course.folder("submitted", assignment, student)
-    target = course.folder(STAGING, assignment, student)
+    source = assignment.submitted(student)
+    target = assignment.staged(student)
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)

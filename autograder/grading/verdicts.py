@@ -5,7 +5,7 @@ hidden check, run outside the kernel in this grading, passed it.
 steps do: it reads what the executor left in ``resources`` (:data:`~.checker.VERDICTS`) and writes the
 gradebook in the same converter run.  A test that scored in the student's kernel without a passing
 verdict gets nbgrader's manual score 0.  nbgrader keeps a manual score across regrades, so the kit
-records which cells it zeroed (``Course.verdict_record``) and clears those first: a fixed resubmission
+records which cells it zeroed (``Assignment.verdict_record``) and clears those first: a fixed resubmission
 is judged afresh, and an instructor's own manual scores are never touched.
 
 The verdicts, and the cells zeroed, are also left in the autograded notebook's metadata
@@ -21,7 +21,7 @@ from dataclasses import asdict
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode, default
 
-from ..course import Course
+from ..course import Assignment, Course
 from .checker import VERDICTS, Verdict
 
 RECORD_KEY = "kit_verdicts"  # autograded notebook metadata: {"verdicts": {grade_id: Verdict fields}, "zeroed": [...]}
@@ -46,7 +46,8 @@ class ApplyVerdicts(NbGraderPreprocessor):
         notebook, assignment, student = names["notebook"], names["assignment"], names["student"]
         # no verdicts at all (the executor ran no outside checks) is no passing verdict: nothing scores
         verdicts: dict[str, Verdict] = resources.get(VERDICTS) or {}
-        record = Course(self.course_root).verdict_record(assignment, student)
+        # nbgrader hands this step the names only: the assignment is made here, from the course's root
+        record = Assignment(Course(self.course_root), assignment).verdict_record(student)
         previous = json.loads(record.read_text()) if record.exists() else []
         zeroed = []
         with Gradebook(names["db_url"]) as gb:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..cells import grade_id, is_test_cell
 from ..config import CONFIG_FILE, GradingOptions, KitConfig, grading_options
-from ..course import ASSIGNMENT, NOTEBOOKS, Course, register_assignment, repo_root, sqlite_url
+from ..course import ASSIGNMENT, NOTEBOOKS, Assignment, Course, register_assignment, repo_root, sqlite_url
 from ..grading.canary import CanaryFailed, run_canary
 from ..grading.intake import locked_cells, renamed_from
 from ..grading.notes import group_notes, split_notes
@@ -143,24 +143,24 @@ def graded_tests_in_order(kit: Path, lesson: str) -> list[str]:
 
 
 def grade_one(
-    course_dir: Path, db_url: str, kit: Path, path: Path, lesson: str, nb, student: str, options: GradingOptions
+    assignment: Assignment, db_url: str, kit: Path, path: Path, lesson: str, nb, student: str, options: GradingOptions
 ) -> Graded:
     """Grade ``nb`` (read from ``path``) as ``student``'s submission of ``lesson`` in the scratch course."""
     import nbformat
 
     from ..grading.grade import grade_student
 
-    folder = Course(course_dir).folder("submitted", ASSIGNMENT, student)
+    folder = assignment.submitted(student)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     nbformat.write(nb, str(folder / f"{lesson}.ipynb"))
-    result = grade_student(course_dir, ASSIGNMENT, student, db_url, options)
+    result = grade_student(assignment, student, db_url, options)
     if result.status is not Status.GRADED:
         raise ThoroughError(f"{path}: could not be graded: {result.reason}")
     order = {name: k for k, name in enumerate(graded_tests_in_order(kit, lesson))}
     tests = sorted((t for t in result.tests if t.notebook == lesson), key=lambda t: order.get(t.test, len(order)))
     rows = [CheckRow(t.test, t.points, t.points >= t.max_points, _message(t), done=not _stub(t)) for t in tests]
-    autograded = Course(course_dir).notebook("autograded", lesson, ASSIGNMENT, student)
+    autograded = assignment.notebook("autograded", lesson, student)
     practice = practice_rows(nbformat.read(str(autograded), as_version=4)) if autograded.exists() else []
     # the scratch course may hold other lessons (other notebooks graded in the same run): not this one's news
     others = tuple(f"{name}.ipynb" for name in NOTEBOOKS if name != lesson)
@@ -208,16 +208,17 @@ def thorough_check(
         course_dir = Path(scratch) / "course"
         lessons = [lesson for _, _, lesson, _ in chosen]
         db_url = make_course(course_dir, kit, lessons)
+        assignment = Assignment(Course(course_dir), ASSIGNMENT)
         options = grading_options(
-            Course(course_dir).config, sandbox=sandboxed, cell_timeout=cell_timeout, feedback=False
+            assignment.course.config, sandbox=sandboxed, cell_timeout=cell_timeout, feedback=False
         )
         try:  # the kit's own reference first: a fault of the kit here must not read as the student's mistake
-            run_canary(course_dir, ASSIGNMENT, options, notebooks=sorted(set(lessons)), cache_root=kit, out=echo)
+            run_canary(assignment, options, notebooks=sorted(set(lessons)), cache_root=kit, out=echo)
         except CanaryFailed as e:
             raise ThoroughError(f"the kit cannot grade on this machine, your notebook was not graded: {e}") from None
         for number, (slot, path, lesson, nb) in enumerate(chosen, start=1):
             try:
-                outcomes[slot] = grade_one(course_dir, db_url, kit, path, lesson, nb, f"{STUDENT}{number}", options)
+                outcomes[slot] = grade_one(assignment, db_url, kit, path, lesson, nb, f"{STUDENT}{number}", options)
             except ThoroughError as e:
                 outcomes[slot] = e
     return outcomes

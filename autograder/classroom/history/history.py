@@ -37,7 +37,7 @@ from sqlalchemy import (
 )
 
 from ...config import GradingOptions
-from ...course import Course, repo_root
+from ...course import Assignment, repo_root
 from ...grading.results import Status, StudentResult
 
 METADATA = MetaData()
@@ -160,14 +160,14 @@ def kit_version() -> str:
 GRADE_DECIDING = ("notebook_budget", "cell_timeout", "memory_limit_mb", "sandbox")  # not jobs, not feedback
 
 
-def grading_inputs(course: Course, assignment: str, grading: GradingOptions) -> dict:
+def grading_inputs(assignment: Assignment, grading: GradingOptions) -> dict:
     """What decides a grade besides the submission: the source notebooks (their hidden tests and
     points), the kit's hidden checks and the run's options that can move a score, each file by its hash."""
     from ... import hidden
 
     hidden_root = Path(hidden.__file__).parent
     return {
-        "source": _file_hashes(course.source_notebooks(assignment), course.folder("source", assignment)),
+        "source": _file_hashes(assignment.source_notebooks(), assignment.source),
         "hidden": _file_hashes(list(hidden_root.rglob("*.py")), hidden_root),
         "options": {name: getattr(grading, name) for name in GRADE_DECIDING},
     }

@@ -251,7 +251,7 @@ def _reset(course, assignment: str) -> None:
 def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     """Grade the upload with the course's own options (its nbgrader_config.py), the sandbox as it works here."""
     from ...config import grading_options
-    from ...course import Course, sqlite_url
+    from ...course import Assignment, Course, sqlite_url
     from ...grading.canary import run_canary
     from ...grading.faults import KitFault
     from ...grading.grade import grade_student
@@ -259,11 +259,12 @@ def grade_upload(root: Path, assignment: str, echo=print) -> dict:
 
     course = Course(course_dir(root))
     _reset(course, assignment)
-    notes = place_submission(Path(root) / "submission", course.folder("submitted", assignment, STUDENT))
+    graded = Assignment(course, assignment)
+    notes = place_submission(Path(root) / "submission", graded.submitted(STUDENT))
     options = grading_options(course.config, sandbox=choose_sandbox(echo), feedback=False)
     # the reference first, through the same grading: a fault of the kit's own must not become this student's score
-    run_canary(course.root, assignment, options, out=echo)
-    result = grade_student(course.root, assignment, STUDENT, sqlite_url(course.gradebook), options)
+    run_canary(graded, options, out=echo)
+    result = grade_student(graded, STUDENT, sqlite_url(course.gradebook), options)
     echo(f"graded: {result.status} {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s {result.reason}")
     if result.status is Status.ERROR:
         raise KitFault(result.reason)

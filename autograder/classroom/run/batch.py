@@ -1,6 +1,6 @@
 """Bulk grading: every submission of an assignment, in worker processes, resumable and idempotent.
 
-The unit of work is :func:`autograder.grading.grade.grade_student` (course directory + student + gradebook
+The unit of work is :func:`autograder.grading.grade.grade_student` (assignment + student + gradebook
 URL), so the pool here can be swapped for any engine that runs Python functions in processes.
 A finished student leaves a small state file under ``.kit/<assignment>/`` holding the fingerprint of
 the submission it graded and the result; a later run skips students whose submission is unchanged,
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...config import GradingOptions, grading_options
-from ...course import STAGING, Course
+from ...course import Assignment
 from ...grading.faults import disk_full, exception_fault
 from ...grading.grade import grade_student
 from ...grading.results import Status, StudentResult
@@ -42,29 +42,28 @@ def fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def load_state(course: Course, assignment: str, student: str) -> dict | None:
+def load_state(assignment: Assignment, student: str) -> dict | None:
     try:
-        return json.loads(course.state_file(assignment, student).read_text())
+        return json.loads(assignment.state_file(student).read_text())
     except (OSError, ValueError):
         return None
 
 
-def save_state(course: Course, assignment: str, result: StudentResult, digest: str) -> None:
-    folder = course.state_folder(assignment)
+def save_state(assignment: Assignment, result: StudentResult, digest: str) -> None:
+    folder = assignment.state_folder
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{result.student}.json.tmp"
     tmp.write_text(json.dumps({"fingerprint": digest, "result": result.to_dict()}, indent=1))
-    os.replace(tmp, course.state_file(assignment, result.student))  # atomic: a killed run leaves no half state
+    os.replace(tmp, assignment.state_file(result.student))  # atomic: a killed run leaves no half state
 
 
-def submissions(course_dir: Path, assignment: str, only: list[str] | None = None) -> dict[str, Path]:
-    course = Course(course_dir)
-    root = course.step_root("submitted")
-    found = course.student_folders("submitted", assignment)
+def submissions(assignment: Assignment, only: list[str] | None = None) -> dict[str, Path]:
+    found = assignment.students("submitted")
     if only:
         missing = [s for s in only if s not in found]
         if missing:
-            raise GradingError(f"no submission of {assignment!r} under {root} for: {', '.join(missing)}")
+            root = assignment.course.step_root("submitted")
+            raise GradingError(f"no submission of {assignment.name!r} under {root} for: {', '.join(missing)}")
         found = {s: found[s] for s in only}
     return found
 
@@ -104,8 +103,7 @@ class BatchOutcome:
 
 
 def _grade_on_dask(
-    course: Course,
-    assignment: str,
+    assignment: Assignment,
     db_url: str,
     todo: dict[str, str],
     options: BatchOptions,
@@ -119,18 +117,17 @@ def _grade_on_dask(
 
     def on_result(student: str, result: StudentResult, final: bool) -> None:
         if result.status is Status.ERROR:  # the kit's side failed: no grade, no state, graded again next run
-            forget_grading(course, assignment, student, db_url)
+            forget_grading(assignment, student, db_url)
         elif final:
             if on_graded:
                 on_graded(result)
-            save_state(course, assignment, result, todo[student])
+            save_state(assignment, result, todo[student])
         done[student] = result
         progress.advance(result)
 
     try:
         grade_on_cluster(
             options.scheduler,
-            course.root,
             assignment,
             db_url,
             list(todo),
@@ -149,40 +146,38 @@ KILLED_TWICE = (
 )
 
 
-def forget_grading(course: Course, assignment: str, student: str, db_url: str) -> None:
+def forget_grading(assignment: Assignment, student: str, db_url: str) -> None:
     """Remove whatever a grading of ``student`` that did not finish wrote (its autograded and feedback
     folders, its staged copy, the kit's records of it, its submission in the gradebook), so that a
     grade is there whole or not at all.  Files first: on a full disk they free the space the gradebook
     needs to change."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    for step in ("autograded", "feedback", STAGING):
-        shutil.rmtree(course.folder(step, assignment, student), ignore_errors=True)
+    for folder in (assignment.autograded(student), assignment.feedback(student), assignment.staged(student)):
+        shutil.rmtree(folder, ignore_errors=True)
     for record in (
-        course.state_file(assignment, student),
-        course.verdict_record(assignment, student),
-        course.in_flight_note(assignment, student),
+        assignment.state_file(student),
+        assignment.verdict_record(student),
+        assignment.in_flight_note(student),
     ):
         record.unlink(missing_ok=True)
     try:
         with Gradebook(db_url) as gb:
-            gb.remove_submission(assignment, student)
+            gb.remove_submission(assignment.name, student)
     except MissingEntry:
         pass
 
 
-def grade_in_worker(
-    course_dir: Path, assignment: str, student: str, db_url: str, grading: GradingOptions
-) -> StudentResult:
+def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: GradingOptions) -> StudentResult:
     """``grade_student`` in a pool worker, leaving the in-flight note (the worker's process id) while it runs."""
-    note = Course(course_dir).in_flight_note(assignment, student)
+    note = assignment.in_flight_note(student)
     try:
         note.parent.mkdir(parents=True, exist_ok=True)
         note.write_text(str(os.getpid()))
     except OSError:
         pass  # only a note: grading goes on without it
     try:
-        return grade_student(course_dir, assignment, student, db_url, grading)
+        return grade_student(assignment, student, db_url, grading)
     finally:
         note.unlink(missing_ok=True)
 
@@ -199,8 +194,7 @@ class LocalPool:
 
     def __init__(
         self,
-        course: Course,
-        assignment: str,
+        assignment: Assignment,
         db_url: str,
         todo: dict[str, str],
         grading: GradingOptions,
@@ -208,7 +202,7 @@ class LocalPool:
         done: dict[str, StudentResult],
         on_graded=None,
     ):
-        self.course, self.assignment, self.db_url, self.todo = course, assignment, db_url, todo
+        self.assignment, self.db_url, self.todo = assignment, db_url, todo
         self.grading, self.progress, self.done, self.on_graded = grading, progress, done, on_graded
         self.pending = list(todo)
         self.deaths: dict[str, int] = {}
@@ -226,9 +220,7 @@ class LocalPool:
                     while futures or (queue and not self.stop):  # once stopped, the students in flight finish
                         while queue and len(futures) < workers and not self.stop:
                             student = queue.pop(0)
-                            future = pool.submit(
-                                grade_in_worker, self.course.root, self.assignment, student, self.db_url, self.grading
-                            )
+                            future = pool.submit(grade_in_worker, self.assignment, student, self.db_url, self.grading)
                             futures[future] = student
                         finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                         for future in finished:
@@ -248,7 +240,7 @@ class LocalPool:
             self.record(student, StudentResult(student, Status.ERROR, f"the run stopped before it: {self.stop}"))
 
     def worker_died(self, student: str) -> None:
-        forget_grading(self.course, self.assignment, student, self.db_url)
+        forget_grading(self.assignment, student, self.db_url)
         self.deaths[student] = self.deaths.get(student, 0) + 1
         if self.deaths[student] >= WORKER_DEATHS:
             self.finish(student, StudentResult(student, Status.FAILED, KILLED_TWICE))
@@ -258,11 +250,11 @@ class LocalPool:
             try:
                 if self.on_graded:  # sees the final result before the state file is written
                     self.on_graded(result)
-                save_state(self.course, self.assignment, result, self.todo[student])
+                save_state(self.assignment, result, self.todo[student])
             except OSError as e:  # the grade is not whole without its state: take it back
                 result = StudentResult(student, Status.ERROR, exception_fault(e))
         if result.status is Status.ERROR:
-            forget_grading(self.course, self.assignment, student, self.db_url)
+            forget_grading(self.assignment, student, self.db_url)
             if disk_full(result.reason):
                 self.stop = result.reason
         self.record(student, result)
@@ -274,8 +266,7 @@ class LocalPool:
 
 
 def grade_all(
-    course_dir: Path,
-    assignment: str,
+    assignment: Assignment,
     db_url: str,
     students: dict[str, Path],
     options: BatchOptions,
@@ -289,14 +280,13 @@ def grade_all(
     ``on_graded(result)`` sees each student's final result before their state file is written (the run
     history records it there), so a student the state calls graded was always recorded."""
     start = time.monotonic()
-    course = Course(course_dir)
-    grading = grading or options.grading(course.config)
+    grading = grading or options.grading(assignment.course.config)
     outcome = BatchOutcome()
     done: dict[str, StudentResult] = {}
     todo: dict[str, str] = {}
     for student, folder in students.items():
         digest = fingerprint(folder)
-        state = load_state(course, assignment, student)
+        state = load_state(assignment, student)
         if not options.force and state and state.get("fingerprint") == digest:
             result = StudentResult.from_dict(state["result"])
             result.status = Status.SKIPPED if result.status is Status.GRADED else result.status
@@ -308,9 +298,9 @@ def grade_all(
     progress.start(len(todo), skipped=outcome.skipped)
 
     if options.scheduler:
-        _grade_on_dask(course, assignment, db_url, todo, options, grading, progress, done, on_graded)
+        _grade_on_dask(assignment, db_url, todo, options, grading, progress, done, on_graded)
     else:
-        LocalPool(course, assignment, db_url, todo, grading, progress, done, on_graded).run()
+        LocalPool(assignment, db_url, todo, grading, progress, done, on_graded).run()
     progress.finish()
     outcome.results = [done[s] for s in students]
     outcome.graded = sum(r.status is Status.GRADED for r in outcome.results)

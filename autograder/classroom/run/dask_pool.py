@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...config import CONFIG_FILE, GradingOptions
-from ...course import Course
+from ...course import Assignment, Course
 from ...grading.results import Status, StudentResult
 
 SCHEDULER_KEY = "scheduler-address"  # Dask's own config key; DASK_SCHEDULER_ADDRESS sets it
@@ -132,19 +132,16 @@ class Returned:
     worker: str = ""
 
 
-def make_parcel(
-    course_dir: Path, assignment: str, student: str, db_url: str, options: GradingOptions, version: str
-) -> Parcel:
-    course = Course(course_dir)
-    record = course.verdict_record(assignment, student)
-    config = course.root / CONFIG_FILE
+def make_parcel(assignment: Assignment, student: str, db_url: str, options: GradingOptions, version: str) -> Parcel:
+    record = assignment.verdict_record(student)
+    config = assignment.root / CONFIG_FILE
     return Parcel(
-        assignment,
+        assignment.name,
         student,
         db_url,
         config.read_bytes() if config.exists() else b"",
-        _files(course.folder("source", assignment)),
-        _files(course.folder("submitted", assignment, student)),
+        _files(assignment.source),
+        _files(assignment.submitted(student)),
         record.read_bytes() if record.exists() else None,
         options,
         version,
@@ -180,14 +177,20 @@ def one_at_a_time(name: str):
     return Lock(name)
 
 
+def parcel_assignment(scratch: Path, parcel: Parcel) -> Assignment:
+    """A task's assignment, in the worker's scratch course laid out as the parcel's nbgrader_config.py says."""
+    return Assignment(Course(scratch), parcel.assignment)
+
+
 def _grade_in_scratch(parcel: Parcel) -> Returned:
     scratch = Path(tempfile.mkdtemp(prefix=f"kit-{parcel.student}-"))
     try:
         (scratch / CONFIG_FILE).write_bytes(parcel.config)
-        course = Course(scratch)
-        _write_files(course.folder("source", parcel.assignment), parcel.source)
-        _write_files(course.folder("submitted", parcel.assignment, parcel.student), parcel.submitted)
-        record = course.verdict_record(parcel.assignment, parcel.student)
+        assignment = parcel_assignment(scratch, parcel)
+        course = assignment.course
+        _write_files(assignment.source, parcel.source)
+        _write_files(assignment.submitted(parcel.student), parcel.submitted)
+        record = assignment.verdict_record(parcel.student)
         if parcel.overrides is not None:
             record.parent.mkdir(parents=True, exist_ok=True)
             record.write_bytes(parcel.overrides)
@@ -206,8 +209,8 @@ def _grade_in_scratch(parcel: Parcel) -> Returned:
             grader.stop()
         return Returned(
             result,
-            _files(course.folder("autograded", parcel.assignment, parcel.student)),
-            _files(course.folder("feedback", parcel.assignment, parcel.student)),
+            _files(assignment.autograded(parcel.student)),
+            _files(assignment.feedback(parcel.student)),
             record.read_bytes() if record.exists() else None,
             socket.gethostname(),
         )
@@ -282,22 +285,23 @@ def _grade_in_child(scratch: Path) -> None:
     course = Course(scratch)
     parcel: Parcel = pickle.loads(course.task_file.read_bytes())
     os.chdir(scratch)
-    result = grade_student(scratch, parcel.assignment, parcel.student, parcel.db_url, parcel.options)
+    result = grade_student(parcel_assignment(scratch, parcel), parcel.student, parcel.db_url, parcel.options)
     course.result_file.write_text(json.dumps(result.to_dict()))
     os.chdir(tempfile.gettempdir())  # the scratch course is removed after the task
 
 
-def keep(course_dir: Path, assignment: str, student: str, returned: Returned) -> StudentResult:
+def keep(assignment: Assignment, student: str, returned: Returned) -> StudentResult:
     """Write what a worker returned where a local run would have left it; the student's result."""
-    course = Course(course_dir)
-    for step, files in (("autograded", returned.autograded), ("feedback", returned.feedback)):
-        folder = course.folder(step, assignment, student)
+    for folder, files in (
+        (assignment.autograded(student), returned.autograded),
+        (assignment.feedback(student), returned.feedback),
+    ):
         shutil.rmtree(folder, ignore_errors=True)  # as nbgrader's own --force: nothing of an earlier grading lingers
         if files:
             folder.mkdir(parents=True, exist_ok=True)
             _write_files(folder, files)
     if returned.overrides is not None:
-        record = course.verdict_record(assignment, student)
+        record = assignment.verdict_record(student)
         record.parent.mkdir(parents=True, exist_ok=True)
         record.write_bytes(returned.overrides)
     return StudentResult.from_dict(returned.result)
@@ -353,8 +357,7 @@ def refuse_local_gradebook(db_url: str) -> None:
 
 def grade_on_cluster(
     scheduler: str,
-    course_dir: Path,
-    assignment: str,
+    assignment: Assignment,
     db_url: str,
     students: list[str],
     options: GradingOptions,
@@ -378,17 +381,14 @@ def grade_on_cluster(
         version = kit_version()
         futures = {}
         for student in students:
-            parcel = make_parcel(course_dir, assignment, student, db_url, options, version)
-            futures[
-                client.submit(
-                    grade_parcel, parcel, key=f"grade-{assignment}-{student}-{os.urandom(4).hex()}", pure=False
-                )
-            ] = student
+            parcel = make_parcel(assignment, student, db_url, options, version)
+            key = f"grade-{assignment.name}-{student}-{os.urandom(4).hex()}"
+            futures[client.submit(grade_parcel, parcel, key=key, pure=False)] = student
         for future in as_completed(futures):
             student = futures[future]
             final = True
             try:
-                result = keep(course_dir, assignment, student, future.result())
+                result = keep(assignment, student, future.result())
             except WorkerRefused as e:
                 result, final = StudentResult(student, Status.ERROR, f"refused: {e}"), False
             except (FutureCancelledError, Exception) as e:  # noqa: BLE001 - the cluster's fault: not graded

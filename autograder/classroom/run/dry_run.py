@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...config import CONFIG_FILE
-from ...course import Course, sqlite_url
+from ...course import Assignment, sqlite_url
 from ...grading.grade import course_config
 from ...grading.results import Status
 from ..history.changes import Comparison, compare_grades, format_diff
@@ -24,17 +24,17 @@ from .batch import BatchOptions, BatchOutcome, GradingError, submissions
 from .grade_command import class_table, grade_assignment
 
 
-def copy_course(course: Course, assignment: str, students: dict[str, Path], target: Path) -> Course:
-    """The parts of ``course`` that grading reads, copied to ``target``."""
+def copy_course(assignment: Assignment, students: dict[str, Path], target: Path) -> Assignment:
+    """The parts of the assignment's course that grading reads, copied to ``target``: the assignment there."""
     target.mkdir(parents=True)
-    if (course.root / CONFIG_FILE).exists():
-        shutil.copy(course.root / CONFIG_FILE, target / CONFIG_FILE)
-    scratch = Course(target)
-    shutil.copytree(course.folder("source", assignment), scratch.folder("source", assignment))
+    if (assignment.root / CONFIG_FILE).exists():
+        shutil.copy(assignment.root / CONFIG_FILE, target / CONFIG_FILE)
+    scratch = assignment.in_course(target)
+    shutil.copytree(assignment.source, scratch.source)
     for student, folder in students.items():
-        shutil.copytree(folder, scratch.folder("submitted", assignment, student), symlinks=True)
-    if course.state_folder(assignment).is_dir():
-        shutil.copytree(course.state_folder(assignment), scratch.state_folder(assignment))
+        shutil.copytree(folder, scratch.submitted(student), symlinks=True)
+    if assignment.state_folder.is_dir():
+        shutil.copytree(assignment.state_folder, scratch.state_folder)
     return scratch
 
 
@@ -52,8 +52,7 @@ def recorded_grades(course_dir: Path, db_url: str, assignment: str) -> tuple[str
 
 
 def dry_run(
-    course_dir: Path,
-    assignment: str,
+    assignment: Assignment,
     *,
     db_url: str | None = None,
     students: list[str] | None = None,
@@ -61,28 +60,24 @@ def dry_run(
     progress=None,
     out=print,
 ) -> tuple[BatchOutcome, Comparison]:
-    course_dir = Path(course_dir).resolve()
-    if not course_dir.is_dir():
-        raise GradingError(f"course directory {course_dir} does not exist")
+    course_dir = assignment.root
     try:
         config = course_config(course_dir, db_url)
     except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
         raise GradingError(f"{course_dir / CONFIG_FILE}: {type(e).__name__}: {e}") from None
     db_url = config.CourseDirectory.db_url
-    course = Course(course_dir)
-    found = submissions(course_dir, assignment, students)
-    label, before = recorded_grades(course_dir, db_url, assignment)
+    found = submissions(assignment, students)
+    label, before = recorded_grades(course_dir, db_url, assignment.name)
     with tempfile.TemporaryDirectory(prefix="autograder-dry-run-") as scratch_root:
-        scratch = copy_course(course, assignment, found, Path(scratch_root) / "course")
+        scratch = copy_course(assignment, found, Path(scratch_root) / "course")
         out(
-            f"dry run: grading {len(found)} submission(s) of {assignment!r} in scratch space; the course and "
+            f"dry run: grading {len(found)} submission(s) of {assignment.name!r} in scratch space; the course and "
             f"its gradebook {db_url} are only read"
         )
         # local workers on a scratch SQLite gradebook, whatever the course grades with
         outcome = grade_assignment(
-            scratch.root,
-            assignment,
-            db_url=sqlite_url(scratch.root / "gradebook.db"),
+            scratch,
+            db_url=sqlite_url(scratch.course.gradebook),
             students=students,
             options=replace(options or BatchOptions(), scheduler=""),
             progress=progress,

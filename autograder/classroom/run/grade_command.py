@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ...config import read_course_config
-from ...course import Course, CourseError, assignment_notebooks, not_a_course_root, register_assignment
+from ...course import Assignment, CourseError
 from ...grading.canary import CanaryFailed, run_canary
 from ...grading.faults import exception_fault
 from ...grading.grade import course_config, expected_notebooks
@@ -38,32 +35,30 @@ def _registered_points(db_url: str, assignment: str) -> dict[str, dict[str, floa
             return None
 
 
-def ensure_assignment(course_dir: Path, assignment: str, db_url: str) -> None:
+def ensure_assignment(assignment: Assignment, db_url: str) -> None:
     """The assignment and its source notebooks, with their tests' points, must be in the gradebook as the
     source has them now (a test's points changed in the source count from the next run); register if not."""
-    course = Course(course_dir)
     try:
-        assignment_notebooks(course, assignment)
+        assignment.notebooks()
     except CourseError as e:
         raise GradingError(str(e)) from None
     points = {
         nb: {test: float(cell["points"] or 0) for test, cell in cells.items() if cell["grade"]}
-        for nb, cells in expected_notebooks(course, assignment).items()
+        for nb, cells in expected_notebooks(assignment).items()
     }
     try:
-        known = _registered_points(db_url, assignment)
+        known = _registered_points(db_url, assignment.name)
     except Exception as e:  # noqa: BLE001 - any gradebook failure is reported the same way
         raise GradingError(f"cannot open the gradebook {db_url}: {type(e).__name__}: {e}") from None
     if known != points:
         try:
-            register_assignment(course_dir, db_url, assignment)
+            assignment.register(db_url)
         except RuntimeError as e:
             raise GradingError(str(e)) from None
 
 
 def grade_assignment(
-    course_dir: Path,
-    assignment: str,
+    assignment: Assignment,
     *,
     db_url: str | None = None,
     students: list[str] | None = None,
@@ -71,19 +66,16 @@ def grade_assignment(
     progress: Progress | None = None,
     out=print,
 ) -> BatchOutcome:
+    """Grade every submission of ``assignment`` (made by :func:`~autograder.course.open_assignment`, which said
+    whether the course is there), record the run, export, report; GradingError when grading cannot start."""
     options = options or BatchOptions()
-    course_dir = Path(course_dir).resolve()
-    if not course_dir.is_dir():
-        raise GradingError(f"course directory {course_dir} does not exist")
-    if not_a_course_root(course_dir):
-        raise GradingError(not_a_course_root(course_dir))
+    course = assignment.course  # the course as configured (the grading config stages submissions elsewhere)
     try:
-        grading = options.grading(read_course_config(course_dir))
-        config = course_config(course_dir, db_url, grading)
+        grading = options.grading(course.config)
+        config = course_config(course.root, db_url, grading)
     except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
-        raise GradingError(f"{course_dir / 'nbgrader_config.py'}: {type(e).__name__}: {e}") from None
+        raise GradingError(f"{course.root / 'nbgrader_config.py'}: {type(e).__name__}: {e}") from None
     db_url = config.CourseDirectory.db_url
-    course = Course(course_dir)  # the course as configured (the grading config stages submissions elsewhere)
     if options.scheduler is None:
         from .dask_pool import default_scheduler
 
@@ -100,39 +92,39 @@ def grade_assignment(
             check_sandbox()
         except SandboxUnavailable as e:
             raise GradingError(str(e)) from None
-    ensure_assignment(course_dir, assignment, db_url)
-    found = submissions(course_dir, assignment, students)
+    ensure_assignment(assignment, db_url)
+    found = submissions(assignment, students)
     if not found:
-        out(f"no submissions of {assignment!r} under {course.step_root('submitted')}: nothing to grade")
+        out(f"no submissions of {assignment.name!r} under {course.step_root('submitted')}: nothing to grade")
         return BatchOutcome()
     where = f"on the Dask cluster {options.scheduler}" if options.scheduler else f"with {grading.jobs} worker(s)"
-    out(f"grading {len(found)} submission(s) of {assignment!r} {where}; gradebook {db_url}")
+    out(f"grading {len(found)} submission(s) of {assignment.name!r} {where}; gradebook {db_url}")
     try:
         out(describe(ResourceLimits(config=config), grading.sandbox, grading.notebook_budget))
     except LimitUnavailable as e:
         raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
     try:  # the reference first, through the same grading: a fault of the kit's own is nobody's grade
-        run_canary(course_dir, assignment, grading, out=out)
+        run_canary(assignment, grading, out=out)
     except CanaryFailed as e:
         raise GradingError(f"no student was graded: the canary failed: {e}") from None
     try:
-        recorder = RunRecorder(db_url, assignment, grading_inputs(course, assignment, grading))
+        recorder = RunRecorder(db_url, assignment.name, grading_inputs(assignment, grading))
     except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
         raise GradingError(f"cannot record the run in the gradebook {db_url}: {type(e).__name__}: {e}") from None
-    outcome = grade_all(course_dir, assignment, db_url, found, options, progress, grading, on_graded=recorder.record)
+    outcome = grade_all(assignment, db_url, found, options, progress, grading, on_graded=recorder.record)
     recorder.finish(outcome.results)
-    changes = run_changes(db_url, assignment, recorder.run_id)
+    changes = run_changes(db_url, assignment.name, recorder.run_id)
     ungraded = {r.student for r in outcome.results if r.status is Status.ERROR}
-    report_dir = course.reports(assignment)
+    report_dir = assignment.reports
     try:
         report_dir.mkdir(parents=True, exist_ok=True)
         grades_csv = export_grades(
-            db_url, assignment, course.grades_csv, roster=load_roster(course_dir), leave_out=ungraded
+            db_url, assignment.name, course.grades_csv, roster=load_roster(course.root), leave_out=ungraded
         )
         tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
-        similar = after_grading(course_dir, assignment, report_dir, config)
+        similar = after_grading(course.root, assignment.name, report_dir, config)
         index = write_report(
-            outcome.results, report_dir, assignment, sections=(changes_section(changes),) + similar.sections
+            outcome.results, report_dir, assignment.name, sections=(changes_section(changes),) + similar.sections
         )
     except OSError as e:  # a full disk: the grades are in the gradebook; the exports are written again next run
         grades_csv = tests_csv = index = f"not written ({exception_fault(e)})"

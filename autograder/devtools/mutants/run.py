@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...config import grading_options, read_course_config
-from ...course import ASSIGNMENT, make_scratch_course, repo_root
+from ...course import ASSIGNMENT, Assignment, Course, make_scratch_course, repo_root
 from ...grading.grade import grade_student
 from ...grading.results import Status
 from ..personas import filled_notebook, reference_solutions, write_submission
@@ -63,7 +63,8 @@ def run_mutants(jobs: int = 2, names: list[str] | None = None, workdir: Path | N
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=ctx) as pool:
             options = grading_options(read_course_config(course), feedback=False)
-            futures = [pool.submit(grade_student, course, ASSIGNMENT, student_id(m), db_url, options) for m in chosen]
+            assignment = Assignment(Course(course), ASSIGNMENT)
+            futures = [pool.submit(grade_student, assignment, student_id(m), db_url, options) for m in chosen]
             results = [f.result() for f in futures]
     rows = []
     for m, r in zip(chosen, results):
