@@ -411,6 +411,7 @@ IN_PROCESS = {
     "test_metadata_check.py": None,
     "test_one_voice.py": None,
     "test_verdicts.py": None,
+    "test_verified_diagnoses.py": None,
     "test_voice.py": None,
     "test_course_config.py": {
         "test_kit_options_come_from_the_course_config_and_flags_win",

@@ -90,3 +90,31 @@ def expect_raises(what: str, fn, allowed: tuple, hint: str) -> None:
         ) from None
     names = " or ".join(a.__name__ for a in allowed)
     raise Diagnosis("no-error-raised", f"{what} should raise {names} ({hint}), but it returned normally.")
+
+
+def same_gradient_again(grad: str, first, second) -> None:
+    """After two backward calls with the same dout, ``first`` and ``second`` are the gradient ``grad`` ("dE", "dP")
+    each left; they must be equal.  grad-accumulates is named only where its model holds, the second twice the first
+    (a backward that adds to the last gradient); any other change is told as it is."""
+    first, second = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
+    if first.shape == second.shape and np.allclose(second, first):
+        return
+    from .diagnostics import say
+
+    if first.shape == second.shape and np.allclose(second, 2 * first) and np.any(first != 0):
+        raise say(
+            "grad-accumulates",
+            grad=grad,
+            table=grad[1],
+            detail=f"A second backward with the same dout changed {grad} (it grew by a factor of 2).",
+        )
+    change = (
+        f"by up to {np.abs(second - first).max():.3g}"
+        if first.shape == second.shape
+        else f"from shape {first.shape} to {second.shape}"
+    )
+    raise Diagnosis(
+        "wrong-value",
+        f"A second backward with the same dout changed {grad} ({change}): the same dout must give the same gradient, "
+        "computed afresh from what forward kept at every call.",
+    )

@@ -245,6 +245,43 @@ def run_attention(student, case) -> Outcome:
     return out
 
 
+@st.composite
+def gap_cases(draw):
+    """permutation_gap with positions: sizes from 1, any permutation of T (the identity too), P with more rows."""
+    B, T, C, hs = draw(st.integers(1, 3)), draw(st.integers(2, 3)), draw(st.integers(1, 2)), 1
+    return {
+        "X": draw(numbers((B, T, C))),
+        "perm": np.array(draw(st.permutations(range(T))), dtype=np.int64),
+        "Wq": draw(numbers((C, hs))),
+        "Wk": draw(numbers((C, hs))),
+        "Wv": draw(numbers((C, hs))),
+        "P": draw(numbers((T + draw(st.integers(0, 1)), C))),
+    }
+
+
+def run_gap(student, case) -> Outcome:
+    """permutation_gap_with_pos on one case: the gap from the student's self_attention or the reference one passes."""
+    permutation_gap, self_attention = student
+    X, perm, Wq, Wk, Wv, P = (case[k] for k in ("X", "perm", "Wq", "Wk", "Wv", "P"))
+    reference = lambda *a: lesson01._attention(*a)  # noqa: E731
+    out = Outcome(
+        f"permutation_gap(X={show(X)}, perm={show(perm)}, Wq={show(Wq)}, Wk={show(Wk)}, Wv={show(Wv)}, P={show(P)})",
+        "gap",
+        lesson01._correct_gap(reference, X, perm, Wq, Wk, Wv, P),
+    )
+    with out.judging():
+        out.got = call(
+            "permutation_gap", permutation_gap, X.copy(), perm.copy(), Wq.copy(), Wk.copy(), Wv.copy(), P=P.copy()
+        )
+        got = lesson01._as_gap(out.got, "permutation_gap(X, perm, Wq, Wk, Wv, P)")
+        wants = [out.want]
+        with contextlib.suppress(Exception):  # a self_attention that fails is judged by its own tests
+            wants.append(lesson01._correct_gap(self_attention, X, perm, Wq, Wk, Wv, P))
+        if not any(lesson01._gap_matches(got, w) for w in wants):
+            raise Diagnosis("wrong-value", "permutation_gap is not the largest |difference|.")
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ lesson 2
 
 
@@ -490,7 +527,7 @@ def _layer_backward(EmbeddingLayer, case, name: str) -> Outcome:
                 raise Diagnosis("wrong-value", "backward should return None.")
             report = lesson05.compare("dE", dE, want)
             if not report.ok:
-                lesson05._dE_diagnosis(EmbeddingLayer, dE, want, idx, report)
+                lesson05._dE_diagnosis(EmbeddingLayer, dE, want, idx, report, G)
         else:
             out.got = layer.dP
             dP = lesson05.expect_grad(
@@ -507,6 +544,7 @@ OTHER_BASES = (10.0, 100.0)
 SPACES = {
     ("lesson01", "softmax_values"): Space(softmax_cases(), run_softmax),
     ("lesson01", "attention_values"): Space(attention_cases(), run_attention),
+    ("lesson01", "permutation_gap_with_pos"): Space(gap_cases(), run_gap),
     ("lesson02", "embedding_forward"): Space(batches(dout=False, tables=("E",)), run_embedding_forward),
     ("lesson02", "embedding_backward"): Space(batches(), run_embedding_backward),
     ("lesson02", "rel_error_values"): Space(pairs(), run_rel_error),

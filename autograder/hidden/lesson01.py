@@ -148,6 +148,13 @@ def _describe_softmax(got, x, axis, default_axis=False):
     )
 
 
+def _unshifted(x, axis, shift):
+    """softmax-unstable's model: the softmax of x less ``shift`` (not the slice's maximum), overflow and all."""
+    with np.errstate(all="ignore"):
+        e = np.exp(x - shift)
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+
 def _call_softmax(softmax, x, axis):
     what = "softmax(x)" if axis is None else f"softmax(x, axis={axis})"
     try:
@@ -276,6 +283,18 @@ def softmax_stable(softmax):
                         f"{where}, the slice {fmt(xs)} lies {x0.max() - xs.max():.0f} below the overall max, every exp in it "
                         f"underflows to 0 and it becomes 0/0 (it gave {fmt(gs)})."
                     ),
+                )
+            shifts = {
+                "nothing": 0.0,
+                "the mean": np.mean(x0, axis=ax, keepdims=True),
+                "the minimum": np.min(x0, axis=ax, keepdims=True),
+            }
+            if not any(np.array_equal(bad, ~np.isfinite(_unshifted(x0, ax, c))) for c in shifts.values()):
+                # inf/nan, but not where a softmax without the max's shift overflows: a mistake of another kind
+                raise Diagnosis(
+                    "wrong-value",
+                    f"{label} for x {where} gave {int(bad.sum())} inf/nan value(s), e.g. softmax({fmt(xs)}) = "
+                    f"{fmt(gs)}; every slice of a softmax is finite and sums to 1.",
                 )
             if where.startswith("with one row spread"):  # every case before passed: it subtracts something else
                 raise say(
@@ -685,6 +704,32 @@ def _gap_variants(sa, X, perm, Wq, Wk, Wv, P):
     return out
 
 
+def _variant_confirmed(permutation_gap, self_attention, name: str, with_pos: bool, cases: int = 3) -> bool:
+    """Whether the student's gap is the variant ``name`` on fresh cases too.  A gap is one number, and on one case
+    two different mistakes can give the same number (one sequence's gap and the largest signed difference, say):
+    a mistake is named only when its model gives the student's number on every one of these cases."""
+    rng = np.random.default_rng(len(name) + 1000 * with_pos)  # fixed: the same submission is told the same thing
+    for _ in range(cases):
+        B = int(rng.integers(2, 4))
+        T = _size(rng, 3, 8, B)
+        C = _size(rng, 3, 7, B, T)
+        X, perm, Ws, P = _gap_case(rng, B, T, C, _size(rng, 2, 8, B, T, C), T + 1 if with_pos else None)
+        try:
+            got = float(permutation_gap(X.copy(), perm, *Ws, P=P))
+        except Exception:  # noqa: BLE001 - a gap that cannot be had confirms nothing
+            return False
+        matched = False
+        for sa in _sa_candidates(self_attention):
+            try:
+                value = _gap_variants(sa, X, perm, *Ws, P).get(name, (None,))[0]
+            except Exception:  # noqa: BLE001 - a self_attention that fails here is judged by its own tests
+                continue
+            matched = matched or (value is not None and _gap_matches(got, value))
+        if not matched:
+            return False
+    return True
+
+
 def _gap_matches(got, value):
     return abs(got - value) <= 1e-7 * abs(value) + 1e-12
 
@@ -777,7 +822,11 @@ def permutation_gap_no_pos(permutation_gap, self_attention):
         if any(_gap_matches(got, correct) for correct, _ in candidates):
             continue
         for _, variants in candidates:
-            if _gap_matches(got, variants["output-not-permuted"][0]) and variants["output-not-permuted"][0] > 1e-8:
+            if (
+                _gap_matches(got, variants["output-not-permuted"][0])
+                and variants["output-not-permuted"][0] > 1e-8
+                and _variant_confirmed(permutation_gap, self_attention, "output-not-permuted", False)
+            ):
                 # without positions sa(X[:, perm]) == sa(X)[:, perm], so these two mistakes give the same number
                 raise Diagnosis(
                     "wrong-value",
@@ -786,8 +835,12 @@ def permutation_gap_no_pos(permutation_gap, self_attention):
                     "self_attention(X[:, perm] + pos), and shuffle the output of the second, "
                     "self_attention(X + pos)[:, perm], so that row t of both belongs to token perm[t].",
                 )
-            for value, why in variants.values():
-                if value > 1e-8 and _gap_matches(got, value):
+            for name, (value, why) in variants.items():
+                if (
+                    value > 1e-8
+                    and _gap_matches(got, value)
+                    and _variant_confirmed(permutation_gap, self_attention, name, False)
+                ):
                     raise Diagnosis(
                         "wrong-value",
                         f"Without positions the gap should be about 1e-15, yours is {got:.3g}: "
@@ -823,7 +876,7 @@ def _with_pos_cases(rng):
     C = _size(rng, 3, 7, B, T)
     cases.append(_gap_case(rng, B, T, C, _size(rng, 2, 8, B, T, C), T))
     need = {True, False}
-    for _ in range(60):
+    for _ in range(120):
         if not need:
             break
         B = int(rng.integers(2, 4))
@@ -834,7 +887,11 @@ def _with_pos_cases(rng):
         _, first, full = _gap_parts(lambda *a: _attention(*a), X, perm, *Ws, P)
         d = first - full[:, perm]
         sign = bool(d.reshape(-1)[int(np.argmax(np.abs(d)))] > 0)
-        if sign in need and np.max(np.abs(d)) > 1e-3 and abs(np.max(d) + np.max(-d)) > 1e-6:
+        # and the largest |difference| in a sequence other than the first, clearly above the first's own: a gap of
+        # one sequence instead of the whole batch's shows
+        per_sequence = np.abs(d).reshape(B, -1).max(axis=1)
+        elsewhere = int(np.argmax(per_sequence)) != 0 and per_sequence.max() - per_sequence[0] > 1e-3
+        if sign in need and elsewhere and np.max(np.abs(d)) > 1e-3 and abs(np.max(d) + np.max(-d)) > 1e-6:
             need.discard(sign)
             cases.append(case)
     # the boundary class of one sequence (B = 1)
@@ -901,8 +958,8 @@ def permutation_gap_with_pos(permutation_gap, self_attention):
                 variants = _gap_variants(sa, X, perm, *Ws, P)
             except Exception:
                 continue
-            for value, why in variants.values():
-                if _gap_matches(got, value):
+            for name, (value, why) in variants.items():
+                if _gap_matches(got, value) and _variant_confirmed(permutation_gap, self_attention, name, True):
                     raise Diagnosis(
                         "wrong-value", f"{label} should be {want:.6g}, yours is {got:.6g}: your permutation_gap {why}"
                     )

@@ -253,15 +253,27 @@ def _judge_table(S, T: int, C: int, base: float, what: str) -> None:
     _raise_first(problems or _heuristic_problems(S, ref, T, C, what))
 
 
+def _pairs_share_angles(S, sines, offset: int) -> bool:
+    """Whether each column j of ``sines`` and column j + ``offset`` are a sine and cosine of one angle, row by row."""
+    return all(np.allclose(S[:, j] ** 2 + S[:, j + offset] ** 2, 1.0, atol=MATCH_ATOL) for j in sines)
+
+
 def _heuristic_problems(S, ref, T, C, what) -> list[Diagnosis]:
     """A table outside the catalogued combinations: name the first symptom, in an order that tells them apart
     (the catalogued layouts first, then a recognisable transform of the right table, then where it is off)."""
     half = (C + 1) // 2
     row0 = S[0]
     halves0 = np.r_[np.zeros(half), np.ones(C - half)]
-    if C >= 3 and np.allclose(row0, halves0, atol=MATCH_ATOL):
+    # a layout is named only where the table is that layout's, whatever its frequencies: row 0 holds sin(0) = 0 and
+    # cos(0) = 1 in that layout's columns, and the sine and cosine of each pair share an angle (sin**2 + cos**2 = 1)
+    if C >= 3 and np.allclose(row0, halves0, atol=MATCH_ATOL) and _pairs_share_angles(S, range(C - half), half):
         return [_layout_problem("halves", S, ref, C, what)]
-    if C >= 2 and np.allclose(row0[0::2], 1, atol=MATCH_ATOL) and np.allclose(row0[1::2], 0, atol=MATCH_ATOL):
+    if (
+        C >= 2
+        and np.allclose(row0[0::2], 1, atol=MATCH_ATOL)
+        and np.allclose(row0[1::2], 0, atol=MATCH_ATOL)
+        and _pairs_share_angles(S, range(1, C, 2), -1)
+    ):
         return [_layout_problem("swap", S, ref, C, what)]
     rows = min(T, CLASSIFY_ROWS)  # the leading rows are enough to name a transform, and quick
     found = relationship(S[:rows], ref[:rows], sizes={"T": T, "C": C})

@@ -32,7 +32,7 @@ import functools
 import signal
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -76,6 +76,7 @@ class Verdict:
     mutant: Generated
     killed_by: str  # the test cell (or "defining the cell", "timeout") that killed it; "" if it survived
     seconds: float
+    diagnoses: dict = field(default_factory=dict)  # test cell -> the diagnosis id it failed with (hidden checks)
 
     @property
     def killed(self) -> bool:
@@ -200,7 +201,7 @@ def against_hidden_checks(mutant: Generated, seeds=SEEDS) -> Verdict:
     ns, tests = _notebook(mutant.notebook)
     reference = graded_cells(mutant.notebook)[mutant.cell][0]
     start = time.perf_counter()
-    killed = ""
+    killed, diagnoses = "", {}
     try:
         with _time_limit(TIMEOUT):
             try:
@@ -208,15 +209,15 @@ def against_hidden_checks(mutant: Generated, seeds=SEEDS) -> Verdict:
             except Exception:  # noqa: BLE001 - a cell that raises as it is defined leaves its unit undefined
                 killed = "defining the cell"
             for seed in seeds if not killed else ():
-                failed = [t for t, outcome in run_checks(ns, tests, seed).items() if outcome != "pass"]
-                if failed:
-                    killed = failed[0]
+                diagnoses = {t: outcome for t, outcome in run_checks(ns, tests, seed).items() if outcome != "pass"}
+                if diagnoses:
+                    killed = next(iter(diagnoses))
                     break
     except _Timeout:
         killed = "timeout"
     finally:
         exec(compile(reference, "<cell>", "exec"), ns)  # noqa: S102 - the reference back in place
-    return Verdict(mutant, killed, time.perf_counter() - start)
+    return Verdict(mutant, killed, time.perf_counter() - start, diagnoses)
 
 
 def against_self_checks(mutant: Generated) -> Verdict:

@@ -1,0 +1,195 @@
+"""A misconception is named only where the student's code makes it: every catalogued diagnosis the hidden checks give
+a machine-made mutant is held to that misconception's own model, run here on the mutant, and a mistake that only
+looks like a catalogued one on one case is told in generic words with its smallest case.
+
+The models below are this module's own (written from the catalogue's descriptions in docs/contract.md), not the
+checks': a mutant named ``freq-sign`` must build the table with the frequency's exponent negated, one named
+``scatter-overwrite`` must drop repeated ids, and so on.  A catalogued id with no model here fails the test, so a
+new naming is never let through unexamined.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autograder.devtools.mutants import Mutant, generated
+from autograder.devtools.mutants.inprocess import load
+from autograder.grading.checker import run_check
+from autograder.hidden import lesson03
+from autograder.hidden.diagnostics import CATALOGUE
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+RNG = np.random.default_rng(7)
+X3 = RNG.standard_normal((2, 4, 3))
+W3 = [RNG.standard_normal((3, 2)) for _ in range(3)]
+
+
+def _softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _attention(X, Wq, Wk, Wv, scale):
+    return _softmax((X @ Wq) @ (X @ Wk).swapaxes(-1, -2) * scale) @ (X @ Wv)
+
+
+def _table_is(ns, layout: str | None, freq: str | None) -> bool:
+    """The mutant's table (or shift matrix) is the catalogued layout / frequency mistake, whatever else it does."""
+    if "shift_matrix" in ns and freq is not None:
+        M = np.asarray(ns["shift_matrix"](3, 6), dtype=float)
+        if np.allclose(M, lesson03._reference_shift(3, 6, 10000.0, freq), atol=1e-6):
+            return True
+    S = np.asarray(ns["sinusoidal_table"](7, 6), dtype=float)
+    layouts = [layout] if layout else list(lesson03.LAYOUTS)
+    freqs = [freq] if freq else list(lesson03.FREQS)
+    return any(
+        np.allclose(S, lesson03._variant_table(7, 6, 10000.0, lay, f, off), atol=1e-6)
+        for lay in layouts
+        for f in freqs
+        for off in lesson03.OFFSETS
+    )
+
+
+def _dE(ns, idx, dout, V=5, cls="Embedding"):
+    obj = ns[cls](V, 4, dout.shape[-1]) if cls == "EmbeddingLayer" else ns[cls](V, dout.shape[-1])
+    obj.forward(idx)
+    obj.backward(dout)
+    return np.asarray(obj.dE, dtype=float)
+
+
+def _scatter_overwrite(ns) -> bool:
+    idx, dout = np.array([[0, 0, 1]]), np.ones((1, 3, 2))
+    cls = "Embedding" if "Embedding" in ns else "EmbeddingLayer"
+    dE = _dE(ns, idx, dout, cls=cls)
+    return np.allclose(dE[0], [1, 1]) and np.allclose(dE[1], [1, 1])  # the repeated id counted once, the other right
+
+
+def _positional(ns):
+    cls = "PositionalEmbedding" if "PositionalEmbedding" in ns else "EmbeddingLayer"
+    return cls, (lambda bs, C: ns[cls](bs, C)) if cls == "PositionalEmbedding" else (lambda bs, C: ns[cls](5, bs, C))
+
+
+def _dP_after(ns, T, block_size=4, C=2, first_T=None):
+    cls, make = _positional(ns)
+    obj = make(block_size, C)
+    inputs = (lambda t: RNG.standard_normal((3, t, C))) if cls == "PositionalEmbedding" else (lambda t: np.zeros((3, t), int))
+    if first_T is not None:
+        obj.forward(inputs(first_T))
+        obj.backward(np.ones((3, first_T, C)))
+    dout = RNG.standard_normal((3, T, C))
+    obj.forward(inputs(T))
+    obj.backward(dout)
+    return np.asarray(obj.dP, dtype=float), dout
+
+
+def _forward_is(ns, model) -> bool:
+    layer = ns["EmbeddingLayer"](6, 4, 2)
+    idx = np.array([[3, 1, 2], [0, 1, 3]])
+    return np.allclose(layer.forward(idx), model(layer, idx))
+
+
+def _frozen_pair(ns):
+    frozen, plain = ns["EmbeddingLayer"](6, 4, 2, freeze_positions=True), ns["EmbeddingLayer"](6, 4, 2)
+    idx, dout = np.array([[3, 1, 2], [0, 1, 3]]), RNG.standard_normal((2, 3, 2))
+    for layer in (frozen, plain):
+        layer.forward(idx)
+        layer.backward(dout)
+    return frozen, plain
+
+
+def _accumulates(ns) -> bool:
+    for cls, name in (("Embedding", "dE"), ("PositionalEmbedding", "dP"), ("EmbeddingLayer", "dE"), ("EmbeddingLayer", "dP")):
+        if cls not in ns:
+            continue
+        obj = ns[cls](5, 4, 2) if cls == "EmbeddingLayer" else ns[cls](5, 2) if cls == "Embedding" else ns[cls](4, 2)
+        x = np.array([[0, 1, 1]]) if cls != "PositionalEmbedding" else RNG.standard_normal((1, 3, 2))
+        dout = RNG.standard_normal((1, 3, 2))
+        obj.forward(x)
+        obj.backward(dout)
+        first = np.array(getattr(obj, name), dtype=float)
+        obj.backward(dout)
+        if np.allclose(getattr(obj, name), 2 * first) and np.any(first):
+            return True
+    return False
+
+
+def _numgrad(ns, eps=1e-3):
+    x = RNG.uniform(-2, 2, size=(2, 3))
+    before = x.copy()
+    g = ns["numerical_gradient"](lambda: float(np.sum(x**3)), x, eps)
+    return np.asarray(g, dtype=float), x, before
+
+
+# id -> does the mutant in ``ns`` make that mistake, by the catalogue's description
+MODELS = {
+    "scatter-overwrite": _scatter_overwrite,
+    "sin-cos-swap": lambda ns: _table_is(ns, "swap", None),
+    "freq-sign": lambda ns: _table_is(ns, None, "sign"),
+    "freq-per-column": lambda ns: _table_is(ns, None, "per-column"),
+    "halves-not-interleaved": lambda ns: _table_is(ns, "halves", None),
+    "dP-not-summed": lambda ns: (lambda dP, d: any(np.allclose(dP[:3], d[b]) for b in range(3)))(*_dP_after(ns, 3)),
+    "dP-tail-not-zero": lambda ns: bool(np.any(_dP_after(ns, 2, first_T=4)[0][2:])) or bool(np.any(_dP_after(ns, 2)[0][2:])),
+    "positions-missing": lambda ns: _forward_is(ns, lambda layer, idx: layer.E[idx]),
+    "positions-by-token": lambda ns: _forward_is(ns, lambda layer, idx: layer.E[idx] + layer.P[idx]),
+    "freeze-ignored": lambda ns: (lambda f, p: np.allclose(f.dP, p.dP) and np.any(p.dP))(*_frozen_pair(ns)),
+    "freeze-kills-dE": lambda ns: (lambda f, p: not np.allclose(f.dE, p.dE))(*_frozen_pair(ns)),
+    "grad-accumulates": _accumulates,
+    "softmax-unstable": lambda ns: not np.all(np.isfinite(ns["softmax"](np.array([1000.0, 1001.0, 999.0])))),
+    "attention-unscaled": lambda ns: any(
+        np.allclose(ns["self_attention"](X3, *W3), _attention(X3, *W3, s)) for s in (1.0, 1 / 2, 1 / np.sqrt(3), 1 / 3, np.sqrt(2))
+    ),
+    "one-sided-difference": lambda ns: (lambda g, x, b: np.allclose(g, 3 * b**2 + 3 * b * 1e-3 + 1e-6, rtol=1e-6))(*_numgrad(ns)),
+    "no-restore": lambda ns: (lambda g, x, b: not np.array_equal(x, b))(*_numgrad(ns)),
+}
+
+
+def test_every_catalogued_id_has_a_model_here():
+    assert set(MODELS) == set(CATALOGUE)
+
+
+def test_no_generated_mutant_is_named_a_misconception_it_does_not_make():
+    mutants = generated.subset(generated.generate(), 2)
+    named, false = 0, []
+    for verdict in generated.run(mutants, "hidden").verdicts:
+        for test, diagnosis in verdict.diagnoses.items():
+            if diagnosis not in CATALOGUE:
+                continue
+            named += 1
+            ns, _ = load(verdict.mutant.notebook, verdict.mutant.as_mutant())
+            with np.errstate(all="ignore"):
+                if not MODELS[diagnosis](ns):
+                    false.append(f"{test}: [{diagnosis}] {verdict.mutant.name}")
+    assert named >= 3, "the run named no catalogued mistake: the test would prove nothing"
+    assert not false, "\n".join(false)
+
+
+ONE_SEQUENCE_GAP = Mutant(
+    "gap-of-the-first-sequence",
+    "01_why_position",
+    "permutation-gap",
+    None,
+    replace=(("return float(np.max(np.abs(first - after)))", "return float(np.max(np.abs(first[0] - after[0])))"),),
+)
+
+
+def test_a_gap_that_matches_another_mistake_on_one_case_is_not_told_that_mistake():
+    """One sequence's gap instead of the batch's largest can equal the largest signed difference on a case; the
+    signed mistake's model gives other numbers on other cases, so it is not named: the generic message and the
+    smallest case are told instead."""
+    ns, _ = load(ONE_SEQUENCE_GAP.notebook, ONE_SEQUENCE_GAP)
+    told = []
+    for seed in range(12):
+        import os
+
+        os.environ["AUTOGRADER_SEED"] = str(seed)
+        try:
+            found = run_check("lesson01", "permutation_gap_with_pos", [ns["permutation_gap"], ns["self_attention"]])
+        finally:
+            os.environ.pop("AUTOGRADER_SEED", None)
+        assert found is not None, "the bug is caught on every draw"
+        told.append(found[1])
+    assert not [t for t in told if "signed" in t or "mean absolute" in t or "norm of" in t], told
+    assert all("the largest |self_attention(X[:, perm] + P[:T])" in t for t in told), told
+    assert all("Smallest failing case: permutation_gap(" in t for t in told), told
