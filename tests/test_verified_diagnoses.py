@@ -74,7 +74,11 @@ def _positional(ns):
 def _dP_after(ns, T, block_size=4, C=2, first_T=None):
     cls, make = _positional(ns)
     obj = make(block_size, C)
-    inputs = (lambda t: RNG.standard_normal((3, t, C))) if cls == "PositionalEmbedding" else (lambda t: np.zeros((3, t), int))
+    inputs = (
+        (lambda t: RNG.standard_normal((3, t, C)))
+        if cls == "PositionalEmbedding"
+        else (lambda t: np.zeros((3, t), int))
+    )
     if first_T is not None:
         obj.forward(inputs(first_T))
         obj.backward(np.ones((3, first_T, C)))
@@ -100,7 +104,12 @@ def _frozen_pair(ns):
 
 
 def _accumulates(ns) -> bool:
-    for cls, name in (("Embedding", "dE"), ("PositionalEmbedding", "dP"), ("EmbeddingLayer", "dE"), ("EmbeddingLayer", "dP")):
+    for cls, name in (
+        ("Embedding", "dE"),
+        ("PositionalEmbedding", "dP"),
+        ("EmbeddingLayer", "dE"),
+        ("EmbeddingLayer", "dP"),
+    ):
         if cls not in ns:
             continue
         obj = ns[cls](5, 4, 2) if cls == "EmbeddingLayer" else ns[cls](5, 2) if cls == "Embedding" else ns[cls](4, 2)
@@ -122,6 +131,8 @@ def _numgrad(ns, eps=1e-3):
     return np.asarray(g, dtype=float), x, before
 
 
+WRONG_SCALES = (1.0, 1 / 2, 1 / np.sqrt(3), 1 / 3, np.sqrt(2))  # none, 1/hs, 1/sqrt(C), 1/C, * sqrt(hs) (C = 3, hs = 2)
+
 # id -> does the mutant in ``ns`` make that mistake, by the catalogue's description
 MODELS = {
     "scatter-overwrite": _scatter_overwrite,
@@ -130,7 +141,9 @@ MODELS = {
     "freq-per-column": lambda ns: _table_is(ns, None, "per-column"),
     "halves-not-interleaved": lambda ns: _table_is(ns, "halves", None),
     "dP-not-summed": lambda ns: (lambda dP, d: any(np.allclose(dP[:3], d[b]) for b in range(3)))(*_dP_after(ns, 3)),
-    "dP-tail-not-zero": lambda ns: bool(np.any(_dP_after(ns, 2, first_T=4)[0][2:])) or bool(np.any(_dP_after(ns, 2)[0][2:])),
+    "dP-tail-not-zero": lambda ns: (
+        bool(np.any(_dP_after(ns, 2, first_T=4)[0][2:])) or bool(np.any(_dP_after(ns, 2)[0][2:]))
+    ),
     "positions-missing": lambda ns: _forward_is(ns, lambda layer, idx: layer.E[idx]),
     "positions-by-token": lambda ns: _forward_is(ns, lambda layer, idx: layer.E[idx] + layer.P[idx]),
     "freeze-ignored": lambda ns: (lambda f, p: np.allclose(f.dP, p.dP) and np.any(p.dP))(*_frozen_pair(ns)),
@@ -138,9 +151,11 @@ MODELS = {
     "grad-accumulates": _accumulates,
     "softmax-unstable": lambda ns: not np.all(np.isfinite(ns["softmax"](np.array([1000.0, 1001.0, 999.0])))),
     "attention-unscaled": lambda ns: any(
-        np.allclose(ns["self_attention"](X3, *W3), _attention(X3, *W3, s)) for s in (1.0, 1 / 2, 1 / np.sqrt(3), 1 / 3, np.sqrt(2))
+        np.allclose(ns["self_attention"](X3, *W3), _attention(X3, *W3, s)) for s in WRONG_SCALES
     ),
-    "one-sided-difference": lambda ns: (lambda g, x, b: np.allclose(g, 3 * b**2 + 3 * b * 1e-3 + 1e-6, rtol=1e-6))(*_numgrad(ns)),
+    "one-sided-difference": lambda ns: (lambda g, x, b: np.allclose(g, 3 * b**2 + 3 * b * 1e-3 + 1e-6, rtol=1e-6))(
+        *_numgrad(ns)
+    ),
     "no-restore": lambda ns: (lambda g, x, b: not np.array_equal(x, b))(*_numgrad(ns)),
 }
 
