@@ -173,6 +173,50 @@ def say(misconception, detail="", smallest="", **values):
     )
 
 
+def require(ok, misconception, message):
+    """A self-check's condition: a Diagnosis of ``misconception`` with ``message`` unless ``ok`` (never a bare assert)."""
+    if not ok:
+        raise Diagnosis(misconception, message)
+
+
+def _shape_of(text):
+    """(5, 5, 2) from "5,5,2"; None if it is not a shape."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    return tuple(int(p) for p in parts) if parts and all(p.isdigit() for p in parts) else None
+
+
+def explain(error, what="Your code", sizes=None):
+    """An exception raised by student code, told in the kit's words: what raised, and where NumPy names two shapes
+    that do not line up or an index past an axis, which axis and which sizes (``sizes`` names them: {"B": 3})."""
+    name, text = type(error).__name__, str(error).strip()
+    said = f"{what} raised {name}: {text}"
+    if "broadcast" in text and "shapes " in text:
+        shapes = [_shape_of(part.split(")")[0]) for part in text.split("shapes ", 1)[1].split("(")[1:3]]
+        if len(shapes) == 2 and None not in shapes:
+            a, b = shapes
+            n = max(len(a), len(b))
+            a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+            axes = [k for k in range(n) if a[k] != b[k] and 1 not in (a[k], b[k])]
+            if axes:
+                k = axes[0]
+
+                def named(v):
+                    names = " or ".join(key for key, size in (sizes or {}).items() if size == v)
+                    return f"{v} ({names})" if names else f"{v}"
+
+                return (
+                    f"{said}. Two arrays of shapes {a} and {b} met in one operation and do not line up on axis {k} "
+                    f"(size {named(a[k])} against {named(b[k])}): one of them was built along the wrong axis (an "
+                    "index, a sum or a transpose over another axis than intended) or kept the wrong length there."
+                )
+    words = text.split()
+    if len(words) == 12 and words[0] == "index" and words[2:6] == ["is", "out", "of", "bounds"]:
+        i, k, n = words[1], words[8], words[11]  # "index 7 is out of bounds for axis 0 with size 3"
+        if k.isdigit() and n.isdigit():
+            return f"{said}. An index ({i}) reaches past axis {k}, which has only {n} entries (0..{int(n) - 1})."
+    return said
+
+
 def fmt(a):
     """A short, readable rendering of a small array or number for messages."""
     arr = np.asarray(a)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.devtools.mutants import generated
+from autograder.hidden.diagnostics import KNOWN_IDS
 
 # mutants of arithmetic divide by zero or overflow as they run: their warnings are no finding
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -53,7 +54,10 @@ def test_every_recorded_equivalent_is_a_mutant_still_made_with_its_reason(mutant
     assert all(len(reason) > 20 for reason in generated.equivalents().values())
 
 
-def test_the_visible_self_checks_kill_most_mutants_too(mutants):
+def test_the_visible_self_checks_kill_most_mutants_too_and_say_why_in_the_kits_words(mutants):
     figures = generated.run(generated.subset(mutants, EVERY_SELF), "self-checks")
     print(figures.summary())
     assert figures.score >= 0.9, generated.format_report([figures])
+    # a self-check fails with a Diagnosis, never a bare AssertionError or an exception of the student's code
+    told = {(v.mutant.name, cell, why) for v in figures.verdicts for cell, why in v.diagnoses.items()}
+    assert told and not [t for t in told if t[2] not in KNOWN_IDS], sorted(t for t in told if t[2] not in KNOWN_IDS)

@@ -82,7 +82,7 @@ def test_stub_notebook_fails_only_with_not_implemented(plain_kernel, tmp_path, n
     errors = run_in_plain_kernel(plain_kernel, nb, tmp_path)
     assert errors, "a stub notebook must report its unfinished stubs"
     for cell_id, ename, evalue in errors:
-        ok = ename == "NotImplementedError" or (ename == "AssertionError" and "not implemented yet" in evalue)
+        ok = ename == "NotImplementedError" or (ename == "Diagnosis" and "[not-implemented]" in evalue)
         assert ok, f"{name} cell {cell_id}: {ename}: {evalue}"
 
 

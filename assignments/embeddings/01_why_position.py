@@ -97,8 +97,8 @@ with self_check("softmax"):
     by_cols = np.array([[0.047425873178, 0.119202922022, 0.26894142137],     # softmax of each column
                         [0.952574126822, 0.880797077978, 0.73105857863]])
     rows = softmax(x)
-    assert np.array_equal(x, [[1.0, 2.0, 3.0], [4.0, 4.0, 4.0]]), (
-        "softmax must not change its input x: build a new array instead of x -= ...")
+    require(np.array_equal(x, [[1.0, 2.0, 3.0], [4.0, 4.0, 4.0]]), "side-effect", (
+        "softmax must not change its input x: build a new array instead of x -= ..."))
     if np.shape(rows) == x.shape and np.allclose(rows, by_cols):
         raise Diagnosis("wrong-axis", "softmax(x) normalises each column (axis 0), but with the default axis=-1 it should "
                                       "normalise each row, the last axis: check the default value of the axis parameter.")
@@ -348,10 +348,10 @@ with self_check("permutation_gap without positions"):
         X = rng.standard_normal((B, T, C))
         Wq, Wk, Wv = (rng.standard_normal((C, hs)) / 2 for _ in range(3))
         gap = permutation_gap(X, np.array(perm), Wq, Wk, Wv)
-        assert np.ndim(gap) == 0, f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}"
-        assert 0 <= gap < 1e-12, (
+        require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}")
+        require(0 <= gap < 1e-12, "wrong-value", (
             f"without positions shuffling the input only shuffles the output, so the gap should be about 1e-15; got {gap:.3g} "
-            f"for X of shape {X.shape} and hs = {hs}. Compare self_attention(X[:, perm]) with self_attention(X)[:, perm].")
+            f"for X of shape {X.shape} and hs = {hs}. Compare self_attention(X[:, perm]) with self_attention(X)[:, perm]."))
 
 # %% nbgrader={"grade": true, "grade_id": "test-permutation-gap-with-pos", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -366,11 +366,11 @@ with self_check("permutation_gap with positions"):
     P = rng.standard_normal((8, 4))           # block_size 8 > T = 6: only the first 6 rows are used
     X_before, P_before = X.copy(), P.copy()
     gap = permutation_gap(X, np.array([3, 0, 5, 1, 4, 2]), Wq, Wk, Wv, P)
-    assert np.ndim(gap) == 0, f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}"
-    assert gap > 1e-3, (
+    require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}")
+    require(gap > 1e-3, "wrong-value", (
         f"with positions the gap should be clearly above 0, got {gap:.3g}. Add pos = P[:T] to the input of attention, in slot "
-        "order (not shuffled with the tokens), on both sides.")
-    assert np.array_equal(X, X_before) and np.array_equal(P, P_before), "permutation_gap must not change X or P (use X + pos, not X += pos)"
+        "order (not shuffled with the tokens), on both sides."))
+    require(np.array_equal(X, X_before) and np.array_equal(P, P_before), "side-effect", "permutation_gap must not change X or P (use X + pos, not X += pos)")
     perm = np.array([3, 0, 5, 1, 4, 2])
     d = self_attention(X[:, perm] + P[:6], Wq, Wk, Wv) - self_attention(X + P[:6], Wq, Wk, Wv)[:, perm]  # first - after
     for wrong, words in ((np.mean(np.abs(d)), "returns the mean absolute difference; the gap is the largest one, "
@@ -383,7 +383,7 @@ with self_check("permutation_gap with positions"):
     expect_close("permutation_gap(X, perm, Wq, Wk, Wv, P) for X of shape (2, 6, 4)", gap, np.max(np.abs(d)),
                  hint="The gap is max |self_attention(X[:, perm] + pos) - self_attention(X + pos)[:, perm]|, pos = P[:T].")
     still = permutation_gap(X, np.arange(6), Wq, Wk, Wv, P)
-    assert still < 1e-12, f"the identity permutation moves nothing, so its gap should be 0 even with positions; got {still:.3g}"
+    require(still < 1e-12, "wrong-value", f"the identity permutation moves nothing, so its gap should be 0 even with positions; got {still:.3g}")
     X = rng.standard_normal((3, 5, 4))       # B = 3, T = 5, C = 4, head size 2, and block_size == T
     Wq, Wk, Wv = (rng.standard_normal((4, 2)) / 2 for _ in range(3))
     P = rng.standard_normal((5, 4))
@@ -394,7 +394,7 @@ with self_check("permutation_gap with positions"):
             f"permutation_gap for X of shape (3, 5, 4), W of shape (4, 2) and P of shape (5, 4) raised ValueError: {e}. "
             "pos = P[:T] has shape (T, C) and goes into the input of attention, X + pos; the output of attention has "
             "width hs, not C.")) from None
-    assert gap > 1e-3, f"with positions the gap should be clearly above 0, got {gap:.3g} for X of shape (3, 5, 4) and hs = 2"
+    require(gap > 1e-3, "wrong-value", f"with positions the gap should be clearly above 0, got {gap:.3g} for X of shape (3, 5, 4) and hs = 2")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-demo-gap", "locked": true, "schema_version": 3, "solution": false}
 # ## 5. See the symmetry break

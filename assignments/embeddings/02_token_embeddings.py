@@ -127,12 +127,12 @@ with self_check("Embedding.forward"):
     emb = Embedding(vocab_size, 8)
     for ids in (data[:5], data[:12].reshape(3, 4), data[:12].reshape(2, 3, 2)):
         out = emb.forward(ids)
-        assert np.shape(out) == ids.shape + (8,), (
-            f"forward(ids) for ids of shape {ids.shape} should have shape {ids.shape + (8,)}, got {np.shape(out)}")
+        require(np.shape(out) == ids.shape + (8,), "wrong-shape", (
+            f"forward(ids) for ids of shape {ids.shape} should have shape {ids.shape + (8,)}, got {np.shape(out)}"))
         expect_close(f"forward(ids) for ids of shape {ids.shape}", out, emb.E[ids],
                      hint="Each id is replaced by its row of E: return E[idx].")
     one = np.asarray(emb.forward(np.int64(4)))
-    assert one.shape == (8,), f"forward(4) for a single id should be one row of shape (8,), got {one.shape}"
+    require(one.shape == (8,), "wrong-shape", f"forward(4) for a single id should be one row of shape (8,), got {one.shape}")
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-bad-ids", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -148,13 +148,13 @@ with self_check("Embedding.forward rejects bad ids"):
         except (IndexError, ValueError):
             pass
         else:
-            raise AssertionError(f"forward({bad.tolist()}) should raise IndexError or ValueError for vocab_size=5")
+            raise Diagnosis("no-error-raised", f"forward({bad.tolist()}) should raise IndexError or ValueError for vocab_size=5")
     try:
         emb.forward(np.array([0.0, 1.5]))
     except (TypeError, IndexError, ValueError):
         pass
     else:
-        raise AssertionError("forward([0.0, 1.5]) should raise TypeError, IndexError or ValueError: token ids are integers")
+        raise Diagnosis("no-error-raised", "forward([0.0, 1.5]) should raise TypeError, IndexError or ValueError: token ids are integers")
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-backward", "locked": true, "points": 6, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -167,8 +167,8 @@ with self_check("Embedding.backward"):
     dX0 = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
     emb = Embedding(4, 2)
     emb.forward(ids)
-    assert emb.backward(dX0) is None, "backward returns None; it stores the gradient in self.dE"
-    assert np.shape(emb.dE) == emb.E.shape, f"dE should have the shape of E {emb.E.shape}, got {np.shape(emb.dE)}"
+    require(emb.backward(dX0) is None, "wrong-value", "backward returns None; it stores the gradient in self.dE")
+    require(np.shape(emb.dE) == emb.E.shape, "wrong-shape", f"dE should have the shape of E {emb.E.shape}, got {np.shape(emb.dE)}")
     dE = np.array(emb.dE, dtype=float)
     if np.allclose(dE, [[0, 1], [0, 0], [2, 2], [0, 0]]):  # what dE[ids] += dX0 leaves: the last write to row 2 wins
         probe = Embedding(3, 2)  # the smallest case: ids [0, 0] and a dout of ones
@@ -292,7 +292,7 @@ with self_check("numerical_gradient"):
     before = x.copy()
     eps = 1e-3
     g = numerical_gradient(lambda: np.sum(x ** 3), x, eps=eps)
-    assert np.shape(g) == x.shape, f"the gradient should have the shape of x {x.shape}, got {np.shape(g)}"
+    require(np.shape(g) == x.shape, "wrong-shape", f"the gradient should have the shape of x {x.shape}, got {np.shape(g)}")
     g = np.asarray(g, dtype=float)
     nudged = x.copy()
     x[...] = before  # judge the values with x as it was; restoring it is checked last
@@ -351,9 +351,9 @@ _hidden.rel_error_values(rel_error)
 # Self-check: relative, entry by entry, and safe when both entries are zero.
 with self_check("rel_error"):
     r = rel_error(np.array([1.0, 100.0]), np.array([1.0, 101.0]))
-    assert abs(r - 1 / 201) < 1e-12, f"rel_error([1, 100], [1, 101]) should be 1/201 = {1 / 201:.6g}, got {r}"
+    require(abs(r - 1 / 201) < 1e-12, "wrong-value", f"rel_error([1, 100], [1, 101]) should be 1/201 = {1 / 201:.6g}, got {r}")
     z = rel_error(np.zeros(3), np.zeros(3))
-    assert z == 0.0, f"rel_error of two zero arrays should be 0.0 (the 1e-12 floor avoids 0/0), got {z}"
+    require(z == 0.0, "wrong-value", f"rel_error of two zero arrays should be 0.0 (the 1e-12 floor avoids 0/0), got {z}")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-check-table", "locked": true, "schema_version": 3, "solution": false}
 # ## 3. The whole check, on the corpus

@@ -174,8 +174,8 @@ with self_check("sinusoidal_table rejects bad sizes"):
         except NotImplementedError:
             raise
         except Exception as e:
-            raise AssertionError(f"sinusoidal_table({T}, {C}) should raise ValueError, not {type(e).__name__} ({e})") from None
-        raise AssertionError(f"sinusoidal_table({T}, {C}) should raise ValueError: T and C must be positive integers")
+            raise Diagnosis("wrong-error", f"sinusoidal_table({T}, {C}) should raise ValueError, not {type(e).__name__} ({e})") from None
+        raise Diagnosis("no-error-raised", f"sinusoidal_table({T}, {C}) should raise ValueError: T and C must be positive integers")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-properties", "locked": true, "schema_version": 3, "solution": false}
 # ## 2. Unique, bounded, extrapolatable
@@ -213,22 +213,22 @@ _hidden.table_base_and_length(sinusoidal_table)
 # Self-check: another base, and a long table that stays bounded.
 with self_check("sinusoidal_table, other bases and long tables"):
     pe = sinusoidal_table(3000, 6, base=100.0)
-    assert isinstance(pe, np.ndarray) and pe.shape == (3000, 6), f"sinusoidal_table(3000, 6, base=100.0) should have shape (3000, 6), got {np.shape(pe)}"
+    require(isinstance(pe, np.ndarray) and pe.shape == (3000, 6), "wrong-shape", f"sinusoidal_table(3000, 6, base=100.0) should have shape (3000, 6), got {np.shape(pe)}")
     table_mistake(pe, 3000, 6, base=100.0)
-    assert np.allclose(pe[:2, :2], [[0, 1], [np.sin(1.0), np.cos(1.0)]]), (
+    require(np.allclose(pe[:2, :2], [[0, 1], [np.sin(1.0), np.cos(1.0)]]), "wrong-value", (
         f"columns 0 and 1 do not depend on the base: rows 0 and 1 should start [0, 1] and [0.8415, 0.5403], got "
-        f"{pe[:2, :2].round(4).tolist()}. Make the even-C self-check pass first.")
+        f"{pe[:2, :2].round(4).tolist()}. Make the even-C self-check pass first."))
     w1 = 100.0 ** (-2 / 6)
-    assert not np.isclose(pe[1, 2], np.sin(10000.0 ** (-2 / 6))), (
+    require(not np.isclose(pe[1, 2], np.sin(10000.0 ** (-2 / 6))), "wrong-value", (
         f"pe[1, 2] is sin(1 / 10000**(2/6)) = {pe[1, 2]:.4f}: the table ignores its base argument. With base=100 pair 1 "
-        f"turns 1/100**(2/6) = {w1:.4f} radians per position.")
+        f"turns 1/100**(2/6) = {w1:.4f} radians per position."))
     w2 = 100.0 ** (-4 / 6)
     want = np.array([[np.sin(p), np.cos(p), np.sin(p * w1), np.cos(p * w1), np.sin(p * w2), np.cos(p * w2)]
                      for p in (1.0, 2.0, 2999.0)])
     expect_close("rows 1, 2 and 2999 of sinusoidal_table(3000, 6, base=100.0)", pe[[1, 2, 2999]], want, hint=(
         f"With base=100 and C = 6 the three pairs turn 1, 1/100**(2/6) = {w1:.4f} and 1/100**(4/6) = {w2:.4f} radians "
         "per position, and row p holds sin and cos of p times each of them, up to the last position, 2999."))
-    assert np.abs(pe).max() <= 1.0, f"every entry is a sin or a cos, so |entry| <= 1; got {np.abs(pe).max()}"
+    require(np.abs(pe).max() <= 1.0, "wrong-value", f"every entry is a sin or a cos, so |entry| <= 1; got {np.abs(pe).max()}")
     pe = sinusoidal_table(4, 3, base=100.0)       # an odd C with another base: the lone sin column uses it too
     w = 100.0 ** (-2 / 3)
     want = np.array([[np.sin(p), np.cos(p), np.sin(p * w)] for p in (0.0, 1.0, 2.0, 3.0)])
@@ -347,12 +347,12 @@ _hidden.shift_matrix_base(shift_matrix)
 # Self-check: the base argument sets the speed of every pair after the first.
 with self_check("shift_matrix, other bases"):
     M = shift_matrix(4, 4, base=25.0)
-    assert np.allclose(M[:2, :2], [[np.cos(4.0), np.sin(4.0)], [-np.sin(4.0), np.cos(4.0)]]), (
+    require(np.allclose(M[:2, :2], [[np.cos(4.0), np.sin(4.0)], [-np.sin(4.0), np.cos(4.0)]]), "wrong-value", (
         f"the first block rotates by k = 4 whatever the base; got {M[:2, :2].round(6).tolist()}. Make the shift_matrix "
-        "self-check pass first.")
-    assert not np.isclose(M[2, 3], np.sin(4 / 100.0)), (
+        "self-check pass first."))
+    require(not np.isclose(M[2, 3], np.sin(4 / 100.0)), "wrong-value", (
         "the second block of shift_matrix(4, 4, base=25.0) rotates by 4 / 10000**(2/4) = 0.04: shift_matrix ignores "
-        "its base argument.")
+        "its base argument."))
     t = 4 / 25.0 ** (2 / 4)
     want = np.zeros((4, 4))
     want[:2, :2] = [[np.cos(4.0), np.sin(4.0)], [-np.sin(4.0), np.cos(4.0)]]
@@ -367,13 +367,13 @@ _hidden.shift_matrix_odd_C(shift_matrix)
 ### END HIDDEN TESTS
 # Self-check: an odd C has a sine with no partner, so no shift matrix exists.
 with self_check("shift_matrix rejects an odd C"):
-    assert np.shape(shift_matrix(1, 4)) == (4, 4), "shift_matrix(1, 4) should work and have shape (4, 4)"
+    require(np.shape(shift_matrix(1, 4)) == (4, 4), "wrong-shape", "shift_matrix(1, 4) should work and have shape (4, 4)")
     try:
         shift_matrix(1, 5)
     except ValueError:
         pass
     else:
-        raise AssertionError("shift_matrix(1, 5) should raise ValueError: the last sin column has no cos partner")
+        raise Diagnosis("no-error-raised", "shift_matrix(1, 5) should raise ValueError: the last sin column has no cos partner")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-demo-shift", "locked": true, "schema_version": 3, "solution": false}
 # ## 4. Relative position out of absolute encodings

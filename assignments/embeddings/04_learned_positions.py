@@ -163,9 +163,9 @@ with self_check("PositionalEmbedding.forward"):
                                                    "only T > block_size must raise." if T == 5 else
                                                    "The position slab must have shape (T, C): add P[:T], the first T "
                                                    "rows of the table.")) from None
-        assert np.shape(out) == x.shape, f"x of shape {x.shape} should give an output of that shape, got {np.shape(out)}"
-        assert np.array_equal(x, x0), "forward changed its input x in place; return x + P[:T] as a new array"
-        assert np.asarray(out).dtype == np.float64, f"the output should be float64, got {np.asarray(out).dtype}"
+        require(np.shape(out) == x.shape, "wrong-shape", f"x of shape {x.shape} should give an output of that shape, got {np.shape(out)}")
+        require(np.array_equal(x, x0), "side-effect", "forward changed its input x in place; return x + P[:T] as a new array")
+        require(np.asarray(out).dtype == np.float64, "wrong-dtype", f"the output should be float64, got {np.asarray(out).dtype}")
         if np.allclose(out, x):
             raise say("positions-missing", detail="Your forward returned x unchanged.")
         added = np.asarray(out) - x
@@ -193,7 +193,7 @@ with self_check("PositionalEmbedding.forward rejects T > block_size"):
         except (ValueError, AssertionError):
             pass
         else:
-            raise AssertionError(
+            raise Diagnosis("no-error-raised",
                 f"forward with T={T} and block_size={block_size} should raise ValueError: the table has no row for "
                 "slots block_size and beyond. Compare T with block_size yourself; broadcasting does not always fail.")
 
@@ -213,9 +213,9 @@ with self_check("PositionalEmbedding.backward (dP)"):
         pe.forward(np.zeros((B, T, C)))
         pe.backward(dout)
         dP = np.asarray(pe.dP, dtype=float)
-        assert dP.shape == (block_size, C), (
+        require(dP.shape == (block_size, C), "wrong-shape", (
             f"dP should have P's full shape (block_size, C) = {(block_size, C)}, got {dP.shape}: start from "
-            "np.zeros_like(self.P) and fill rows :T")
+            "np.zeros_like(self.P) and fill rows :T"))
         if np.any(dP[T:] != 0):
             raise say("dP-tail-not-zero", detail=f"This forward used T={T} of the block_size={block_size} slots, but "
                                                  f"your dP[{T}:] holds {np.round(dP[T:], 4).tolist()}.")
@@ -253,8 +253,8 @@ with self_check("PositionalEmbedding.backward (dx)"):
     pe.forward(np.zeros((2, 4, 3)))
     dout = np.arange(24.0).reshape(2, 4, 3)
     dx = pe.backward(dout)
-    assert dx is not None, "backward should return the gradient for x (out = x + P[:T], so it is dout itself), got None"
-    assert np.shape(dx) == (2, 4, 3), f"the gradient for x has the shape of x, (2, 4, 3); got {np.shape(dx)}"
+    require(dx is not None, "wrong-value", "backward should return the gradient for x (out = x + P[:T], so it is dout itself), got None")
+    require(np.shape(dx) == (2, 4, 3), "wrong-shape", f"the gradient for x has the shape of x, (2, 4, 3); got {np.shape(dx)}")
     expect_close("the gradient for x that backward returns", dx, dout, sizes={"B": 2, "T": 4},
                  hint="out = x + P[:T], so each entry of x passes its gradient through unchanged: return dout.")
 

@@ -25,6 +25,7 @@ from ..channel import ENV as CHANNEL_ENV
 from ..channel.client import quiet  # warnings and stderr silenced while student code runs
 from ..channel.fixtures import watch as watch  # a check that must see its argument changed in place
 from ..voice import expect_array as expect_array  # shared with the notebooks' self-checks
+from ..voice import explain
 from .diagnostics import Diagnosis
 
 
@@ -55,7 +56,7 @@ def hidden_check(func):
                 "A stub still raises NotImplementedError: fill in the YOUR CODE HERE part above.",
             )
         except (Exception, SystemExit) as e:  # student code misbehaved in a way no check foresaw
-            diagnosis = Diagnosis("crashed", f"Your code raised {type(e).__name__}: {e}")
+            diagnosis = Diagnosis("crashed", explain(e))
         if diagnosis is not None:
             raise diagnosis.with_traceback(None) from None
         return None
@@ -72,7 +73,7 @@ def call(what: str, fn, *args, **kwargs):
     except Diagnosis:
         raise
     except (Exception, SystemExit) as e:
-        raise Diagnosis("crashed", f"{what} raised {type(e).__name__}: {e}") from None
+        raise Diagnosis("crashed", explain(e, what)) from None
 
 
 def expect_raises(what: str, fn, allowed: tuple, hint: str) -> None:

@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ..channel.proxy import ChannelBroken
+from ..voice import explain
 from . import call, expect_array, lesson01, lesson02, lesson03, lesson04, lesson05
 from .boundary import laid_out
 from .diagnostics import Diagnosis, relationship
@@ -102,7 +103,7 @@ class Outcome:
         except NotImplementedError:
             self.diagnosis = Diagnosis("not-implemented", "A stub still raises NotImplementedError.")
         except (Exception, SystemExit) as e:  # noqa: BLE001 - student code misbehaved in a way no check foresaw
-            self.diagnosis = Diagnosis("crashed", f"Your code raised {type(e).__name__}: {e}")
+            self.diagnosis = Diagnosis("crashed", explain(e))
 
 
 @dataclass(frozen=True)

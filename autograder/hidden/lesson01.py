@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..voice import explain
 from . import call, expect_array, grading_rng, hidden_check, watch
 from .boundary import laid_out, layout_words
 from .diagnostics import Diagnosis, fmt, relationship, say
@@ -167,9 +168,9 @@ def _call_softmax(softmax, x, axis):
             if "broadcast" in str(e)
             else ""
         )
-        raise Diagnosis("crashed", f"{what} for x of shape {x.shape} raised ValueError: {e}{hint}") from None
+        raise Diagnosis("crashed", explain(e, f"{what} for x of shape {x.shape}") + hint) from None
     except Exception as e:
-        raise Diagnosis("crashed", f"{what} for x of shape {x.shape} raised {type(e).__name__}: {e}") from None
+        raise Diagnosis("crashed", explain(e, f"{what} for x of shape {x.shape}")) from None
 
 
 def _softmax_case(softmax, x, axis):
@@ -428,7 +429,7 @@ def _run_attention(self_attention, softmax, rng, X, Wq, Wk, Wv):
             "not-implemented", "self_attention still raises NotImplementedError: fill in its stub."
         ) from None
     except (Exception, SystemExit) as e:
-        message = f"self_attention(X, Wq, Wk, Wv) raised {type(e).__name__}: {e}"
+        message = explain(e, "self_attention(X, Wq, Wk, Wv)", sizes={"B": B, "T": T, "C": C, "hs": hs})
         if "matmul" in str(e):
             message += (
                 " (on a 3-D array K.T reverses all three axes; transpose only the last two, "
@@ -768,6 +769,19 @@ def _call_gap(permutation_gap, self_attention, X, perm, Ws, P, label, use_keywor
     try:
         return call(label, run)
     except Diagnosis as d:
+        B, T = X.shape[:2]
+        along_batch = "(" + ",".join(map(str, (len(perm),) + X.shape[1:])) + ")"  # the shape X[perm] has
+        if (
+            d.misconception == "crashed"
+            and B != T
+            and (along_batch in d.message or "for axis 0 with size" in d.message)
+        ):
+            raise Diagnosis(
+                "crashed",
+                f"{d.message}\nperm reorders the T = {T} slots, axis 1 of X, but it was applied along axis 0, the batch "
+                f"of B = {B} sequences: X[perm] has shape {(len(perm),) + X.shape[1:]} (or reaches past the batch). "
+                "Index the slots, X[:, perm] and self_attention(...)[:, perm].",
+            ) from None
         if d.misconception == "crashed":
             try:
                 out = self_attention(X, *Ws)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..voice import explain
 from . import call, expect_array, expect_raises, grading_rng, hidden_check, same_gradient_again, watch
 from .boundary import laid_out, layout_words, shown_on
 from .diagnostics import Diagnosis, relationship, say
@@ -38,7 +39,7 @@ def call_forward(what: str, fn, arg, T: int, block_size: int):
                 f" A sequence with T == block_size ({T}) is allowed: the table has rows 0..{block_size - 1}, one for "
                 "each slot. Only T > block_size must raise."
             )
-        raise Diagnosis("crashed", f"{what} raised {type(e).__name__}: {text}.{hint}") from None
+        raise Diagnosis("crashed", explain(e, what).rstrip(".") + "." + hint) from None
 
 
 def forward_diagnosis(out, base, P, T, *, base_name: str, idx=None) -> None:

@@ -504,10 +504,11 @@ def layer_freeze_after_construction(EmbeddingLayer):
     layer.freeze_positions = False
     _forward(EmbeddingLayer, layer, idx, block_size)
     _backward(layer, G)
-    dP = expect_grad("self.dP after freeze_positions was set back to False", layer.dP, (block_size, C), T)
-    if not np.any(dP[:T] != 0):
+    # only that dP is computed again is judged here: its shape and values are test-layer-backward-dP's to judge
+    dP = comparable("self.dP after freeze_positions was set back to False", layer.dP)
+    if not np.any(dP != 0):
         raise Diagnosis(
             "wrong-value",
-            "After layer.freeze_positions = False, backward should compute dP again, but dP[:T] stayed all zero. The "
+            "After layer.freeze_positions = False, backward should compute dP again, but dP stayed all zero. The "
             "flag is read at every backward; it does not stick once set.",
         )

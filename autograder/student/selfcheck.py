@@ -28,6 +28,7 @@ from ..notebooks import read_notebook
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # what the notebooks' self_check() says when the code it runs is still a stub (assignments/_shared/self_check.py)
 NOT_IMPLEMENTED = "not implemented yet"
+DIAGNOSIS_VALUE = re.compile(r"\[([a-z-]+)\] (.*)", re.S)  # str() of a Diagnosis: "[id] message"
 PASSED_LINE = "self-check passed:"
 
 PASS, FAIL, NOT_DONE = "pass", "FAIL", "not done"
@@ -56,7 +57,11 @@ def _failure_text(cell) -> str | None:
     if out is None:
         return None
     if out.get("output_type") == "error":
-        return f"{out.get('ename')}: {ANSI.sub('', out.get('evalue', ''))}".strip()
+        ename, evalue = out.get("ename"), ANSI.sub("", out.get("evalue", ""))
+        told = DIAGNOSIS_VALUE.match(evalue) if ename == "Diagnosis" else None
+        if told:  # as the feedback writes a diagnosis (grading.results): "Diagnosis [id]: message"
+            return f"Diagnosis [{told.group(1)}]: {told.group(2)}".strip()
+        return f"{ename}: {evalue}".strip()
     return "wrote to stderr (a graded cell must not): " + out.get("text", "").strip()[:200]
 
 
@@ -85,7 +90,8 @@ def row_of(cell) -> CheckRow:
     message = failure if failure is not None else (_printed(cell) if practice else "")
     done = failure is None or not _not_done(cell)
     if not done:
-        message = message.removeprefix("AssertionError: ")  # self_check's own words: "X: not implemented yet"
+        # self_check's own words: "X: not implemented yet"
+        message = message.removeprefix("Diagnosis [not-implemented]: ").removeprefix("AssertionError: ")
     return CheckRow(
         grade_id(cell) or "?", 0.0 if practice else points(cell), failure is None, message, practice=practice, done=done
     )

@@ -76,7 +76,7 @@ class Verdict:
     mutant: Generated
     killed_by: str  # the test cell (or "defining the cell", "timeout") that killed it; "" if it survived
     seconds: float
-    diagnoses: dict = field(default_factory=dict)  # test cell -> the diagnosis id it failed with (hidden checks)
+    diagnoses: dict = field(default_factory=dict)  # test cell -> the diagnosis id it failed with
 
     @property
     def killed(self) -> bool:
@@ -223,14 +223,15 @@ def against_hidden_checks(mutant: Generated, seeds=SEEDS) -> Verdict:
 def against_self_checks(mutant: Generated) -> Verdict:
     """Run the release notebook's visible self-checks on ``mutant`` (the whole notebook, in a namespace of its own)."""
     start = time.perf_counter()
-    killed = ""
+    killed, diagnoses = "", {}
     try:
         with _time_limit(TIMEOUT):
             outcome = run_visible(mutant.notebook, mutant.as_mutant())
-        killed = next((cell for cell, (result, _) in outcome.items() if result != "pass"), "")
+        diagnoses = {cell: result for cell, (result, _) in outcome.items() if result != "pass"}
+        killed = next(iter(diagnoses), "")
     except _Timeout:
         killed = "timeout"
-    return Verdict(mutant, killed, time.perf_counter() - start)
+    return Verdict(mutant, killed, time.perf_counter() - start, diagnoses)
 
 
 @dataclass
