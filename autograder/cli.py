@@ -205,12 +205,13 @@ def cmd_diff(args) -> int:
 
 def cmd_similarity(args) -> int:
     from .classroom.similarity.similarity_command import run_similarity, similarity_options, summary
+    from .course import Assignment, Course
 
     course_dir = Path(args.course_dir).resolve()
     past = str(Path(args.past).resolve()) if args.past else None  # from here; the config's from the course
     options = similarity_options(course_dir, threshold=args.threshold, past=past)
     try:
-        outcome = run_similarity(course_dir, args.assignment, None, options)
+        outcome = run_similarity(Assignment(Course(course_dir), args.assignment), None, options)
     except ValueError as e:
         print(f"similarity: {e}", file=sys.stderr)
         return 2

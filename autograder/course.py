@@ -296,6 +296,15 @@ class Assignment:
         """The LMS file name of every notebook ``collect`` placed, for ``export --feedback-zip``."""
         return self.course.lms_names(self.name)
 
+    def export_file(self, kind: str) -> Path:
+        """A gradebook file ``export`` writes for an LMS, in the course's root: ``<assignment>-<kind>.csv``."""
+        return self.root / f"{self.name}-{kind}.csv"
+
+    def canary_record(self, key: str, folder: Path | None = None) -> Path:
+        """The empty file that says the canary passed with what ``key`` fingerprints (under ``folder``, by
+        default the course's canary records)."""
+        return Path(folder or self.course.canary_records) / f"{self.name}-{key}"
+
 
 def open_assignment(course_dir: Path, name: str = ASSIGNMENT) -> Assignment:
     """The assignment ``name`` of the course in ``course_dir``, where a command starts; CourseError in one line

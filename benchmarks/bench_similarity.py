@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from autograder.classroom.similarity.similarity_command import run_similarity, similarity_options  # noqa: E402
 from autograder.config import CONFIG_FILE  # noqa: E402
-from autograder.course import ASSIGNMENT, NOTEBOOKS, Course, repo_root  # noqa: E402
+from autograder.course import NOTEBOOKS, Assignment, Course, repo_root  # noqa: E402
 from autograder.devtools.mutants import catalogue  # noqa: E402
 from autograder.devtools.personas import filled_notebook, reference_solutions, write_submission  # noqa: E402
 
@@ -68,9 +68,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         course = Path(tmp)
         make_class(course, students, repo)
-        run_similarity(course, ASSIGNMENT, course / "scratch", similarity_options(course))  # imports, caches
+        run_similarity(Assignment(Course(course)), course / "scratch", similarity_options(course))  # imports, caches
         started, cpu = time.perf_counter(), time.process_time()
-        outcome = run_similarity(course, ASSIGNMENT, None, similarity_options(course))
+        outcome = run_similarity(Assignment(Course(course)), None, similarity_options(course))
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         pairs = sum(len(r.pairs) for r in outcome.results)
         # the CPU time too: on a shared machine the wall clock also counts other people's work

@@ -98,3 +98,20 @@ def test_the_architecture_rooms_of_classroom_are_the_rooms_table():
     assert chain, "the rooms of `classroom` have no chain `run` → ... → `history`"
     named = [sorted(re.findall(r"`(\w+)`", step)) for step in chain.group(1).split("→")]
     assert named == [sorted(row) for row in reversed(ROOMS["classroom"])]
+
+
+def test_the_architecture_table_for_a_new_maintainer_names_paths_that_exist():
+    """'To change X, look in Y': the things a maintainer changes most are each in a row, and every path a row
+    names (a backticked name with a slash, or a file name) is a file or folder of the repository."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = re.search(r"^## To change X, look in Y$(.*?)(?=^#)", text, re.M | re.S)
+    assert section, "docs/architecture.md has no section 'To change X, look in Y'"
+    rows = re.findall(r"^\| (?!to change |---)([^|]+) \| (.+) \|$", section.group(1), re.M)
+    topics = " / ".join(topic for topic, _ in rows)
+    for topic in ("message", "points", "case space", "limit", "LMS", "report", "sandbox"):
+        assert topic in topics, f"the table has no row for {topic!r}"
+    for topic, where in rows:
+        paths = [name for name in re.findall(r"`([^`]+)`", where) if "/" in name or name.endswith(".py")]
+        assert paths, f"the row {topic!r} names no path"
+        missing = [path for path in paths if not (REPO / path).exists()]
+        assert not missing, f"the row {topic!r} names paths that do not exist: {missing}"

@@ -14,7 +14,7 @@ from autograder.classroom.similarity.similarity import PAST_PREFIX, normalise, s
 from autograder.classroom.similarity.similarity_command import run_similarity, similarity_options
 from autograder.cli import main as cli
 from autograder.config import SimilarityConfig
-from autograder.course import ASSIGNMENT, Course
+from autograder.course import ASSIGNMENT, Assignment, Course
 from autograder.devtools.mutants import catalogue
 from autograder.devtools.personas import filled_notebook, reference_solutions, write_submission
 
@@ -199,7 +199,7 @@ def course(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def outcome(course):
-    return run_similarity(course, ASSIGNMENT, None, similarity_options(course))
+    return run_similarity(Assignment(Course(course)), None, similarity_options(course))
 
 
 def by_notebook(outcome, notebook):
@@ -292,7 +292,7 @@ def test_past_terms_are_compared_with_the_class_but_not_with_each_other(course, 
         target = past / term / student
         target.mkdir(parents=True)
         shutil.copy(Course(course).notebook("submitted", LAYER, ASSIGNMENT, "hand-flat"), target / f"{LAYER}.ipynb")
-    out = run_similarity(course, ASSIGNMENT, tmp_path / "reports", similarity_options(course, past=str(past)))
+    out = run_similarity(Assignment(Course(course)), tmp_path / "reports", similarity_options(course, past=str(past)))
     pairs = by_notebook(out, LAYER).pairs
     assert {(p.student_a, p.student_b) for p in pairs if p.score > 0.9} >= {
         ("hand-flat", f"{PAST_PREFIX}2024/ann"),
@@ -314,7 +314,7 @@ def test_the_threshold_comes_from_nbgrader_config(course, tmp_path):
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.SimilarityConfig.threshold = 0.1\n")
     options = similarity_options(tmp_path)
     assert options.threshold == 0.1 and similarity_options(tmp_path, threshold=0.7).threshold == 0.7
-    out = run_similarity(course, ASSIGNMENT, tmp_path / "reports", options)
+    out = run_similarity(Assignment(Course(course)), tmp_path / "reports", options)
     assert len(out.flagged) > 2 and min(p.score for p in out.flagged) >= 0.1
     assert "Pairs scoring at least 0.1" in out.report_section()
 
@@ -323,6 +323,6 @@ def test_without_a_release_folder_the_starter_is_cleared_from_the_source(tmp_pat
     """A course graded from a scratch copy has source/ only: nbgrader's ClearSolutions gives the same starter."""
     shutil.copytree(Course(REPO).folder("source"), Course(tmp_path).folder("source"))
     for notebook in (EMBED, LAYER):
-        cleared = solution_code(starter_notebook(Course(tmp_path), ASSIGNMENT, notebook))
-        released = solution_code(starter_notebook(Course(REPO), ASSIGNMENT, notebook))
+        cleared = solution_code(starter_notebook(Assignment(Course(tmp_path)), notebook))
+        released = solution_code(starter_notebook(Assignment(Course(REPO)), notebook))
         assert cleared == released and "raise NotImplementedError()" in "".join(cleared.values())

@@ -157,7 +157,7 @@ def run_canary(
     ``cache_root``'s ``.kit/canary``, by default the course's)."""
     # the run's options, but for how many students at once and whether feedback is written
     key = fingerprint(assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
-    record = cache_folder(Course(cache_root) if cache_root else assignment.course) / f"{assignment.name}-{key}"
+    record = assignment.canary_record(key, cache_folder(Course(cache_root) if cache_root else assignment.course))
     if passed_before(record):
         out("canary: the reference solution passed with this kit and course before; not graded again")
         return

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ...course import Course, assignment_notebooks
+from ...course import Assignment, Course
 from .roster import read_roster
 
 CANVAS = re.compile(r"^(?P<login>[A-Za-z0-9.\-]+?)_(?:LATE_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
@@ -105,8 +105,8 @@ def _identify(rel: Path, notebooks: set[str], assignment: str, roster: dict[str,
 
 
 def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | None = None) -> CollectReport:
-    course = Course(course_dir)
-    notebooks = {p.stem for p in assignment_notebooks(course, assignment)}  # CourseError is a ValueError
+    collected = Assignment(Course(course_dir), assignment)
+    notebooks = {p.stem for p in collected.notebooks()}  # CourseError is a ValueError
     if not Path(source).exists():
         raise ValueError(f"{source}: no such file or folder")
     listed = read_roster(roster_csv) if roster_csv is not None else None
@@ -142,7 +142,7 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
                 report.kept_newer.append(chosen[key][2])
             chosen[key] = (path, mtime, origin)
         for (student, nb), (path, mtime, origin) in sorted(chosen.items()):
-            folder = course.folder("submitted", assignment, student)
+            folder = collected.submitted(student)
             target = folder / f"{nb}.ipynb"
             if target.exists() and target.stat().st_mtime > mtime:
                 report.kept_newer.append(origin)
@@ -154,8 +154,7 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
     from .lms import remember_lms_names  # for `export --feedback-zip`: the LMS's own file names
 
     remember_lms_names(
-        course_dir,
-        assignment,
+        collected,
         [(p.student, p.notebook, p.origin) for p in report.placed if CANVAS.match(Path(p.origin).name)],
     )
     return report

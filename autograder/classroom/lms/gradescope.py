@@ -97,14 +97,13 @@ def _add(z: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -
 
 def build_zip(repo: Path, assignment: str, target: Path) -> Path:
     """autograder.zip: setup.sh and run_autograder at the root, the lock file, the kit and the course."""
-    from ...course import Course
+    from ...course import Assignment, Course
 
     repo = Path(repo)
-    notebooks = Course(repo).source_notebooks(assignment)
+    shipped = Assignment(Course(repo), assignment)
+    notebooks = shipped.source_notebooks()
     if not notebooks:
-        raise ValueError(
-            f"unknown assignment {assignment!r}: no source notebooks in {Course(repo).folder('source', assignment)}"
-        )
+        raise ValueError(f"unknown assignment {assignment!r}: no source notebooks in {shipped.source}")
     package = repo / "autograder"
     with zipfile.ZipFile(target, "w") as z:
         _add(z, "setup.sh", SETUP_SH.format(assignment=assignment).encode(), executable=True)
@@ -127,7 +126,7 @@ def build_zip(repo: Path, assignment: str, target: Path) -> Path:
                     _add(z, f"kit/autograder/{rel}/__init__.py", NOT_SHIPPED_STUB)
         _add(z, "course/nbgrader_config.py", (repo / "nbgrader_config.py").read_bytes())
         for nb in notebooks:
-            _add(z, f"course/source/{assignment}/{nb.name}", nb.read_bytes())
+            _add(z, f"course/{nb.relative_to(shipped.root).as_posix()}", nb.read_bytes())
     return Path(target)
 
 
@@ -136,11 +135,11 @@ def build_zip(repo: Path, assignment: str, target: Path) -> Path:
 
 def setup(root: Path, assignment: str) -> None:
     """(setup.sh) Put the assignment into a gradebook once, and keep a pristine copy for every run."""
-    from ...course import Course, register_assignment, sqlite_url
+    from ...course import Assignment, Course, sqlite_url
 
     course = Course(course_dir(root))
     db = course.gradebook
-    register_assignment(course.root, sqlite_url(db), assignment)
+    Assignment(course, assignment).register(sqlite_url(db))
     course.pristine_gradebook.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(db, course.pristine_gradebook)
     print(f"gradescope setup: {assignment!r} is in the gradebook {db}")
@@ -181,12 +180,12 @@ def place_submission(upload: Path, target: Path) -> list[str]:
     return notes
 
 
-def graded_cells(course, assignment: str) -> list[tuple[str, str, float]]:
-    """(notebook, grade_id, points) of every graded test cell of ``course``, in notebook and cell order."""
+def graded_cells(assignment) -> list[tuple[str, str, float]]:
+    """(notebook, grade_id, points) of every graded test cell of the assignment, in notebook and cell order."""
     from ...cells import grade_id, is_test_cell, points
 
     cells = []
-    for path in course.source_notebooks(assignment):
+    for path in assignment.source_notebooks():
         cells += [
             (path.stem, grade_id(cell), points(cell))
             for cell in nbformat.read(str(path), as_version=4).cells
@@ -232,14 +231,15 @@ def results_json(result, cells: list[tuple[str, str, float]], notes: list[str]) 
     return {"score": score, "output": output, "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
 
 
-def _reset(course, assignment: str) -> None:
+def _reset(assignment) -> None:
     """A clean course for this run (a Gradescope container is fresh anyway; a scratch folder may not be)."""
     from ...course import STAGING
 
+    course = assignment.course
     for folder in [course.step_root(step) for step in ("submitted", "autograded", "feedback")] + [
         course.root / STAGING,
-        course.state_folder(assignment),
-        course.verdict_record(assignment, STUDENT),
+        assignment.state_folder,
+        assignment.verdict_record(STUDENT),
     ]:
         if folder.is_dir():
             shutil.rmtree(folder, ignore_errors=True)
@@ -258,8 +258,8 @@ def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     from ...grading.results import Status
 
     course = Course(course_dir(root))
-    _reset(course, assignment)
     graded = Assignment(course, assignment)
+    _reset(graded)
     notes = place_submission(Path(root) / "submission", graded.submitted(STUDENT))
     options = grading_options(course.config, sandbox=choose_sandbox(echo), feedback=False)
     # the reference first, through the same grading: a fault of the kit's own must not become this student's score
@@ -268,7 +268,7 @@ def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     echo(f"graded: {result.status} {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s {result.reason}")
     if result.status is Status.ERROR:
         raise KitFault(result.reason)
-    return results_json(result, graded_cells(course, assignment), notes)
+    return results_json(result, graded_cells(graded), notes)
 
 
 def run(root: Path, assignment: str, echo=print) -> int:

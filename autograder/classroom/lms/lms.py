@@ -16,7 +16,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...course import Course
+from ...course import Assignment, Course
 from .roster import MOODLE_IDS, Roster, RosterEntry, RosterError, read_roster
 
 CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -112,12 +112,12 @@ def outside_roster(roster: Roster, scores: dict[str, float]) -> dict[str, float]
 # --- LMS file names and feedback for re-upload ------------------------------------------------------
 
 
-def remember_lms_names(course_dir: Path, assignment: str, placed: list[tuple[str, str, str]]) -> None:
+def remember_lms_names(assignment: Assignment, placed: list[tuple[str, str, str]]) -> None:
     """Record ``(student, notebook, LMS file name)`` of placed notebooks; a later collect updates them."""
     if not placed:
         return
-    path = Course(course_dir).lms_names(assignment)
-    names = load_lms_names(course_dir, assignment)
+    path = assignment.lms_names
+    names = load_lms_names(assignment)
     for student, notebook, origin in placed:
         names.setdefault(student, {})[notebook] = Path(origin).name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,10 +142,9 @@ def load_roster(course_dir: Path) -> dict[str, dict[str, str]]:
         return {}
 
 
-def load_lms_names(course_dir: Path, assignment: str) -> dict[str, dict[str, str]]:
-    path = Course(course_dir).lms_names(assignment)
+def load_lms_names(assignment: Assignment) -> dict[str, dict[str, str]]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(assignment.lms_names.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
 
@@ -157,13 +156,13 @@ class FeedbackZip:
     unnamed: list[str]  # students whose LMS file names are unknown (filed under their id)
 
 
-def feedback_zip(course_dir: Path, assignment: str, target: Path) -> FeedbackZip:
+def feedback_zip(assignment: Assignment, target: Path) -> FeedbackZip:
     """Every student's feedback HTML, each named after the LMS file of the same notebook
     (``login_userid_submissionid_notebook.html``), for the LMS's bulk re-upload."""
-    names = load_lms_names(course_dir, assignment)
+    names = load_lms_names(assignment)
     files, unnamed = {}, []
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
-        for student, folder in Course(course_dir).student_folders("feedback", assignment).items():
+        for student, folder in assignment.students("feedback").items():
             known = names.get(student, {})
             for html in sorted(folder.glob("*.html")):
                 lms_name = known.get(html.stem)
@@ -212,6 +211,7 @@ def export_to_lms(
         if note:
             echo(note)
     db_url = gradebook_url(course_dir, db_url)
+    exported = Assignment(Course(course_dir), assignment)
     scores = graded_scores(db_url, assignment)
     since = ""
     if changed_since is not None:
@@ -226,7 +226,7 @@ def export_to_lms(
         )
         since = f"-changed-since-run{changed_since}"
     if to == "csv":
-        grades_csv = Course(course_dir).grades_csv
+        grades_csv = exported.course.grades_csv
         target = export_grades(
             db_url,
             assignment,
@@ -236,7 +236,7 @@ def export_to_lms(
         )
         echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     else:
-        target = Path(out or course_dir / f"{assignment}-{to}{since}.csv")
+        target = Path(out or exported.export_file(f"{to}{since}"))
         if to == "canvas":
             table = canvas_table(listed, scores, assignment, assignment_id, missing_as_zero)
         elif to == "moodle":
@@ -261,7 +261,7 @@ def export_to_lms(
             for student, score in strays.items():
                 echo(f"  {student}: {score:g}")
     if feedback:
-        packed = feedback_zip(course_dir, assignment, Path(feedback))
+        packed = feedback_zip(exported, Path(feedback))
         echo(f"wrote {packed.path}: {len(packed.files)} feedback file(s) named as in the LMS download")
         if packed.unnamed:
             echo(

@@ -131,7 +131,7 @@ def grade_assignment(
             db_url, assignment.name, course.grades_csv, roster=load_roster(course.root), leave_out=ungraded
         )
         tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
-        similar = after_grading(course.root, assignment.name, report_dir, config)
+        similar = after_grading(assignment, report_dir, config)
         index = write_report(
             outcome.results, report_dir, assignment.name, sections=(changes_section(changes),) + similar.sections
         )

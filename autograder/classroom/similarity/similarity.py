@@ -37,7 +37,7 @@ from itertools import combinations
 from pathlib import Path
 
 from ...cells import grade_id, is_solution_cell
-from ...course import Course
+from ...course import Assignment
 from ...notebooks import read_notebook
 
 NOISE = 25  # copydetect's noise threshold: matches shorter than this many tokenized characters never count
@@ -338,15 +338,15 @@ def compare_notebook(
 # ---------------------------------------------------------------- the class
 
 
-def starter_notebook(course: Course, assignment: str, notebook: str):
+def starter_notebook(assignment: Assignment, notebook: str):
     """The released notebook (the starter code every student began from); when the course has no
     release/ copy, nbgrader's own ClearSolutions makes it from the source, as the release would."""
-    released = course.notebook("release", notebook, assignment)
+    released = assignment.notebook("release", notebook)
     if released.exists():
         return read_notebook(released, validate=False)
     from nbgrader.preprocessors import ClearSolutions
 
-    nb = read_notebook(course.notebook("source", notebook, assignment))
+    nb = read_notebook(assignment.notebook("source", notebook))
     return ClearSolutions().preprocess(nb, {})[0]
 
 
@@ -358,22 +358,17 @@ def past_submissions(folder: Path, notebook: str) -> dict[str, Path]:
     return {PAST_PREFIX + str(p.parent.relative_to(folder)): p for p in sorted(folder.rglob(f"{notebook}.ipynb"))}
 
 
-def compare_class(
-    course_dir: Path, assignment: str, past: Path | None = None, common_share: float = 0.1
-) -> list[NotebookResult]:
+def compare_class(assignment: Assignment, past: Path | None = None, common_share: float = 0.1) -> list[NotebookResult]:
     """Every notebook of the assignment, the submitted copies of every student compared.  One process:
     256 students take about ten seconds of CPU (benchmarks/bench_similarity.py), less than spawning
     workers that import NumPy and copydetect would save."""
-    course = Course(course_dir)
-    students = course.student_folders("submitted", assignment)
+    students = assignment.students("submitted")
     results = []
-    for source in course.source_notebooks(assignment):
+    for source in assignment.source_notebooks():
         name = source.stem
         submissions = {s: folder / f"{name}.ipynb" for s, folder in students.items()}
         earlier = past_submissions(past, name) if past else None
-        results.append(
-            compare_notebook(name, starter_notebook(course, assignment, name), submissions, earlier, common_share)
-        )
+        results.append(compare_notebook(name, starter_notebook(assignment, name), submissions, earlier, common_share))
     return results
 
 

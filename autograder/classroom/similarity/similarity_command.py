@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...config import SimilarityConfig, read_course_config
-from ...course import Course
+from ...course import Assignment
 from .similarity import NotebookResult, Pair, compare_class, flagged, write_csv
 from .similarity_page import report_section, text_table, write_page
 
@@ -35,18 +35,16 @@ def similarity_options(course_dir: Path, config=None, **overrides) -> Similarity
     return options
 
 
-def run_similarity(
-    course_dir: Path, assignment: str, report_dir: Path | None, options: SimilarityConfig
-) -> SimilarityOutcome:
+def run_similarity(assignment: Assignment, report_dir: Path | None, options: SimilarityConfig) -> SimilarityOutcome:
     """Compare the class; write the CSV and the page to ``report_dir`` (default: the course's reports folder)."""
     started = time.perf_counter()
-    report_dir = report_dir or Course(course_dir).reports(assignment)
+    report_dir = report_dir or assignment.reports
     past = Path(options.past) if options.past else None
     if past is not None and not past.is_absolute():
-        past = Path(course_dir) / past
-    results = compare_class(Path(course_dir), assignment, past, options.common_share)
+        past = assignment.root / past
+    results = compare_class(assignment, past, options.common_share)
     csv_path = write_csv(results, report_dir / "similarity.csv")
-    page = write_page(results, report_dir, assignment, shown=options.shown, threshold=options.threshold)
+    page = write_page(results, report_dir, assignment.name, shown=options.shown, threshold=options.threshold)
     return SimilarityOutcome(
         results, flagged(results, options.threshold), options.threshold, csv_path, page, time.perf_counter() - started
     )
@@ -69,11 +67,11 @@ class AfterGrading:
     where: str  # the "similar:  PATH" line, or nothing
 
 
-def after_grading(course_dir: Path, assignment: str, report_dir: Path, config) -> AfterGrading:
+def after_grading(assignment: Assignment, report_dir: Path, config) -> AfterGrading:
     """The similarity step at the end of `grade`; a bad option (a missing past-terms folder) is reported and
     the class report still written, since the grading itself is done."""
     try:
-        outcome = run_similarity(course_dir, assignment, report_dir, similarity_options(course_dir, config))
+        outcome = run_similarity(assignment, report_dir, similarity_options(assignment.root, config))
     except ValueError as e:
         return AfterGrading((), f"similarity: not compared: {e}", "")
     return AfterGrading((outcome.report_section(),), summary(outcome), f"similar:  {outcome.page}\n")
