@@ -151,6 +151,22 @@ def cmd_grade(args) -> int:
     return 1 if outcome.errors else 0  # a student the kit failed on is not graded: cron and CI must notice
 
 
+def cmd_restore_gradebook(args) -> int:
+    from .classroom.run.gradebook_guard import GradebookFault, restore
+    from .grading.grade import course_config
+
+    root = Path(args.course_dir).resolve()
+    try:
+        db_url = course_config(root, args.db_url).CourseDirectory.db_url
+        db, source, kept = restore(root, db_url, Path(args.source) if args.source else None)
+    except (GradebookFault, OSError) as e:
+        print(f"restore-gradebook: {e}", file=sys.stderr)
+        return 2
+    print(f"restored {db} from {source}" + (f"; the file it replaced is kept as {kept}" if kept else ""))
+    print("grades recorded after that copy was made are not in it: the next `grade` grades those students again")
+    return 0
+
+
 def from_history(command: str, args, read) -> int:
     """Print what ``read(history)`` makes of the course's recorded grade runs (exit 2 with the reason if none)."""
     from .classroom.history.history import History
@@ -421,6 +437,14 @@ def main(argv=None) -> int:
         "the gradebook, grades.csv, feedback, reports and the run history stay as they were",
     )
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser(
+        "restore-gradebook", help="put back the gradebook's last copy (made before each grade run); keeps the old file"
+    )
+    p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
+    p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
+    p.add_argument("--from", dest="source", default=None, help="this copy instead of the newest")
+    p.set_defaults(func=cmd_restore_gradebook)
 
     p = sub.add_parser(
         "runs",

@@ -440,3 +440,19 @@ def pytest_collection_modifyitems(config, items):
         module = Path(str(item.fspath)).name
         if module in IN_PROCESS and (IN_PROCESS[module] is None or item.originalname in IN_PROCESS[module]):
             item.add_marker(pytest.mark.inprocess)
+
+
+@contextlib.contextmanager
+def read_only(folder: Path):
+    """``folder`` remounted read-only (a read-only bind mount of itself, which holds for root too, as a file
+    system turned read-only would); skips where this process may not mount (it needs root, or CAP_SYS_ADMIN)."""
+    bound = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True, text=True, timeout=30)
+    if bound.returncode != 0:
+        pytest.skip(f"cannot bind-mount a folder read-only for this test (needs root): {bound.stderr.strip()[:200]}")
+    try:
+        ro = subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], capture_output=True, text=True, timeout=30)
+        if ro.returncode != 0:
+            pytest.skip(f"cannot remount a folder read-only for this test: {ro.stderr.strip()[:200]}")
+        yield folder
+    finally:
+        subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, timeout=30)

@@ -19,7 +19,7 @@ from pathlib import Path
 from autograder.course import ASSIGNMENT, Course
 from autograder.devtools.personas import write_submission
 
-from .conftest import ENV, new_course, reference_submission, small_file_system, stub_submission
+from .conftest import ENV, new_course, read_only, reference_submission, small_file_system, stub_submission
 
 
 def grades(course: Path) -> dict[str, tuple[float, str]]:
@@ -62,12 +62,15 @@ class WorkerKiller(threading.Thread):
             time.sleep(0.05)
 
 
-def grade(course: Path, *args: str, killer: WorkerKiller | None = None) -> subprocess.CompletedProcess:
+def grade(
+    course: Path, *args: str, killer: WorkerKiller | None = None, command: str = "grade"
+) -> subprocess.CompletedProcess:
     if killer:
         killer.start()
     try:
+        where = [ASSIGNMENT] if command == "grade" else []
         return subprocess.run(
-            [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), *args],
+            [sys.executable, "-m", "autograder", command, *where, "--course-dir", str(course), *args],
             env=ENV,
             capture_output=True,
             text=True,
@@ -114,8 +117,8 @@ def test_a_full_disk_stops_the_run_whole_and_a_rerun_goes_on(tmp_path):
         write_submission(course, "s3", stub_submission())
         ballast = disk / "ballast.bin"
         free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
-        with open(ballast, "wb") as f:  # room for one student's grading (about 2.3 MiB here), not two
-            f.write(b"\0" * (free - int(3.2 * 2**20)))
+        with open(ballast, "wb") as f:  # room for the gradebook copy (0.5 MiB) and one grading (2.3 MiB), not two
+            f.write(b"\0" * (free - int(3.7 * 2**20)))
         result = grade(course, "--jobs", "1")
         out = result.stdout + result.stderr
         assert result.returncode == 1, out[-3000:]
@@ -135,3 +138,51 @@ def test_a_full_disk_stops_the_run_whole_and_a_rerun_goes_on(tmp_path):
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         assert "skipping 1 submission(s)" in result.stdout
         assert {s: score for s, (score, _) in grades(course).items()} == {"s1": 100, "s2": 100, "s3": 0}
+
+
+def one_line(result: subprocess.CompletedProcess, starts: str) -> str:
+    """The one line ``grade`` (exit 2) printed for a fault of the gradebook or the course folder: no
+    driver's text, no traceback, and the log it names holds the full error."""
+    assert result.returncode == 2, result.stdout[-3000:] + result.stderr[-3000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(starts), result.stderr[-3000:]
+    for raw in ("[SQL", "[parameters", "sqlalche.me", "Traceback", "sqlite3."):
+        assert raw not in result.stdout + result.stderr, result.stderr[-3000:]
+    log = Path(lines[0].rsplit("(details: ", 1)[1].rstrip(")"))
+    assert "Error" in log.read_text(), log
+    return lines[0]
+
+
+def test_a_damaged_gradebook_or_read_only_course_is_named_in_one_line_and_the_copy_restores_it(tmp_path):
+    """Before each run the gradebook is checked and copied (SQLite's online backup, the last few kept);
+    damaged, it is named with the copy and the command that restores it; a read-only course folder is
+    named. Neither records a grade or touches grades.csv. Cost: one student's grading, then seconds."""
+    from autograder.classroom.run.gradebook_guard import KEEP, back_up, backups
+
+    course = new_course(tmp_path / "course")
+    write_submission(course, "alice", reference_submission())
+    result = grade(course, "--jobs", "1")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100}
+    grades_csv = (course / "grades.csv").read_bytes()
+    assert len(backups(course)) == 1
+
+    with open(course / "gradebook.db", "r+b") as f:  # its header and first page overwritten
+        f.write(os.urandom(4096))
+    line = one_line(
+        grade(course, "--jobs", "1", "--force"), f"grade: the gradebook {course / 'gradebook.db'} is damaged"
+    )
+    assert str(backups(course)[0]) in line and "python -m autograder restore-gradebook" in line, line
+    assert (course / "grades.csv").read_bytes() == grades_csv
+    restored = grade(course, command="restore-gradebook")
+    assert restored.returncode == 0 and "restored" in restored.stdout, restored.stdout + restored.stderr
+    assert submitted(course) == set()  # the copy made before alice's grading, readable again
+    assert not Course(course).state_file(ASSIGNMENT, "alice").exists()  # so the next run grades her again
+
+    with read_only(course):
+        line = one_line(grade(course, "--jobs", "1", "--force"), f"grade: the course folder {course} is read-only")
+    assert (course / "grades.csv").read_bytes() == grades_csv
+
+    for _ in range(KEEP + 2):  # the copies are bounded in number
+        back_up(course, f"sqlite:///{course / 'gradebook.db'}")
+    assert len(backups(course)) == KEEP

@@ -18,6 +18,7 @@ from ..lms.lms import load_roster
 from ..report import changes_section, figures, text_report, write_report
 from ..similarity.similarity_command import after_grading
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
+from .gradebook_guard import GradebookFault, back_up, gradebook_fault
 from .progress import Progress
 
 
@@ -48,13 +49,17 @@ def ensure_assignment(assignment: Assignment, db_url: str) -> None:
     }
     try:
         known = _registered_points(db_url, assignment.name)
-    except Exception as e:  # noqa: BLE001 - any gradebook failure is reported the same way
-        raise GradingError(f"cannot open the gradebook {db_url}: {type(e).__name__}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - any gradebook failure is reported the same way, in one line
+        raise GradingError(str(gradebook_fault(assignment.course.root, db_url, "open", e))) from None
     if known != points:
         try:
             assignment.register(db_url)
         except RuntimeError as e:
             raise GradingError(str(e)) from None
+        except Exception as e:  # noqa: BLE001 - the driver's text goes to the log, not the terminal
+            raise GradingError(
+                str(gradebook_fault(assignment.course.root, db_url, "register the assignment in", e))
+            ) from None
 
 
 def grade_assignment(
@@ -92,6 +97,10 @@ def grade_assignment(
             check_sandbox()
         except SandboxUnavailable as e:
             raise GradingError(str(e)) from None
+    try:  # the gradebook is never the only copy: checked and copied before anything writes to it
+        back_up(course.root, db_url)
+    except GradebookFault as e:
+        raise GradingError(str(e)) from None
     ensure_assignment(assignment, db_url)
     found = submissions(assignment, students)
     if not found:
@@ -110,7 +119,7 @@ def grade_assignment(
     try:
         recorder = RunRecorder(db_url, assignment.name, grading_inputs(assignment, grading))
     except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
-        raise GradingError(f"cannot record the run in the gradebook {db_url}: {type(e).__name__}: {e}") from None
+        raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
     outcome = grade_all(assignment, db_url, found, options, progress, grading, on_graded=recorder.record)
     recorder.finish(outcome.results)
     changes = run_changes(db_url, assignment.name, recorder.run_id)
