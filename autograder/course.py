@@ -323,6 +323,11 @@ def open_assignment(course_dir: Path, name: str = ASSIGNMENT) -> Assignment:
     return Assignment(course, name)
 
 
+def kit_assignment(repo: Path | None = None) -> Assignment:
+    """The kit's own assignment, in its repository (by default this one) or in a copy of it."""
+    return Assignment(Course(repo or repo_root()))
+
+
 def sqlite_url(path: Path) -> str:
     # a generous busy timeout: several worker processes may write the same SQLite gradebook
     return f"sqlite:///{Path(path).resolve()}?timeout=60"

@@ -6,6 +6,7 @@ In-process and quick: nbgrader's own ``CourseDirectory`` says where each folder 
 
 from __future__ import annotations
 
+import ast
 import pickle
 import shutil
 from pathlib import Path
@@ -74,6 +75,8 @@ def test_what_the_kit_keeps_of_an_assignment_is_under_its_name(renamed):
     assert assignment.verdict_record("ada") == kit / "overrides" / ASSIGNMENT / "ada.json"
     assert assignment.lms_names == kit / "lms" / f"{ASSIGNMENT}.json"
     assert assignment.reports == renamed / "reports" / ASSIGNMENT
+    assert assignment.export_file("canvas") == renamed / f"{ASSIGNMENT}-canvas.csv"
+    assert assignment.canary_record("k") == kit / "canary" / f"{ASSIGNMENT}-k"
 
 
 def test_a_worker_is_handed_the_same_assignment(renamed, tmp_path):
@@ -109,3 +112,67 @@ def test_an_assignment_the_course_lacks_is_named_with_the_closest_it_has(renamed
     with pytest.raises(CourseError, match=f"unknown assignment 'embedings': .*did you mean '{ASSIGNMENT}'"):
         assignment.notebooks()
     assert Course(renamed).root == assignment.root
+
+
+# Course's methods that take an assignment's name (given, or the default one) and derive a path of it
+BY_NAME = {"folder", "notebook", "student_folders", "source_notebooks", "reports", "state_folder", "state_file"}
+BY_NAME |= {"in_flight_note", "verdict_record", "lms_names"}
+
+
+def paths_derived_by_hand(source: str) -> list[str]:
+    """Where a module derives a path of an assignment itself: one of Course's BY_NAME methods called on a Course
+    (``Course(...)``, a name bound to one, ``course``, ``.course``), the name-taking helpers of course.py, or a
+    path joined with an f-string that holds the assignment's name."""
+    tree = ast.parse(source)
+    courses = {"course"} | {
+        target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and ast.unparse(node.value.func) == "Course"
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in BY_NAME:
+            receiver = node.func.value
+            if (
+                (isinstance(receiver, ast.Call) and ast.unparse(receiver.func) == "Course")
+                or (isinstance(receiver, ast.Name) and receiver.id in courses)
+                or (isinstance(receiver, ast.Attribute) and receiver.attr == "course")
+            ):
+                found.append(ast.unparse(node))
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("assignment_notebooks", "register_assignment"):
+            found.append(ast.unparse(node))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            for side in (node.left, node.right):
+                if isinstance(side, ast.JoinedStr) and "assignment" in ast.unparse(side):
+                    found.append(ast.unparse(node))
+    return found
+
+
+def test_the_guard_sees_a_path_derived_by_hand():
+    for by_hand in (
+        "course.folder('submitted', name, student)",
+        "Course(root).notebook('source', nb)",
+        "c = Course(root)\nc.state_file(name, student)",
+        "assignment.course.reports(name)",
+        "register_assignment(root, url, name)",
+        "root / f'{assignment.name}-canvas.csv'",
+    ):
+        assert paths_derived_by_hand(by_hand), by_hand
+    assert not paths_derived_by_hand("assignment.folder('submitted', student)\nassignment.notebook('source', nb)")
+
+
+def test_no_module_outside_course_derives_a_path_of_an_assignment():
+    """Every folder and file of an assignment comes from its Assignment (course.py): none is derived elsewhere."""
+    package = REPO / "autograder"
+    found = {
+        str(path.relative_to(REPO)): derived
+        for path in sorted(package.rglob("*.py"))
+        if path != package / "course.py"
+        for derived in [paths_derived_by_hand(path.read_text(encoding="utf-8"))]
+        if derived
+    }
+    assert not found, f"paths of an assignment derived outside course.py: {found}"

@@ -17,7 +17,7 @@ import nbformat
 
 from ..cells import grade_id
 from ..config import CONFIG_FILE
-from ..course import ASSIGNMENT, NOTEBOOKS, Course, register_assignment
+from ..course import ASSIGNMENT, NOTEBOOKS, kit_assignment
 from .rules import TOTAL_POINTS, AuthoringError, validate_notebook
 
 FORBIDDEN_IN_RELEASE = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder")
@@ -78,7 +78,7 @@ def build_source(repo: Path) -> list[Path]:
         notebooks[name] = nb
     if total != TOTAL_POINTS:
         raise AuthoringError(f"{authored}: points add up to {total}, not {TOTAL_POINTS}")
-    out_dir = Course(repo).folder("source")
+    out_dir = kit_assignment(repo).source
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name, nb in notebooks.items():
@@ -91,23 +91,23 @@ def build_source(repo: Path) -> list[Path]:
 def build_release(repo: Path) -> list[Path]:
     """Run nbgrader generate_assignment in a scratch course and copy release/ back."""
     with tempfile.TemporaryDirectory(prefix="kit-build-") as scratch:
-        kit, scratch = Course(repo), Path(scratch)
+        kit, scratch = kit_assignment(repo), Path(scratch)
         shutil.copy(kit.root / CONFIG_FILE, scratch / CONFIG_FILE)
-        scratch_course = Course(scratch)
-        shutil.copytree(kit.folder("source"), scratch_course.folder("source"))
+        in_scratch = kit.in_course(scratch)
+        shutil.copytree(kit.source, in_scratch.source)
         try:
-            register_assignment(
-                scratch, f"sqlite:///{scratch / 'gradebook.db'}", release_directory=kit.dirs.release_directory
+            in_scratch.register(
+                f"sqlite:///{scratch / 'gradebook.db'}", release_directory=kit.course.dirs.release_directory
             )
         except RuntimeError as e:
             raise AuthoringError(str(e)) from None
-        out_dir = kit.folder("release")
+        out_dir = kit.release
         if out_dir.exists():
             shutil.rmtree(out_dir)
         out_dir.mkdir(parents=True)
         written = []
         for name in NOTEBOOKS:
-            produced = scratch_course.notebook("release", name)
+            produced = in_scratch.notebook("release", name)
             text = produced.read_text(encoding="utf-8")
             for word in FORBIDDEN_IN_RELEASE:
                 if word in text:

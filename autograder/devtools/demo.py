@@ -24,7 +24,7 @@ from ..classroom.lms.lms import export_to_lms
 from ..classroom.run.batch import BatchOptions
 from ..classroom.run.grade_command import grade_assignment
 from ..classroom.run.progress import Progress
-from ..course import ASSIGNMENT, NOTEBOOKS, Assignment, Course, make_scratch_course, repo_root
+from ..course import ASSIGNMENT, NOTEBOOKS, Assignment, Course, kit_assignment, make_scratch_course, repo_root
 from .mutants import catalogue
 from .personas import filled_notebook, reference_solutions
 
@@ -67,7 +67,7 @@ def persona_notebooks(persona) -> dict[str, object]:
     """notebook name -> NotebookNode (or raw text for a broken file) for one persona."""
     repo = repo_root()
     if persona == "stub":
-        return {n: Course(repo).notebook("release", n).read_text() for n in NOTEBOOKS}
+        return {n: kit_assignment(repo).notebook("release", n).read_text() for n in NOTEBOOKS}
     if persona == "independent":
         _, alternatives = catalogue()
         out = {}

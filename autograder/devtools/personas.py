@@ -8,17 +8,17 @@ from pathlib import Path
 import nbformat
 
 from ..cells import grade_id, solution_sources
-from ..course import ASSIGNMENT, Course
+from ..course import Assignment, Course, kit_assignment
 
 
 def reference_solutions(repo: Path, notebook: str) -> dict[str, str]:
     """grade id -> the reference solution of each solution cell of ``notebook`` (from its source)."""
-    return solution_sources(nbformat.read(str(Course(repo).notebook("source", notebook)), as_version=4))
+    return solution_sources(nbformat.read(str(kit_assignment(repo).notebook("source", notebook)), as_version=4))
 
 
 def filled_notebook(repo: Path, notebook: str, overrides: dict[str, str] | None = None, *, solve: bool = True):
     """The release notebook with its solution cells filled by the reference (``solve``) and ``overrides``."""
-    release = nbformat.read(str(Course(repo).notebook("release", notebook)), as_version=4)
+    release = nbformat.read(str(kit_assignment(repo).notebook("release", notebook)), as_version=4)
     reference = reference_solutions(repo, notebook)
     answers = dict(reference) if solve else {}
     answers.update(overrides or {})
@@ -33,7 +33,7 @@ def filled_notebook(repo: Path, notebook: str, overrides: dict[str, str] | None 
 
 def write_submission(course_dir: Path, student: str, notebooks: dict[str, object]) -> Path:
     """Write ``{notebook name: notebook node or raw bytes/str}`` as the student's submitted folder."""
-    folder = Course(course_dir).folder("submitted", ASSIGNMENT, student)
+    folder = Assignment(Course(course_dir)).submitted(student)
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)

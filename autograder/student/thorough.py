@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..cells import grade_id, is_test_cell
 from ..config import CONFIG_FILE, GradingOptions, KitConfig, grading_options
-from ..course import ASSIGNMENT, NOTEBOOKS, Assignment, Course, register_assignment, repo_root, sqlite_url
+from ..course import ASSIGNMENT, NOTEBOOKS, Assignment, Course, kit_assignment, repo_root, sqlite_url
 from ..grading.canary import CanaryFailed, run_canary
 from ..grading.intake import locked_cells, renamed_from
 from ..grading.notes import group_notes, split_notes
@@ -48,7 +48,7 @@ class Graded:
 
 
 def kit_source(kit: Path, lesson: str) -> Path:
-    return Course(kit).notebook("source", lesson)
+    return kit_assignment(kit).notebook("source", lesson)
 
 
 def check_kit(kit: Path, lessons=NOTEBOOKS) -> None:
@@ -116,12 +116,12 @@ def make_course(target: Path, kit: Path, lessons: list[str]) -> str:
     """A scratch course in ``target`` holding only ``lessons``, registered in a new gradebook; its URL."""
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy(kit / CONFIG_FILE, target / CONFIG_FILE)
-    source = Course(target).folder("source")
-    source.mkdir(parents=True, exist_ok=True)
+    scratch = kit_assignment(target)
+    scratch.source.mkdir(parents=True, exist_ok=True)
     for lesson in sorted(set(lessons)):
-        shutil.copy(kit_source(kit, lesson), source / f"{lesson}.ipynb")
-    db_url = sqlite_url(Course(target).gradebook)
-    register_assignment(target, db_url)
+        shutil.copy(kit_source(kit, lesson), scratch.source / f"{lesson}.ipynb")
+    db_url = sqlite_url(scratch.course.gradebook)
+    scratch.register(db_url)
     return db_url
 
 

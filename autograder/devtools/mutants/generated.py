@@ -38,7 +38,7 @@ from pathlib import Path
 import nbformat
 
 from ...cells import SOLUTION_MARKERS, grade_id, hidden_calls, is_solution_cell, is_test_cell, strip_solution_markers
-from ...course import NOTEBOOKS, Course, repo_root
+from ...course import NOTEBOOKS, kit_assignment
 from . import Mutant
 from .inprocess import load, run_checks
 from .visible import run_visible
@@ -86,7 +86,7 @@ class Verdict:
 def graded_cells(notebook: str, repo: Path | None = None) -> dict[str, tuple[str, set[int]]]:
     """grade id -> (the solution as a student types it, its line numbers inside solution regions), for the
     solution cells that define a unit some graded test cell hands to a hidden check."""
-    nb = nbformat.read(str(Course(repo or repo_root()).notebook("source", notebook)), as_version=4)
+    nb = nbformat.read(str(kit_assignment(repo).notebook("source", notebook)), as_version=4)
     graded = {a for cell in nb.cells if is_test_cell(cell) for _, _, args in hidden_calls(cell.source) for a in args}
     cells = {}
     for cell in nb.cells:

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from ...cells import grade_id, hidden_calls, is_solution_cell, is_test_cell, solution_sources
-from ...course import Course, repo_root
+from ...course import kit_assignment
 from ...hidden.diagnostics import Diagnosis
 from . import Mutant
 
@@ -24,7 +24,7 @@ from . import Mutant
 def load(notebook: str, mutant: Mutant | None = None, repo: Path | None = None) -> tuple[dict, list]:
     """Execute the notebook's non-test cells (the reference, with ``mutant`` applied); return the
     namespace and the test cells as [(grade_id, hidden calls)]."""
-    source = nbformat.read(str(Course(repo or repo_root()).notebook("source", notebook)), as_version=4)
+    source = nbformat.read(str(kit_assignment(repo).notebook("source", notebook)), as_version=4)
     ref = solution_sources(source)
     ns: dict = {"__name__": "__student__"}
     tests = []
