@@ -64,7 +64,7 @@ class WorkerKiller(threading.Thread):
 
 
 def grade(
-    course: Path, *args: str, killer: WorkerKiller | None = None, command: str = "grade"
+    course: Path, *args: str, killer: WorkerKiller | None = None, command: str = "grade", timeout: float = 1200
 ) -> subprocess.CompletedProcess:
     if killer:
         killer.start()
@@ -75,7 +75,7 @@ def grade(
             env=ENV,
             capture_output=True,
             text=True,
-            timeout=1200,
+            timeout=timeout,
         )
     finally:
         if killer:
@@ -232,3 +232,38 @@ def test_a_killed_fork_server_never_costs_a_student_points(tmp_path):
     assert len(killer.killed) == 2, result.stdout[-3000:]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100}, result.stdout[-3000:]
+
+
+class WorkerStopper(WorkerKiller):
+    """Stops (SIGSTOP) the grading worker that grades ``victim`` once it has autograded a notebook, as a
+    process stuck on a lock or a dead network mount is; it is never continued."""
+
+    def run(self):
+        while not self.stop and not self.killed:
+            pid = self.worker()
+            if pid and any(self.autograded.glob("*.ipynb")):
+                os.kill(pid, signal.SIGSTOP)
+                self.killed.append(pid)
+            time.sleep(0.05)
+
+
+def test_a_hung_worker_is_stopped_at_its_deadline_and_its_student_graded_elsewhere(tmp_path):
+    """A worker stopped mid-student: past the student's deadline (here 20 s) it is killed, its student is graded
+    again on a fresh worker, and the other student is graded; nobody ends `error`. Cost: the deadline, and a
+    regrading of the students in flight."""
+    course = new_course(tmp_path / "course")
+    write_submission(course, "alice", reference_submission())
+    write_submission(course, "victim", reference_submission())
+    stopper = WorkerStopper(course, "victim", times=1)
+    started = time.monotonic()
+    try:
+        result = grade(course, "--jobs", "2", "--worker-deadline", "20", killer=stopper, timeout=150)
+    finally:
+        for pid in stopper.killed:  # (without the deadline, nothing else would end it)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    assert len(stopper.killed) == 1, result.stdout[-3000:]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "passed its 20 s deadline: stopped" in result.stdout, result.stdout[-3000:]
+    assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100, "victim": 100}
+    assert time.monotonic() - started < 150
