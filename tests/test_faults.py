@@ -7,6 +7,7 @@ real kernels).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import signal
@@ -186,3 +187,48 @@ def test_a_damaged_gradebook_or_read_only_course_is_named_in_one_line_and_the_co
     for _ in range(KEEP + 2):  # the copies are bounded in number
         back_up(course, f"sqlite:///{course / 'gradebook.db'}")
     assert len(backups(course)) == KEEP
+
+
+class ServerKiller(WorkerKiller):
+    """Kills (SIGKILL) the fork server of the grading worker that grades ``victim``, a moment after it has forked
+    a kernel that runs the student's code, with the kernels it forked (they are its children, and carry its
+    command line: what ``pkill -f forkserver.py`` kills), ``times`` times (each time the server started again)."""
+
+    def server(self) -> int | None:
+        try:
+            worker = int(self.note.read_text())
+            children = Path(f"/proc/{worker}/task/{worker}/children").read_text().split()
+        except (OSError, ValueError):
+            return None
+        for pid in map(int, children):
+            try:
+                if b"forkserver.py" in Path(f"/proc/{pid}/cmdline").read_bytes() and pid not in self.killed:
+                    kernels = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+                    return pid if kernels else None
+            except OSError:
+                continue
+        return None
+
+    def run(self):
+        while not self.stop and len(self.killed) < self.times:
+            pid = self.server()
+            if pid:
+                time.sleep(0.3)  # the kernel it forked is running a cell
+                for victim in [pid, *map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]:
+                    with contextlib.suppress(OSError):
+                        os.kill(victim, signal.SIGKILL)
+                self.killed.append(pid)
+            time.sleep(0.02)
+
+
+def test_a_killed_fork_server_never_costs_a_student_points(tmp_path):
+    """The fork server killed with the kernels it forked while they run, twice: their deaths are the kit's, so
+    each notebook hit is graded again on a fresh kernel (a fresh server), and a correct submission keeps full
+    marks. Cost: the notebooks run again."""
+    course = new_course(tmp_path / "course")
+    write_submission(course, "alice", reference_submission())
+    killer = ServerKiller(course, "alice", times=2)
+    result = grade(course, "--jobs", "1", killer=killer)
+    assert len(killer.killed) == 2, result.stdout[-3000:]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100}, result.stdout[-3000:]

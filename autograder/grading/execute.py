@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from contextlib import contextmanager, suppress
@@ -23,6 +24,12 @@ DEAD_ENAME = "KernelDied"
 TIMING_KEY = "kit_execution"
 LIMIT_ENAME = "ResourceLimitExceeded"
 GRADING_CLIENT = "autograder.grading.kernel_client.GradingKernelClient"
+KIT_DEATH_RETRIES = 2  # a notebook whose kernel the kit's side killed is run again on a fresh kernel this often
+KIT_DEATH = "KitKernelDeath"  # the error that ends a notebook whose kernel the kit's side killed every time
+
+
+class KitKernelDeath(RuntimeError):
+    """The notebook's kernel died of the kit's side (its fork server died) on every try: no grade from it."""
 
 
 class BudgetedExecute(Execute):
@@ -70,16 +77,58 @@ class BudgetedExecute(Execute):
             self.kernel_manager_class = SandboxedKernelManager
 
     def preprocess(self, nb, resources=None, km=None):
+        """Run the notebook; a kernel death the student's code did not cause (``death_cause`` of the kernel
+        manager: its fork server died) is the kit's, and the notebook is run again from its submitted cells
+        on a fresh kernel (a fresh server), at most :data:`KIT_DEATH_RETRIES` times, then KitKernelDeath."""
+        submitted = copy.deepcopy(nb)
+        for attempt in range(KIT_DEATH_RETRIES + 1):
+            self._kit_death, self._graded_km = None, None
+            try:
+                done = self._run_once(nb, resources, km, retry=attempt > 0)
+            except Exception:  # the kernel did not even answer: a dead server's kernel is the kit's
+                self._kit_death = self._death_cause()
+                if self._kit_death is None:
+                    raise
+            if self._kit_death is None:
+                return done
+            self.log.warning("the kernel died of the kit's side (%s); running the notebook again", self._kit_death)
+            if attempt == KIT_DEATH_RETRIES:
+                break
+            nb.clear()
+            nb.update(copy.deepcopy(submitted))
+            km = None  # a fresh kernel (from a fresh server, the dead one is started again)
+        raise KitKernelDeath(
+            f"{KIT_DEATH}: the grading kernel died on the kit's side {KIT_DEATH_RETRIES + 1} times: {self._kit_death}"
+        )
+
+    def _death_cause(self) -> str | None:
+        """Why this notebook's kernel died, if that is the kit's doing (None: the student's, or alive)."""
+        km = getattr(self, "km", None) or getattr(self, "_graded_km", None)
+        cause = getattr(km, "death_cause", None)
+        return cause() if cause is not None else None
+
+    def _run_once(self, nb, resources=None, km=None, retry: bool = False):
         self._kernel_died, self._started_as = None, None
         started = time.monotonic()
         self._deadline = started + self.notebook_budget
         self.timeout_func = self._cell_timeout
-        self._place = self._kernel_place(nb, resources) if km is None and self.start_ahead else None
+        ahead = km is None and self.start_ahead and not retry  # a retry starts no other kernel meanwhile
+        self._place = self._kernel_place(nb, resources) if ahead else None
         self._ahead = kernel_ahead.take(self._ahead_key()) if self._place else None
         if self._ahead is not None:
             km, self._checker = self._ahead.km, self._ahead.checker
             if hasattr(km, "finish_start"):  # its kernel was forked into its sandbox in the background
                 run_sync(km.finish_start)()
+            if hasattr(km, "death_cause") and km.death_cause():  # its server died since: not a kernel to grade on
+                self.log.warning(
+                    "the kernel started ahead lost its fork server (%s); starting another", km.death_cause()
+                )
+                with suppress(Exception):
+                    run_sync(km.shutdown_kernel)(now=True)
+                self._checker.close() if self._checker is not None else None
+                km, self._ahead = None, None
+                self._checker = Checker() if self.outside_checks else None
+            self._graded_km = km
             self._start_next_ahead()
         else:
             self._checker = Checker() if self.outside_checks else None
@@ -106,6 +155,7 @@ class BudgetedExecute(Execute):
         if self._checker is not None:  # the kernel learns where to answer the hidden checks
             kwargs["env"] = {**os.environ, **(kwargs.get("env") or {}), **self._checker.env()}
         started = super().start_new_kernel(**kwargs)
+        self._graded_km = self.km
         self._start_next_ahead()
         return started
 
@@ -196,6 +246,7 @@ class BudgetedExecute(Execute):
         except DeadKernelError:
             if self._limit_breach():
                 return self._stop_at_limit(cell, index), resources
+            self._kit_death = self._death_cause()  # the kit's (its fork server died): the notebook runs again
             # the student's code killed its kernel (os._exit, a crash, the OOM killer): this cell and
             # every later one score 0, the cells before keep their points, and grading goes on
             self._kernel_died = cell_name(cell, index)
@@ -203,6 +254,7 @@ class BudgetedExecute(Execute):
         except CellTimeoutError:
             if self._limit_breach():
                 return self._stop_at_limit(cell, index), resources
+            self._kit_death = self._death_cause()
             # timed out, and the kernel did not even answer the interrupt: treat it as gone
             self._kernel_died = cell_name(cell, index)
             return _fail(

@@ -24,6 +24,7 @@ KIT_SIDE = {
     "No such kernel named": "the notebook's kernelspec is not installed for grading",
     "OperationalError": "the gradebook could not be written",
     "the checker's channel could not be opened": "the checker's channel could not be opened",
+    "KitKernelDeath": "the grading kernel was killed on the kit's side (its fork server died) on every try",
 }
 
 

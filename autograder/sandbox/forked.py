@@ -122,8 +122,11 @@ class ForkServer:
             raise ForkFailed("the fork server did not start")
         return process
 
-    def fork(self, placeholder: int, arguments: list[str], cgroup_files: list[str], alive: str) -> int:
-        """Fork a kernel with ``arguments`` into the sandbox of ``placeholder``; the kernel's global pid."""
+    def fork(
+        self, placeholder: int, arguments: list[str], cgroup_files: list[str], alive: str
+    ) -> tuple[int, subprocess.Popen]:
+        """Fork a kernel with ``arguments`` into the sandbox of ``placeholder``; the kernel's global pid, and the
+        server that forked it (whose death, while the kernel runs, makes the kernel's death the kit's)."""
         request = {"placeholder": placeholder, "arguments": arguments, "cgroup_files": cgroup_files, "alive": alive}
         with self._lock:
             try:
@@ -131,7 +134,7 @@ class ForkServer:
                     self._process = self._start()
                 self._process.stdin.write(json.dumps(request) + "\n")
                 self._process.stdin.flush()
-                answer = _answer(self._process)
+                answer, server = _answer(self._process), self._process
             except OSError as e:
                 raise ForkFailed(f"the fork server is gone: {e}") from None
             except ForkFailed:
@@ -144,7 +147,7 @@ class ForkServer:
         reply = json.loads(answer)
         if not reply.get("ok"):
             raise ForkFailed(reply.get("error") or "the fork failed")
-        return reply["pid"]
+        return reply["pid"], server
 
     def forget(self) -> None:
         """In a child forked from the grading process: the server and its pipes are the parent's, not ours."""
@@ -171,15 +174,17 @@ atexit.register(_server.stop)
 os.register_at_fork(after_in_child=_server.forget)
 
 
-def fork_kernel(launcher: int, command: list[str], kernel_cmd: list[str], cgroup_files: list[str]) -> int:
+def fork_kernel(
+    launcher: int, command: list[str], kernel_cmd: list[str], cgroup_files: list[str]
+) -> tuple[int, subprocess.Popen]:
     """Fork the kernel of ``kernel_cmd`` into the sandbox ``launcher`` (bubblewrap's pid) is building around
-    the placeholder ``command``; the kernel's global pid.  Raises ForkFailed."""
+    the placeholder ``command``; the kernel's global pid and the server that forked it.  Raises ForkFailed."""
     placeholder = find_placeholder(launcher, command, timeout=30)
     return _server.fork(placeholder, kernel_cmd[3:], cgroup_files, command[-1])
 
 
 def fork_in_thread(launcher: int, command: list[str], kernel_cmd: list[str], cgroup_files: list[str]) -> Future:
-    """:func:`fork_kernel` in a thread of its own: its future, the kernel's pid or ForkFailed (whatever went
+    """:func:`fork_kernel` in a thread of its own: its future, (the kernel's pid, its server) or ForkFailed (whatever went
     wrong: an error of this machinery is a reason to start the kernel the ordinary way, never the student's)."""
     future = Future()
 
@@ -193,6 +198,16 @@ def fork_in_thread(launcher: int, command: list[str], kernel_cmd: list[str], cgr
 
     threading.Thread(target=fork, name="kit-fork", daemon=True).start()
     return future
+
+
+def server_death(server: subprocess.Popen | None) -> str | None:
+    """How ``server`` (the fork server that forked a kernel) died, in words, if it died other than by the kit's
+    own stop at the end of its input; None while it lives."""
+    if server is None or server.poll() is None or server.returncode == 0:
+        return None
+    code = server.returncode
+    how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+    return f"the fork server that forked it died ({how}: out of memory, or killed)"
 
 
 def stop_server() -> None:

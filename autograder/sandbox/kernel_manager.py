@@ -130,7 +130,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         if forking is None:
             return
         try:
-            await asyncio.wrap_future(forking)
+            self._forked_pid, self._fork_server = await asyncio.wrap_future(forking)
             self.started_as = "forked"
         except ForkFailed as e:
             self.log.warning("Forking the kernel into its sandbox failed (%s); starting it anew", e)
@@ -177,6 +177,15 @@ class SandboxedKernelManager(AsyncKernelManager):
         # jupyter_client looks every 0.1 s whether a kernel told to shut down has ended; a forked kernel ends
         # within a few hundredths of a second, and the next notebook waits for it
         await super()._async_wait(pollinterval=min(pollinterval, 0.01))
+
+    _fork_server = None  # the fork server that forked this kernel (None: started the ordinary way)
+
+    def death_cause(self) -> str | None:
+        """Why the kernel died, when its death is the kit's and not the student's code's: its fork server died
+        (a death the student cannot cause: the server is outside the sandbox); None otherwise."""
+        from .forked import server_death
+
+        return server_death(self._fork_server)
 
     @property
     def limit_breach(self) -> str | None:
