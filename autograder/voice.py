@@ -165,6 +165,7 @@ def say(misconception, detail="", smallest="", **values):
     (the headline measured on the smallest case, the detail on a larger one): the message then says
     which is which, so that two cases never read as one contradicting itself."""
     headline, fix = VOICE[misconception]
+    values = {k: v if isinstance(v, str) else fmt(v) for k, v in values.items()}  # one style for every value
     if smallest:
         detail = f"That is the smallest case, {smallest.strip()}. {detail.strip()}"
     return Diagnosis(
@@ -217,11 +218,44 @@ def explain(error, what="Your code", sizes=None):
     return said
 
 
-def fmt(a):
-    """A short, readable rendering of a small array or number for messages."""
-    arr = np.asarray(a)
-    with np.printoptions(precision=4, suppress=True, threshold=12, edgeitems=3):
-        return np.array2string(arr, separator=" ") if arr.ndim else f"{arr.item():.6g}"
+def _number(v, digits=4):
+    """One float of a message: 1.0, 0.8415, 1e-09 (``digits`` significant digits; never "-0.0")."""
+    v = float(v) + 0.0
+    if v.is_integer() or not np.isfinite(v):
+        return repr(v)
+    text = f"{v:.{digits}g}"
+    return text if any(c in text for c in ".e") else text + ".0"  # 0.99999 is "1.0", a float like the rest
+
+
+def fmt(value, digits=4, whole=12):
+    """The one rendering of a value in a message, on one line: ids as integers ([2, 0, 2]), floats as 1.0 or
+    0.8415 ([2.0, 2.0], [1.0, 1.0]), whatever the dtype; ``digits`` significant digits; an array of more than
+    ``whole`` entries is summarised with its first and last entries."""
+    a = np.asarray(value)
+    if a.dtype.kind not in "iubfc":
+        return repr(value)[:200]
+    if a.ndim == 0:
+        return str(a.item()) if a.dtype.kind in "iub" else _number(a.real, digits)
+    numbers = {} if a.dtype.kind in "iub" else {"formatter": {"float_kind": lambda v: _number(v, digits)}}
+    text = np.array2string(
+        a if a.dtype.kind in "iub" else a.real,
+        separator=", ",
+        max_line_width=10**6,
+        threshold=whole,
+        edgeitems=3,
+        **numbers,
+    )
+    return " ".join(text.split())
+
+
+def fmt_apart(got, want, whole=12):
+    """``got`` and ``want`` rendered at the fewest significant digits (4 at least) at which they read differently,
+    when their values differ: a float32 table beside the float64 one never prints identically."""
+    for digits in range(4, 18):
+        mine, right = fmt(got, digits, whole), fmt(want, digits, whole)
+        if mine != right:
+            return mine, right
+    return mine, right
 
 
 # ---------------------------------------------------------------------------- relationships

@@ -219,7 +219,7 @@ def test_self_check_names_the_scatter_overwrite(lab):
         has_text="Diagnosis [scatter-overwrite]",
     ).first
     error.wait_for()
-    assert "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]" in error.inner_text()
+    assert "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]" in error.inner_text()
     error.scroll_into_view_if_needed()
     cell = error.locator("xpath=ancestor::div[contains(concat(' ', @class, ' '), ' jp-CodeCell ')][1]")
     shot(lab, "03-self-check-diagnosis")

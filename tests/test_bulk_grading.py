@@ -75,7 +75,7 @@ def test_report_and_feedback_hold_the_real_counts(graded_two_ways):
     assert "17%" in page and "scatter-overwrite" in page
     assert " 17%    1  scatter-overwrite" in result.stdout
     html = (course / "feedback" / "eli" / ASSIGNMENT / "02_token_embeddings.html").read_text()
-    assert "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]" in html
+    assert "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]" in html
     assert "HIDDEN TESTS" not in html and "_hidden" not in html
 
 

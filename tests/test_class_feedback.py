@@ -30,7 +30,7 @@ from autograder.grading.notes import group_notes, grouped_reason
 
 from .conftest import kit, new_course, persona_notebooks
 
-HEADLINE = "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
+HEADLINE = "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]"
 ROSTER = (
     'student_id,name,email\nlock,"Lovelace, Ada",lock@example.org\neli,Eli Whitney,eli@example.org\n'
     "cor,Cora Brown,cor@example.org\nada,Ada King,ada@example.org\n"

@@ -148,7 +148,7 @@ def test_gradescope_grades_reference_stub_and_scatter_overwrite(gradescope_root,
     assert 0 < scatter["score"] < 100 and scatter["score"] == plain["overwriter"]  # what nbgrader itself gives
     failed = [t for t in scatter["tests"] if t["score"] < t["max_score"]]
     assert failed and all(
-        "Diagnosis [scatter-overwrite]: Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
+        "Diagnosis [scatter-overwrite]: Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]"
         in t["output"]
         and "np.add.at" in t["output"]
         for t in failed

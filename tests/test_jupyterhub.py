@@ -31,7 +31,7 @@ from autograder.devtools.personas import filled_notebook
 from .conftest import ENV, REPO, kit, new_course, sandbox_or_skip
 
 COURSE_ID = "embeddings"
-DIAGNOSIS = "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
+DIAGNOSIS = "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]"
 SECRETS = ("HIDDEN TESTS", "_hidden", "autograder")
 
 # student id -> what they hand in, one submission after another (the last one must count)

@@ -53,7 +53,7 @@ def test_scatter_overwrite_loses_points_only_in_lesson_2(plain_course):
 
 def test_feedback_shows_the_diagnosis_and_no_hidden_test_source(plain_course):
     html = (plain_course / "feedback" / "overwriter" / ASSIGNMENT / "02_token_embeddings.html").read_text()
-    assert "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]" in html
+    assert "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]" in html
     assert "np.add.at" in html
     for student in ("overwriter", "stub", "reference"):
         for name in NOTEBOOKS:

@@ -37,7 +37,7 @@ def test_misconception_is_reported_and_hidden_tests_never_run(tmp_path):
     nbformat.write(nb, str(path))
     result = kit("check", str(path), check=False)
     assert result.returncode == 1
-    assert "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]" in result.stdout
+    assert "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]" in result.stdout
     assert "hidden tests were run" not in result.stdout + result.stderr
     assert "6/7 self-checks pass" in result.stdout
 

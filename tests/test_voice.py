@@ -280,9 +280,9 @@ def test_expect_close_turns_non_numbers_and_non_finite_values_into_diagnoses():
 
 
 def test_say_keeps_the_spec_quotes_verbatim():
-    row = say("scatter-overwrite", row=0, want="[2, 2]", got=np.array([1.0, 1.0]))
+    row = say("scatter-overwrite", row=0, want=np.array([2.0, 2.0]), got=np.array([1.0, 1.0]))
     assert row.misconception == "scatter-overwrite"
-    assert row.message.splitlines()[0] == "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
+    assert row.message.splitlines()[0] == "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]"
     assert "np.add.at" in row.message
     assert say("sin-cos-swap", got="[1. 1.]").message.startswith("Even dims at pos 0 should be sin(0)=0")
     assert say("freq-sign").message.splitlines()[0] == "Lower dims should oscillate faster"
@@ -293,13 +293,13 @@ def test_say_tells_the_smallest_case_from_the_drawn_one():
     message = say(
         "scatter-overwrite",
         row=0,
-        want="[2, 2]",
+        want=np.array([2.0, 2.0]),
         got=np.array([1.0, 1.0]),
         smallest="ids [0, 0] with a dout of ones",
         detail="In the batch this check drew, token id 1 occurs 6 times.",
     ).message
     headline, detail = message.splitlines()
-    assert headline == "Row 0 is used twice so its gradient should be [2, 2], got [1. 1.]"
+    assert headline == "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]"
     assert detail.startswith(
         "That is the smallest case, ids [0, 0] with a dout of ones. In the batch this check drew, "
         "token id 1 occurs 6 times. dE[idx] += dout keeps only one write"

@@ -174,10 +174,10 @@ with self_check("Embedding.backward"):
         probe = Embedding(3, 2)  # the smallest case: ids [0, 0] and a dout of ones
         probe.forward(np.array([0, 0]))
         probe.backward(np.ones((2, 2)))
-        raise say("scatter-overwrite", row=0, want="[2, 2]", got=np.asarray(probe.dE)[0],
+        raise say("scatter-overwrite", row=0, want=np.array([2.0, 2.0]), got=np.asarray(probe.dE)[0],
                   smallest="ids [0, 0] with a dout of ones",
                   detail=f"In this self-check's case, ids [2, 0, 2] with dout = [[1, 0], [0, 1], [2, 2]], row 2 should "
-                         f"be dout[0] + dout[2] = [3, 2]; yours is {fmt(dE[2])}.")
+                         f"be dout[0] + dout[2] = [3.0, 2.0]; yours is {fmt(dE[2])}.")
     expect_close("dE for ids [2, 0, 2]", dE, [[0, 1], [0, 0], [3, 2], [0, 0]],
                  hint="Row v of dE is the sum of dout[t] over every t with ids[t] == v.")
 

@@ -216,8 +216,8 @@ with self_check("sinusoidal_table, other bases and long tables"):
     require(isinstance(pe, np.ndarray) and pe.shape == (3000, 6), "wrong-shape", f"sinusoidal_table(3000, 6, base=100.0) should have shape (3000, 6), got {np.shape(pe)}")
     table_mistake(pe, 3000, 6, base=100.0)
     require(np.allclose(pe[:2, :2], [[0, 1], [np.sin(1.0), np.cos(1.0)]]), "wrong-value", (
-        f"columns 0 and 1 do not depend on the base: rows 0 and 1 should start [0, 1] and [0.8415, 0.5403], got "
-        f"{pe[:2, :2].round(4).tolist()}. Make the even-C self-check pass first."))
+        f"columns 0 and 1 do not depend on the base: rows 0 and 1 should start [0.0, 1.0] and [0.8415, 0.5403], got "
+        f"{fmt(pe[:2, :2])}. Make the even-C self-check pass first."))
     w1 = 100.0 ** (-2 / 6)
     require(not np.isclose(pe[1, 2], np.sin(10000.0 ** (-2 / 6))), "wrong-value", (
         f"pe[1, 2] is sin(1 / 10000**(2/6)) = {pe[1, 2]:.4f}: the table ignores its base argument. With base=100 pair 1 "
@@ -348,7 +348,7 @@ _hidden.shift_matrix_base(shift_matrix)
 with self_check("shift_matrix, other bases"):
     M = shift_matrix(4, 4, base=25.0)
     require(np.allclose(M[:2, :2], [[np.cos(4.0), np.sin(4.0)], [-np.sin(4.0), np.cos(4.0)]]), "wrong-value", (
-        f"the first block rotates by k = 4 whatever the base; got {M[:2, :2].round(6).tolist()}. Make the shift_matrix "
+        f"the first block rotates by k = 4 whatever the base; got {fmt(M[:2, :2])}. Make the shift_matrix "
         "self-check pass first."))
     require(not np.isclose(M[2, 3], np.sin(4 / 100.0)), "wrong-value", (
         "the second block of shift_matrix(4, 4, base=25.0) rotates by 4 / 10000**(2/4) = 0.04: shift_matrix ignores "

@@ -218,7 +218,7 @@ with self_check("PositionalEmbedding.backward (dP)"):
             "np.zeros_like(self.P) and fill rows :T"))
         if np.any(dP[T:] != 0):
             raise say("dP-tail-not-zero", detail=f"This forward used T={T} of the block_size={block_size} slots, but "
-                                                 f"your dP[{T}:] holds {np.round(dP[T:], 4).tolist()}.")
+                                                 f"your dP[{T}:] holds {fmt(dP[T:])}.")
         for b in range(B):
             if np.allclose(dP[:T], dout[b]):
                 raise say("dP-not-summed", detail=f"Your dP[:T] is dout[{b}], the gradient of sequence {b} alone, but "
@@ -239,7 +239,7 @@ with self_check("PositionalEmbedding.backward (dP)"):
         raise say("grad-accumulates", grad="dP", table="P",
                   detail="After a full-length call, your dP is that call's dP plus this one's.")
     if np.any(dP[2:] != 0):
-        raise say("dP-tail-not-zero", detail=f"After a full-length call, the short call (T=2) left {dP[2:].tolist()} in "
+        raise say("dP-tail-not-zero", detail=f"After a full-length call, the short call (T=2) left {fmt(dP[2:])} in "
                                              "rows 2 and 3.")
 
 # %% nbgrader={"grade": true, "grade_id": "test-pos-backward-dx", "locked": true, "points": 2, "schema_version": 3, "solution": false}

@@ -382,7 +382,7 @@ with self_check("EmbeddingLayer.backward (dE)"), crashes_explained():
                                        f"the results live in self.dE and self.dP), got {type(returned).__name__}.")
     got = expect_array("self.dE", layer.dE, (3, 2))[0]
     if np.allclose(got, [1, 1]):
-        raise say("scatter-overwrite", row=0, want="[2, 2]", got=got, detail="Only one of its two occurrences reached dE.")
+        raise say("scatter-overwrite", row=0, want=np.array([2.0, 2.0]), got=got, detail="Only one of its two occurrences reached dE.")
     expect_close("dE[0] for ids [[0, 0]] and a dout of ones", got, [2, 2])
     # three sequences, ids repeated inside a sequence and across the batch, T < block_size, odd C
     layer = EmbeddingLayer(5, block_size=6, C=3)

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ..channel.proxy import ChannelBroken
-from ..voice import explain
+from ..voice import explain, fmt, fmt_apart
 from . import call, expect_array, lesson01, lesson02, lesson03, lesson04, lesson05
 from .boundary import laid_out
 from .diagnostics import Diagnosis, relationship
@@ -44,33 +44,16 @@ NO_RESULT = object()  # the student's code gave nothing to show (it raised first
 WHOLE = 64  # entries an array may have to be written out whole (every right answer here has at most 48)
 
 
-def show(value) -> str:
-    """An array or number written out whole, on one line: ids as integers, floats as 1.0 or 0.8415.  A result of
-    more than WHOLE entries (a wrong one) is summarised, and no rendering exceeds 600 characters."""
-    text = " ".join(_written(value).split())
+def show(value, digits=4) -> str:
+    """An array or number written out whole, on one line, as every message writes values (``voice.fmt``): ids as
+    integers, floats as 1.0 or 0.8415.  A result of more than WHOLE entries (a wrong one) is summarised, and no
+    rendering exceeds 600 characters."""
+    return _capped(fmt(value, digits, whole=WHOLE))
+
+
+def _capped(text: str) -> str:
+    text = " ".join(text.split())
     return text if len(text) <= 600 else text[:600] + " ..."
-
-
-def _written(value) -> str:
-    a = np.asarray(value)
-    if a.dtype.kind in "iub":
-        return np.array2string(a, separator=", ", max_line_width=10**6, threshold=WHOLE) if a.ndim else str(a.item())
-
-    def number(v) -> str:
-        v = float(v) + 0.0  # no "-0.0"
-        if v.is_integer() or not np.isfinite(v):
-            return repr(v)
-        text = f"{v:.4g}"
-        return text if any(c in text for c in ".e") else text + ".0"  # 0.99999 is "1.0", a float like the rest
-
-    if a.dtype.kind not in "fc" or a.ndim == 0:
-        try:
-            return number(a) if a.ndim == 0 and a.dtype.kind in "f" else repr(value)[:200]
-        except (TypeError, ValueError):
-            return repr(value)[:200]
-    return np.array2string(
-        a.real, separator=", ", max_line_width=10**6, threshold=WHOLE, formatter={"float_kind": number}
-    )
 
 
 @dataclass
@@ -88,7 +71,11 @@ class Outcome:
         if self.got is NO_RESULT:
             yours = self.diagnosis.message.splitlines()[0].rstrip(".") if self.diagnosis else "your code gave nothing"
         else:
-            yours = f"your {self.name} is {show(self.got)}"
+            mine, right = fmt_apart(self.got, self.want, whole=WHOLE)  # at the precision where the two differ
+            return (
+                f"Smallest failing case: {self.call}: your {self.name} is {_capped(mine)}; "
+                f"the right {self.name} is {_capped(right)}."
+            )
         return f"Smallest failing case: {self.call}: {yours}; the right {self.name} is {show(self.want)}."
 
     @contextlib.contextmanager

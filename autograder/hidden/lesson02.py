@@ -166,7 +166,7 @@ def dE_diagnosis(dE, numeric, idx, G, probe) -> None:
         raise say(
             "scatter-overwrite",
             row=0,
-            want="[2, 2]",
+            want=np.array([2.0, 2.0]),
             got=probe(),
             smallest="ids [0, 0] with a dout of ones",
             detail=f"In the batch this check drew, token id {v} occurs {n} times, and its row of dE holds only "

@@ -239,7 +239,7 @@ def _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report, G) -> None:
             raise say(
                 "scatter-overwrite",
                 row=0,
-                want="[2, 2]",
+                want=np.array([2.0, 2.0]),
                 got=got,
                 detail="Here, with ids [[0, 0]] and dout of ones, only one of the two occurrences reached dE.",
             )
