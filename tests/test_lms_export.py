@@ -177,8 +177,14 @@ def test_feedback_zip_names_each_file_after_the_lms_download(plain_course, tmp_p
     download = tmp_path / "canvas-download.zip"
     lms_names = {}
     with zipfile.ZipFile(download, "w") as z:
-        for student, prefix in (("reference", "lovelace_101_9001"), ("overwriter", "orsted_LATE_103_9003")):
-            for nb in NOTEBOOKS:
+        # "stub" sent two of the five notebooks: the pages of the other three carry his LMS name too
+        sent = {"reference": NOTEBOOKS, "overwriter": NOTEBOOKS, "stub": NOTEBOOKS[1:3]}
+        for student, prefix in (
+            ("reference", "lovelace_101_9001"),
+            ("overwriter", "orsted_LATE_103_9003"),
+            ("stub", "nunez_102_9002"),
+        ):
+            for nb in sent[student]:
                 name = f"{prefix}_{nb}{'-1' if nb == '02_token_embeddings' else ''}.ipynb"
                 z.writestr(f"submissions/{name}", (submitted / student / ASSIGNMENT / f"{nb}.ipynb").read_bytes())
                 lms_names[(student, nb)] = name
@@ -207,11 +213,17 @@ def test_feedback_zip_names_each_file_after_the_lms_download(plain_course, tmp_p
             assert z.read(arcname) == (course / "feedback" / student / ASSIGNMENT / f"{nb}.html").read_bytes()
         html = z.read("orsted_LATE_103_9003_02_token_embeddings-1.html").decode()
         assert "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]" in html
+        unsent = [nb for nb in NOTEBOOKS if nb not in sent["stub"]]
+        for nb in unsent:
+            page = (course / "feedback" / "stub" / ASSIGNMENT / f"{nb}.html").read_bytes()
+            assert z.read(f"nunez_102_9002_{nb}.html") == page
         # students who did not come from the LMS download are filed under their id and named on the terminal
-        for student in ("stub", "independent", "noisy"):
+        for student in ("independent", "noisy"):
             assert {f"{student}/{nb}.html" for nb in NOTEBOOKS} <= names
+        assert not any(name.startswith("stub/") for name in names)
         assert len(names) == 5 * len(NOTEBOOKS)
-    assert "filed under their student id: independent, noisy, stub" in result.stdout
+    assert "filed under their student id: independent, noisy\n" in result.stdout
+    assert f"stub did not send 3 notebook(s) ({', '.join(unsent)})" in result.stdout
 
 
 def test_bad_rosters_are_refused_with_file_and_row(tmp_path):

@@ -12,7 +12,6 @@ resubmission suffix, then its submission id); every file that cannot be placed i
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -22,10 +21,9 @@ from datetime import datetime
 from pathlib import Path
 
 from ...course import Assignment, Course
+from .canvas_names import CANVAS, RESUBMIT_SUFFIX
 from .roster import read_roster
 
-CANVAS = re.compile(r"^(?P<login>[A-Za-z0-9.\-]+?)_(?:LATE_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
-RESUBMIT_SUFFIX = re.compile(r"-\d+$")
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints"}
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...course import Assignment, Course
+from .canvas_names import CANVAS
 from .roster import MOODLE_IDS, Roster, RosterEntry, RosterError, read_roster
 
 CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -154,24 +155,43 @@ class FeedbackZip:
     path: Path
     files: dict[str, str]  # name in the zip -> student
     unnamed: list[str]  # students whose LMS file names are unknown (filed under their id)
+    unsent: dict[str, list[str]]  # student -> notebooks not sent, whose pages carry that student's LMS name
+
+
+def _lms_prefix(known: dict[str, str]) -> str | None:
+    """``login_[LATE_]userid_submissionid_`` of a student's first LMS file name, which names the student to
+    the LMS's Re-Upload; None when none is Canvas-style."""
+    for _, name in sorted(known.items()):
+        match = CANVAS.match(name)
+        if match:
+            return name[: match.start("file")]
+    return None
 
 
 def feedback_zip(assignment: Assignment, target: Path) -> FeedbackZip:
     """Every student's feedback HTML, each named after the LMS file of the same notebook
-    (``login_userid_submissionid_notebook.html``), for the LMS's bulk re-upload."""
+    (``login_userid_submissionid_notebook.html``), for the LMS's bulk re-upload.  The page of a notebook a
+    student did not send carries the LMS name of another notebook of the same student, so it reaches him."""
     names = load_lms_names(assignment)
-    files, unnamed = {}, []
+    files, unnamed, unsent = {}, [], {}
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
         for student, folder in assignment.students("feedback").items():
             known = names.get(student, {})
+            prefix = _lms_prefix(known)
             for html in sorted(folder.glob("*.html")):
                 lms_name = known.get(html.stem)
-                arcname = f"{Path(lms_name).stem}.html" if lms_name else f"{student}/{html.name}"
-                if not lms_name and student not in unnamed:
-                    unnamed.append(student)
+                if lms_name:
+                    arcname = f"{Path(lms_name).stem}.html"
+                elif prefix:
+                    arcname = f"{prefix}{html.name}"
+                    unsent.setdefault(student, []).append(html.stem)
+                else:
+                    arcname = f"{student}/{html.name}"
+                    if student not in unnamed:
+                        unnamed.append(student)
                 z.write(html, arcname)
                 files[arcname] = student
-    return FeedbackZip(Path(target), files, unnamed)
+    return FeedbackZip(Path(target), files, unnamed, unsent)
 
 
 # --- the export command -----------------------------------------------------------------------------
@@ -267,5 +287,10 @@ def export_to_lms(
             echo(
                 f"{len(packed.unnamed)} student(s) were not collected from an LMS download, so their feedback "
                 f"is filed under their student id: {', '.join(packed.unnamed)}"
+            )
+        for student, notebooks in sorted(packed.unsent.items()):
+            echo(
+                f"{student} did not send {len(notebooks)} notebook(s) ({', '.join(notebooks)}); their feedback "
+                "pages carry the LMS name of the notebooks sent, so Re-Upload attaches them to the same student"
             )
     return target
