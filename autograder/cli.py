@@ -131,6 +131,7 @@ def cmd_grade(args) -> int:
         notebook_budget=args.notebook_budget,
         cell_timeout=args.cell_timeout,
         scheduler=args.scheduler,
+        worker_deadline=args.worker_deadline,
     )
     from .classroom.run.dry_run import dry_run
 
@@ -429,6 +430,14 @@ def main(argv=None) -> int:
         metavar="tcp://HOST:8786",
         help="grade on this Dask cluster, one task per student (default: Dask's own "
         "DASK_SCHEDULER_ADDRESS if set, else local worker processes); needs a PostgreSQL --db-url",
+    )
+    p.add_argument(
+        "--worker-deadline",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds a grading worker may take for one student before it is presumed hung, stopped, and the "
+        "student graded again by another (default: 120 s plus every notebook's budget, three times)",
     )
     p.add_argument(
         "--dry-run",

@@ -130,6 +130,10 @@ def test_collect_places_canvas_zip_and_reports_unmatched(tmp_path):
         z.writestr(
             zipfile.ZipInfo("subs/nested/roe_LATE_555_777_05_embedding_layer.ipynb", (2026, 11, 3, 9, 0, 0)), ref
         )
+        # a resubmission of the same time: Canvas's -1 suffix and later submission id say which is newer
+        same = (2026, 11, 4, 9, 0, 0)
+        z.writestr(zipfile.ZipInfo("subs/roe_555_700_03_sinusoidal.ipynb", same), old)
+        z.writestr(zipfile.ZipInfo("subs/roe_555_701_03_sinusoidal-1.ipynb", same), ref)
         z.writestr(zipfile.ZipInfo("subs/smith_999_111_my_notes.ipynb", (2026, 11, 3, 9, 0, 0)), ref)
         z.writestr(zipfile.ZipInfo("subs/stranger_4242_1_01_why_position.ipynb", (2026, 11, 3, 9, 0, 0)), ref)
         z.writestr(zipfile.ZipInfo("subs/photo.png", (2026, 11, 3, 9, 0, 0)), b"\x89PNG")
@@ -139,7 +143,16 @@ def test_collect_places_canvas_zip_and_reports_unmatched(tmp_path):
     out = result.stdout
     assert (course / "submitted" / "jane" / ASSIGNMENT / "02_token_embeddings.ipynb").read_text() == ref  # newest wins
     assert (course / "submitted" / "richard" / ASSIGNMENT / "05_embedding_layer.ipynb").exists()
-    assert "ignored older subs/doejane_12345_67001_02_token_embeddings-1.ipynb" in out
+    assert (
+        "ignored subs/doejane_12345_67001_02_token_embeddings-1.ipynb: older than "
+        "subs/doejane_12345_67890_02_token_embeddings.ipynb, which was collected" in out
+    )
+    assert (course / "submitted" / "richard" / ASSIGNMENT / "03_sinusoidal.ipynb").read_text() == ref
+    assert (
+        "ignored subs/roe_555_700_03_sinusoidal.ipynb: same time, the LMS numbers it an earlier submission than "
+        "subs/roe_555_701_03_sinusoidal-1.ipynb, which was collected" in out
+    )
+    assert "already in place" not in out and "older subs/roe" not in out
     assert "smith_999_111_my_notes.ipynb: not a notebook of 'embeddings'" in out
     assert "stranger_4242_1_01_why_position.ipynb: LMS user stranger (4242) is not in the roster" in out
     assert "photo.png: not a notebook (.ipynb)" in out

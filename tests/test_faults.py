@@ -17,6 +17,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from autograder.course import ASSIGNMENT, Course
 from autograder.devtools.personas import write_submission
 
@@ -64,7 +66,7 @@ class WorkerKiller(threading.Thread):
 
 
 def grade(
-    course: Path, *args: str, killer: WorkerKiller | None = None, command: str = "grade"
+    course: Path, *args: str, killer: WorkerKiller | None = None, command: str = "grade", timeout: float = 1200
 ) -> subprocess.CompletedProcess:
     if killer:
         killer.start()
@@ -75,7 +77,7 @@ def grade(
             env=ENV,
             capture_output=True,
             text=True,
-            timeout=1200,
+            timeout=timeout,
         )
     finally:
         if killer:
@@ -154,17 +156,15 @@ def one_line(result: subprocess.CompletedProcess, starts: str) -> str:
     return lines[0]
 
 
-def test_a_damaged_gradebook_or_read_only_course_is_named_in_one_line_and_the_copy_restores_it(tmp_path):
+def test_a_damaged_gradebook_or_read_only_course_is_named_in_one_line_and_the_copy_restores_it(killed_server_course):
     """Before each run the gradebook is checked and copied (SQLite's online backup, the last few kept);
     damaged, it is named with the copy and the command that restores it; a read-only course folder is
-    named. Neither records a grade or touches grades.csv. Cost: one student's grading, then seconds."""
+    named. Neither records a grade or touches grades.csv. Cost: seconds (it goes on from the course graded above)."""
     from autograder.classroom.run.gradebook_guard import KEEP, back_up, backups
 
-    course = new_course(tmp_path / "course")
-    write_submission(course, "alice", reference_submission())
-    result = grade(course, "--jobs", "1")
+    course, result, _ = killed_server_course
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100}
+    assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100}, result.stdout[-3000:]
     grades_csv = (course / "grades.csv").read_bytes()
     assert len(backups(course)) == 1
 
@@ -221,14 +221,86 @@ class ServerKiller(WorkerKiller):
             time.sleep(0.02)
 
 
-def test_a_killed_fork_server_never_costs_a_student_points(tmp_path):
+@pytest.fixture(scope="module")
+def killed_server_course(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess, ServerKiller]:
+    """One correct submission graded while its worker's fork server is killed with the kernels it forked,
+    twice, mid-notebook (shared: the damaged-gradebook test goes on from this course)."""
+    course = new_course(tmp_path_factory.mktemp("killed-server") / "course")
+    write_submission(course, "alice", reference_submission())
+    killer = ServerKiller(course, "alice", times=2)
+    return course, grade(course, "--jobs", "1", killer=killer), killer
+
+
+def test_a_killed_fork_server_never_costs_a_student_points(killed_server_course):
     """The fork server killed with the kernels it forked while they run, twice: their deaths are the kit's, so
     each notebook hit is graded again on a fresh kernel (a fresh server), and a correct submission keeps full
     marks. Cost: the notebooks run again."""
-    course = new_course(tmp_path / "course")
-    write_submission(course, "alice", reference_submission())
-    killer = ServerKiller(course, "alice", times=2)
-    result = grade(course, "--jobs", "1", killer=killer)
+    course, result, killer = killed_server_course
     assert len(killer.killed) == 2, result.stdout[-3000:]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "kernel died" not in result.stdout, result.stdout[-3000:]
     assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100}, result.stdout[-3000:]
+
+
+class WorkerStopper(WorkerKiller):
+    """Stops (SIGSTOP) the grading worker that grades ``victim`` once it has autograded a notebook, as a
+    process stuck on a lock or a dead network mount is; it is never continued."""
+
+    def run(self):
+        while not self.stop and not self.killed:
+            pid = self.worker()
+            if pid and any(self.autograded.glob("*.ipynb")):
+                os.kill(pid, signal.SIGSTOP)
+                self.killed.append(pid)
+            time.sleep(0.05)
+
+
+def test_a_hung_worker_is_stopped_at_its_deadline_and_its_student_graded_elsewhere(tmp_path):
+    """A worker stopped mid-student: past the student's deadline (here 20 s) it is killed, its student is graded
+    again on a fresh worker, and the other student is graded; nobody ends `error`. Cost: the deadline, and a
+    regrading of the students in flight."""
+    course = new_course(tmp_path / "course")
+    write_submission(course, "alice", reference_submission())
+    write_submission(course, "victim", reference_submission())
+    stopper = WorkerStopper(course, "victim", times=1)
+    started = time.monotonic()
+    try:
+        result = grade(course, "--jobs", "2", "--worker-deadline", "20", killer=stopper, timeout=150)
+    finally:
+        for pid in stopper.killed:  # (without the deadline, nothing else would end it)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    assert len(stopper.killed) == 1, result.stdout[-3000:]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "passed its 20 s deadline: stopped" in result.stdout, result.stdout[-3000:]
+    assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100, "victim": 100}
+    assert time.monotonic() - started < 150
+
+
+def test_a_gradebook_error_is_told_without_the_drivers_text(tmp_path):
+    """Any gradebook error, at start or while a student is graded, is told in the kit's words: never the SQL,
+    its parameters or the driver's link (the full error goes to the log the start-up message names)."""
+    import sqlite3
+
+    import sqlalchemy.exc
+
+    from autograder.classroom.run.gradebook_guard import gradebook_fault
+    from autograder.grading.faults import exception_fault
+
+    raw = "INSERT INTO grade_run (assignment) VALUES (?)"
+    locked = sqlalchemy.exc.OperationalError(raw, ("embeddings",), sqlite3.OperationalError("database is locked"))
+    damaged = sqlalchemy.exc.DatabaseError(raw, ("embeddings",), sqlite3.DatabaseError("file is not a database"))
+    read_only = sqlalchemy.exc.OperationalError(
+        raw, (), sqlite3.OperationalError("attempt to write a readonly database")
+    )
+    for error in (locked, damaged, read_only):
+        for told in (
+            exception_fault(error),
+            str(gradebook_fault(tmp_path, f"sqlite:///{tmp_path}/gradebook.db", "open", error)),
+        ):
+            assert "INSERT" not in told and "embeddings" not in told and "sqlalche.me" not in told, told
+            assert "\n" not in told and "gradebook" in told, told
+    assert "is damaged" in str(gradebook_fault(tmp_path, f"sqlite:///{tmp_path}/gradebook.db", "open", damaged))
+    assert f"the course folder {tmp_path} is read-only" in str(
+        gradebook_fault(tmp_path, f"sqlite:///{tmp_path}/gradebook.db", "open", read_only)
+    )

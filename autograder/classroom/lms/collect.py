@@ -5,7 +5,8 @@ Recognised layouts, nested folders included:
 - Canvas-style file names ``<login>_[LATE_]<user id>_<submission id>_<notebook>[-N].ipynb``.
 A roster CSV (columns ``student_id`` plus any of ``login``, ``lms_id``, ``canvas_id``, ``email``, ...;
 see :mod:`autograder.classroom.lms.roster`) maps LMS names and ids to student ids.  A newer submission is
-never replaced by an older one; every file that cannot be placed is reported with the reason.
+never replaced by an older one, and a tie of times is broken by what the LMS says (Canvas's ``-N``
+resubmission suffix, then its submission id); every file that cannot be placed is reported with the reason.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ class Placed:
 @dataclass
 class CollectReport:
     placed: list[Placed] = field(default_factory=list)
-    kept_newer: list[str] = field(default_factory=list)
+    kept_newer: list[str] = field(default_factory=list)  # a newer notebook was already in submitted/
+    superseded: list[tuple[str, str, str]] = field(default_factory=list)  # (ignored, kept, why) in the source
     unmatched: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # about the roster
 
@@ -48,6 +50,8 @@ class CollectReport:
         lines = [*self.notes, f"collected {len(self.placed)} notebook(s) for {len(students)} student(s)"]
         for p in self.placed:
             lines.append(f"  {p.student:20} {p.notebook:26} <- {p.origin}")
+        for ignored, kept, why in self.superseded:
+            lines.append(f"  ignored {ignored}: {why} {kept}, which was collected")
         for origin in self.kept_newer:
             lines.append(f"  kept the newer submission already in place; ignored older {origin}")
         if self.unmatched:
@@ -76,6 +80,24 @@ def _unpack(path: Path, scratch: Path) -> Path:
                 os.utime(target, (stamp, stamp))
         return scratch
     raise ValueError(f"{path}: neither a folder nor a zip file")
+
+
+def _lms_order(rel: Path) -> tuple[int, int]:
+    """What the LMS says of the order of two files of one student and notebook: Canvas's resubmission
+    suffix ``-N`` (none = 0), then its submission id; (0, 0) outside Canvas's names."""
+    match = CANVAS.match(rel.name)
+    stem = Path(match["file"]).stem if match else rel.stem
+    suffix = RESUBMIT_SUFFIX.search(stem)
+    return (int(suffix.group()[1:]) if suffix else 0, int(match["sub"]) if match else 0)
+
+
+def _why_later(mtime: float, order: tuple[int, int], other_mtime: float, other_order: tuple[int, int]) -> str:
+    """Why the file (mtime, order) replaces the other, in words for the report."""
+    if mtime != other_mtime:
+        return "older than"
+    if order[0] != other_order[0]:
+        return "same time, the LMS numbers it an earlier submission than"
+    return "same time, an earlier LMS submission id than"
 
 
 def _identify(rel: Path, notebooks: set[str], assignment: str, roster: dict[str, str]):
@@ -120,7 +142,7 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
         report.notes.append(listed.unknown_note())
     with tempfile.TemporaryDirectory(prefix="kit-collect-") as scratch:
         root = _unpack(Path(source), Path(scratch))
-        chosen: dict[tuple[str, str], tuple[Path, float, str]] = {}
+        chosen: dict[tuple[str, str], tuple[Path, float, str, tuple[int, int]]] = {}
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             rel = path.relative_to(root)
             if IGNORED_PARTS & set(rel.parts) or rel.name.startswith("._"):
@@ -133,15 +155,17 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
             if student is None:
                 report.unmatched.append((origin, nb))
                 continue
-            mtime = path.stat().st_mtime
+            mtime, order = path.stat().st_mtime, _lms_order(rel)
             key = (student, nb)
-            if key in chosen and chosen[key][1] >= mtime:
-                report.kept_newer.append(origin)
-                continue
-            if key in chosen:
-                report.kept_newer.append(chosen[key][2])
-            chosen[key] = (path, mtime, origin)
-        for (student, nb), (path, mtime, origin) in sorted(chosen.items()):
+            if key in chosen:  # a tie of times is broken by what the LMS says (resubmission -N, submission id)
+                _, other_mtime, other_origin, other_order = chosen[key]
+                if (other_mtime, other_order) >= (mtime, order):
+                    report.superseded.append((origin, other_origin, _why_later(mtime, order, other_mtime, other_order)))
+                    continue
+                why = _why_later(other_mtime, other_order, mtime, order)
+                report.superseded.append((other_origin, origin, why))
+            chosen[key] = (path, mtime, origin, order)
+        for (student, nb), (path, mtime, origin, _) in sorted(chosen.items()):
             folder = collected.submitted(student)
             target = folder / f"{nb}.ipynb"
             if target.exists() and target.stat().st_mtime > mtime:

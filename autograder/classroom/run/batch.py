@@ -15,6 +15,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from ...config import GradingOptions, grading_options
 from ...course import Assignment
+from ...grading.execute import KIT_DEATH_RETRIES
 from ...grading.faults import disk_full, exception_fault
 from ...grading.grade import grade_student
 from ...grading.results import Status, StudentResult
@@ -78,6 +80,7 @@ class BatchOptions:
     cell_timeout: int | None = None
     feedback: bool = True
     scheduler: str | None = None  # a Dask scheduler's address: grade there instead of in local processes
+    worker_deadline: float | None = None  # seconds a worker may take for one student (None: from the budgets)
 
     def grading(self, config) -> GradingOptions:
         """What every grader of the run is handed: the course's options (``config``: its nbgrader config)
@@ -144,6 +147,21 @@ KILLED_TWICE = (
     "its grading killed the grading worker process twice (out of memory, or killed by the system); "
     "it was retried alone once and not graded"
 )
+DEADLINE_GRACE = 120.0  # seconds of a student's grading outside its notebooks (kernels' starts, gradebook, feedback)
+HUNG_TWICE = (
+    "its grading worker hung past its deadline twice (stopped, or stuck on a lock or a file system), "
+    "was stopped each time, and the student was not graded"
+)
+
+
+def student_deadline(assignment: Assignment, grading: GradingOptions) -> float:
+    """Seconds a worker may take for one student before it is presumed hung: every notebook's budget, for
+    each time a notebook may run (its kernel killed on the kit's side), and a grace for the rest."""
+    try:
+        notebooks = max(1, len(assignment.notebooks()))
+    except Exception:  # noqa: BLE001 - the deadline only needs a count
+        notebooks = 10
+    return DEADLINE_GRACE + notebooks * grading.notebook_budget * (1 + KIT_DEATH_RETRIES)
 
 
 def forget_grading(assignment: Assignment, student: str, db_url: str) -> None:
@@ -201,11 +219,15 @@ class LocalPool:
         progress: Progress,
         done: dict[str, StudentResult],
         on_graded=None,
+        deadline: float | None = None,
     ):
         self.assignment, self.db_url, self.todo = assignment, db_url, todo
         self.grading, self.progress, self.done, self.on_graded = grading, progress, done, on_graded
+        self.deadline = deadline or student_deadline(assignment, grading)
         self.pending = list(todo)
         self.deaths: dict[str, int] = {}
+        self.hung: dict[str, int] = {}  # students whose worker was stopped past its deadline, how often
+        self.hung_now: set[str] = set()  # ... and whose stopped worker's end is yet to come
         self.stop = ""
 
     def run(self) -> None:
@@ -215,14 +237,17 @@ class LocalPool:
             queue = suspects[:1] or list(self.pending)  # after a death: those it may be charged to, one by one
             workers = 1 if suspects else max(1, min(self.grading.jobs, len(queue)))
             futures: dict = {}
+            started: dict = {}
             try:
                 with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
                     while futures or (queue and not self.stop):  # once stopped, the students in flight finish
                         while queue and len(futures) < workers and not self.stop:
                             student = queue.pop(0)
                             future = pool.submit(grade_in_worker, self.assignment, student, self.db_url, self.grading)
-                            futures[future] = student
-                        finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+                            futures[future], started[future] = student, time.monotonic()
+                        finished, _ = wait(futures, timeout=1.0, return_when=FIRST_COMPLETED)
+                        if not finished:
+                            self.stop_hung(pool, futures, started)
                         for future in finished:
                             student = futures.pop(future)
                             try:
@@ -239,10 +264,39 @@ class LocalPool:
         for student in list(self.pending):  # the run stopped before them
             self.record(student, StudentResult(student, Status.ERROR, f"the run stopped before it: {self.stop}"))
 
+    def stop_hung(self, pool: ProcessPoolExecutor, futures: dict, started: dict) -> None:
+        """A worker past its student's deadline is presumed hung: killed (SIGKILL, which ends a stopped
+        process too), so that its student is graded again elsewhere and it holds no gradebook lock."""
+        now = time.monotonic()
+        for future, student in futures.items():
+            if now - started[future] < self.deadline or student in self.hung_now:
+                continue
+            try:
+                pid = int(self.assignment.in_flight_note(student).read_text())
+            except (OSError, ValueError):
+                continue  # not started yet in its worker: its clock starts there
+            if pid not in {p.pid for p in getattr(pool, "_processes", {}).values()}:
+                continue
+            self.hung_now.add(student)
+            print(
+                f"{student}: its grading worker (pid {pid}) passed its {self.deadline:g} s deadline: stopped",
+                flush=True,
+            )
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     def worker_died(self, student: str) -> None:
         forget_grading(self.assignment, student, self.db_url)
+        if student in self.hung_now:  # the kit's side hung, not the student: retried; twice, not graded
+            self.hung_now.discard(student)
+            self.hung[student] = self.hung.get(student, 0) + 1
+            if self.hung[student] >= WORKER_DEATHS:
+                self.finish(student, StudentResult(student, Status.ERROR, HUNG_TWICE))
+                return
         self.deaths[student] = self.deaths.get(student, 0) + 1
-        if self.deaths[student] >= WORKER_DEATHS:
+        if self.deaths[student] >= WORKER_DEATHS and student in self.pending:
             self.finish(student, StudentResult(student, Status.FAILED, KILLED_TWICE))
 
     def finish(self, student: str, result: StudentResult) -> None:
@@ -300,7 +354,7 @@ def grade_all(
     if options.scheduler:
         _grade_on_dask(assignment, db_url, todo, options, grading, progress, done, on_graded)
     else:
-        LocalPool(assignment, db_url, todo, grading, progress, done, on_graded).run()
+        LocalPool(assignment, db_url, todo, grading, progress, done, on_graded, options.worker_deadline).run()
     progress.finish()
     outcome.results = [done[s] for s in students]
     outcome.graded = sum(r.status is Status.GRADED for r in outcome.results)
