@@ -275,3 +275,32 @@ def test_a_hung_worker_is_stopped_at_its_deadline_and_its_student_graded_elsewhe
     assert "passed its 20 s deadline: stopped" in result.stdout, result.stdout[-3000:]
     assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 100, "victim": 100}
     assert time.monotonic() - started < 150
+
+
+def test_a_gradebook_error_is_told_without_the_drivers_text(tmp_path):
+    """Any gradebook error, at start or while a student is graded, is told in the kit's words: never the SQL,
+    its parameters or the driver's link (the full error goes to the log the start-up message names)."""
+    import sqlite3
+
+    import sqlalchemy.exc
+
+    from autograder.classroom.run.gradebook_guard import gradebook_fault
+    from autograder.grading.faults import exception_fault
+
+    raw = "INSERT INTO grade_run (assignment) VALUES (?)"
+    locked = sqlalchemy.exc.OperationalError(raw, ("embeddings",), sqlite3.OperationalError("database is locked"))
+    damaged = sqlalchemy.exc.DatabaseError(raw, ("embeddings",), sqlite3.DatabaseError("file is not a database"))
+    read_only = sqlalchemy.exc.OperationalError(
+        raw, (), sqlite3.OperationalError("attempt to write a readonly database")
+    )
+    for error in (locked, damaged, read_only):
+        for told in (
+            exception_fault(error),
+            str(gradebook_fault(tmp_path, f"sqlite:///{tmp_path}/gradebook.db", "open", error)),
+        ):
+            assert "INSERT" not in told and "embeddings" not in told and "sqlalche.me" not in told, told
+            assert "\n" not in told and "gradebook" in told, told
+    assert "is damaged" in str(gradebook_fault(tmp_path, f"sqlite:///{tmp_path}/gradebook.db", "open", damaged))
+    assert f"the course folder {tmp_path} is read-only" in str(
+        gradebook_fault(tmp_path, f"sqlite:///{tmp_path}/gradebook.db", "open", read_only)
+    )

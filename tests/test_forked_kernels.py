@@ -215,3 +215,65 @@ def test_kernels_leave_no_zombie_behind(folder):
             break
         time.sleep(0.1)
     assert children == [], f"the fork server still has children after their kernels ended: {children}"
+
+
+def kill_servers(times: int, stop: list) -> list[int]:
+    """In a thread: each time the fork server has forked a kernel, kill (SIGKILL) the server with its kernels
+    (its children), ``times`` times; the pids of the servers killed."""
+    import contextlib
+    import threading
+    from pathlib import Path
+
+    killed: list[int] = []
+
+    def run():
+        while len(killed) < times and not stop:
+            server = forked._server._process
+            if server is not None and server.pid not in killed and server.poll() is None:
+                kernels = []
+                with contextlib.suppress(OSError):
+                    kernels = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+                if kernels:
+                    time.sleep(0.3)  # the kernel (not the child that forks it) is running the cell
+                    with contextlib.suppress(OSError):
+                        kernels = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+                    for pid in [server.pid, *map(int, kernels)]:
+                        with contextlib.suppress(OSError):
+                            os.kill(pid, signal.SIGKILL)
+                    killed.append(server.pid)
+            time.sleep(0.02)
+
+    threading.Thread(target=run, daemon=True).start()
+    return killed
+
+
+@pytest.mark.parametrize("kills", [1, 3], ids=["once", "every-try"])
+def test_a_notebook_whose_kernel_dies_with_its_server_runs_again_at_most_twice(folder, kills):
+    """The executor's side of a kernel killed with its fork server: the notebook runs again from its submitted
+    cells on a fresh kernel, and after the third such death it is the kit's fault (KitKernelDeath), no grade."""
+    import nbformat
+
+    from autograder.grading.execute import KIT_DEATH_RETRIES, BudgetedExecute, KitKernelDeath
+
+    sandbox_or_skip()
+    forked._server.stop()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import time; time.sleep(1.5); print('done')")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    c = Config()
+    c.BudgetedExecute.sandbox = True
+    c.BudgetedExecute.notebook_budget = 60
+    c.BudgetedExecute.start_ahead = False
+    execute = BudgetedExecute(config=c)
+    stop: list = []
+    killed = kill_servers(kills, stop)
+    try:
+        if kills > KIT_DEATH_RETRIES:
+            with pytest.raises(KitKernelDeath):
+                execute.preprocess(nb, {"metadata": {"path": str(folder)}})
+        else:
+            done, _ = execute.preprocess(nb, {"metadata": {"path": str(folder)}})
+            assert [o.get("text") for o in done.cells[0].outputs] == ["done\n"], done.cells[0].outputs
+    finally:
+        stop.append(True)
+        forked._server.stop()
+    assert len(killed) == kills
