@@ -5,9 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from autograder.authoring.build import build
+from autograder.authoring.build import build, build_source
 from autograder.authoring.rules import AuthoringError
 from autograder.course import ASSIGNMENT, NOTEBOOKS
 
@@ -104,6 +105,24 @@ def test_an_include_that_includes_itself_fails_naming_the_lesson(tmp_path):
     with pytest.raises(AuthoringError) as err:
         build(repo)
     assert f"{LESSON}.py" in str(err.value) and "includes itself" in str(err.value), str(err.value)
+
+
+def test_a_changed_point_value_is_built_with_its_new_total(tmp_path):
+    """The documented way (docs/authors.md): the test cell's "points" in its ``# %%`` header, then build."""
+    repo = copy_authoring(tmp_path)
+    path = repo / "assignments" / ASSIGNMENT / "03_sinusoidal.py"
+    old = '"grade_id": "test-table-even", "locked": true, "points": 5,'
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, old.replace('"points": 5', '"points": 7')))
+    said = []
+    build_source(repo, echo=said.append)
+    cell = next(
+        c
+        for c in nbformat.read(repo / "source" / ASSIGNMENT / "03_sinusoidal.ipynb", 4).cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "test-table-even"
+    )
+    assert cell.metadata["nbgrader"]["points"] == 7
+    assert said == ["note: the points add up to 102 (the usual total is 100); scores are out of 102"]
 
 
 def test_build_command_reports_failure(tmp_path):
