@@ -115,6 +115,23 @@ def _mean_text(grades: dict[str, Grade]) -> str:
     return "-" if mean is None else f"{mean:.1f}"
 
 
+def _totals(grades: dict[str, Grade]) -> set[float]:
+    return {g.max_score for g in grades.values() if g.status == str(Status.GRADED)}
+
+
+def _means_text(before: dict[str, Grade], after: dict[str, Grade]) -> str:
+    """``72.0 -> 74.5``; with each side's total when the totals differ (a point change), ``72.0/100 -> 74.5/102``,
+    so that means out of different totals are not read as one scale."""
+    totals = (_totals(before), _totals(after))
+    if totals[0] == totals[1] or not all(totals):
+        return f"{_mean_text(before)} -> {_mean_text(after)}"
+    sides = []
+    for grades, total in zip((before, after), totals):
+        out_of = "/".join(f"{t:g}" for t in sorted(total))
+        sides.append(f"{_mean_text(grades)}/{out_of}")
+    return " -> ".join(sides)
+
+
 def _test_lines(change: StudentChange, width: int, most: int | None = None, indent: str = "    ") -> list[str]:
     lines = []
     for t in change.tests[:most]:
@@ -139,7 +156,7 @@ def format_summary(comparison: Comparison, largest: int = LARGEST) -> str:
         f"Changed since the last run ({comparison.before_label} -> {comparison.after_label}): "
         f"{comparison.regraded} student(s) regraded: {up} score(s) up, {down} down, "
         f"{comparison.regraded - up - down} the same; "
-        f"class mean {_mean_text(comparison.before)} -> {_mean_text(comparison.after)}"
+        f"class mean {_means_text(comparison.before, comparison.after)}"
     ]
     shown = sorted(regraded, key=lambda c: (-abs(c.delta), c.student))[:largest]
     for change in shown:
@@ -155,7 +172,7 @@ def format_diff(comparison: Comparison) -> str:
     lines = [
         f"{comparison.before_label} -> {comparison.after_label}: "
         f"{len(comparison.students)} student(s) changed; class mean "
-        f"{_mean_text(comparison.before)} -> {_mean_text(comparison.after)}"
+        f"{_means_text(comparison.before, comparison.after)}"
     ]
     for change in comparison.students:
         lines.append(f"{change.student}: {_shown(change.before)} -> {_shown(change.after)} ({change.delta:+g})")
