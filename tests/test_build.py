@@ -133,3 +133,21 @@ def test_build_command_reports_failure(tmp_path):
     result = kit("build", "--repo", str(repo), check=False)
     assert result.returncode == 1
     assert "02_token_embeddings.py: cell" in result.stderr and "(test-rel-error)" in result.stderr
+
+
+def test_a_point_change_is_said_as_applied_to_the_old_submissions():
+    """A notebook handed out before a point change carries the old points: the note says the assignment's
+    new points are applied (not that the change was ignored)."""
+    from autograder.grading.intake import locked_cells, repair_cells
+
+    source = REPO / "source" / ASSIGNMENT / "03_sinusoidal.ipynb"
+    expected = locked_cells(nbformat.read(source, 4))
+    expected["test-table-even"]["meta"]["points"] = 7
+    submitted = nbformat.read(REPO / "release" / ASSIGNMENT / "03_sinusoidal.ipynb", 4)  # as handed out
+    notes = repair_cells("03_sinusoidal", submitted, expected)
+    assert notes == [
+        "03_sinusoidal: cell `test-table-even` carries 5 point(s), the assignment now 7 "
+        "(the assignment's points are applied)"
+    ]
+    cell = next(c for c in submitted.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test-table-even")
+    assert cell.metadata["nbgrader"]["points"] == 7

@@ -53,6 +53,17 @@ def locked_cells(nb) -> dict[str, dict]:
 GRADING_KEYS = ("grade", "solution", "locked", "points", "schema_version")
 
 
+def _metadata_note(name: str, gid: str, changed: list[str], had: dict, want: dict) -> str:
+    """What differs in a cell's grading metadata from the assignment's, and that the assignment's is applied:
+    after a point change every submission carries the old points, which is no fault of the student."""
+    if changed == ["points"]:
+        return (
+            f"{name}: cell `{gid}` carries {had.get('points')} point(s), the assignment now {want.get('points')} "
+            "(the assignment's points are applied)"
+        )
+    return f"{name}: the grading metadata of cell `{gid}` differs from the assignment's (the assignment's is applied)"
+
+
 def repair_cells(name: str, nb, expected: dict[str, dict]) -> list[str]:
     """Note what the student changed in cells they may not change, and undo it in the staged copy.
 
@@ -77,7 +88,7 @@ def repair_cells(name: str, nb, expected: dict[str, dict]) -> list[str]:
             notes.append(f"{name}: locked cell `{gid}` was edited (the original is graded)")
         changed = [k for k in GRADING_KEYS if meta.get(k) != want["meta"].get(k)]
         if changed:
-            notes.append(f"{name}: the grading metadata of cell `{gid}` was changed (the original is used)")
+            notes.append(_metadata_note(name, gid, changed, meta, want["meta"]))
             for key in changed:
                 if key in want["meta"]:
                     meta[key] = want["meta"][key]
