@@ -19,6 +19,7 @@ from autograder.devtools.personas import reference_solutions
 from autograder.grading.checker import run_check
 
 from .conftest import REPO
+from .test_alternatives import RESHAPE_NUMGRAD
 
 L1, L2, L3, L4, L5 = (
     "01_why_position",
@@ -143,26 +144,7 @@ BUGS = [
     ),
     (
         "an array laid out as a transpose",
-        Mutant(
-            "numgrad-through-reshape",
-            L2,
-            "numerical-gradient",
-            None,
-            source="""\
-def numerical_gradient(f, x, eps=1e-6):
-    flat = x.reshape(-1)
-    grad = np.zeros(flat.size)
-    for k in range(flat.size):
-        old = flat[k]
-        flat[k] = old + eps
-        plus = f()
-        flat[k] = old - eps
-        minus = f()
-        flat[k] = old
-        grad[k] = (plus - minus) / (2 * eps)
-    return grad.reshape(x.shape)
-""",
-        ),
+        RESHAPE_NUMGRAD,
         lambda ns: _numgrad(ns, (3, 4)),
         "test-numerical-gradient",
         ["transpose", "reshape(-1)", "all zeros"],
