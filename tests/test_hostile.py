@@ -409,10 +409,12 @@ def printed(course: Path, student: str, label: str) -> str:
     """What an attack printed after ``label:`` in its autograded notebook (files it writes never come back)."""
     nb = nbformat.read(str(course / "autograded" / student / ASSIGNMENT / f"{LESSON}.ipynb"), as_version=4)
     for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            for line in out.get("text", "").splitlines():
-                if line.startswith(label + ": "):
-                    return line[len(label) + 2 :]
+        # one print can reach the notebook as two stream outputs ("network:", " blocked: ...") when the
+        # kernel flushes between its writes, as it does on a loaded machine: read a cell's stdout whole
+        stdout = "".join(out.get("text", "") for out in cell.get("outputs", []) if out.get("name") == "stdout")
+        for line in stdout.splitlines():
+            if line.startswith(label + ": "):
+                return line[len(label) + 2 :]
     raise AssertionError(f"{student} printed no {label!r}")
 
 
