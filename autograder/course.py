@@ -333,6 +333,13 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{Path(path).resolve()}?timeout=60"
 
 
+def sqlite_file(db_url: str) -> Path | None:
+    """The file of a ``sqlite:///`` gradebook URL; None for another database (PostgreSQL)."""
+    if not db_url.startswith("sqlite:///"):
+        return None
+    return Path(db_url.split("sqlite:///", 1)[1].split("?", 1)[0])
+
+
 def ensure_tools_on_path() -> None:
     """nbgrader runs `alembic` (and `jupyter`) from PATH: put this Python's bin folder there."""
     bindir = str(Path(sys.executable).parent)

@@ -14,14 +14,14 @@ RUN_COLUMNS = ["run", "started", "finished", "students", "mean"]
 
 def gradebook_url(course_dir: Path, db_url: str | None) -> str:
     """The course's gradebook URL; a SQLite gradebook must exist (opening it would create an empty one)."""
-    from ...course import not_a_course_root
+    from ...course import not_a_course_root, sqlite_file
     from ...grading.grade import course_config
 
     course_dir = Path(course_dir).resolve()
     if not course_dir.is_dir():
         raise ValueError(f"course directory {course_dir} does not exist")
     db_url = course_config(course_dir, db_url).CourseDirectory.db_url
-    db_file = db_url.split("sqlite:///", 1)[1].split("?", 1)[0] if db_url.startswith("sqlite:///") else None
+    db_file = sqlite_file(db_url)
     if db_file and not Path(db_file).exists():
         raise ValueError(not_a_course_root(course_dir) or f"no gradebook at {db_file}: grade the assignment first")
     return db_url

@@ -20,6 +20,8 @@ import time
 import traceback
 from pathlib import Path
 
+from ...course import sqlite_file
+
 KEEP = 5  # copies of the gradebook kept under .kit/gradebook-backups/
 BACKUPS = "gradebook-backups"
 LOGS = "logs"
@@ -29,13 +31,6 @@ FULL = (errno.ENOSPC, errno.EDQUOT)
 
 class GradebookFault(Exception):
     """The gradebook or the course folder cannot be used: the message is one line, for the instructor."""
-
-
-def sqlite_file(db_url: str) -> Path | None:
-    """The file of a ``sqlite:///`` gradebook URL; None for another database (PostgreSQL)."""
-    if not db_url.startswith("sqlite:///"):
-        return None
-    return Path(db_url.split("sqlite:///", 1)[1].split("?", 1)[0])
 
 
 def backup_folder(course_root: Path) -> Path:
