@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
-from autograder.course import ASSIGNMENT, Assignment, Course
+from autograder.course import ASSIGNMENT, Assignment, Course, sqlite_url
 from autograder.devtools.personas import write_submission
 from autograder.grading.canary import fingerprint
 
-from .conftest import REPO, kit, new_course, reference_submission, stub_submission
+from .conftest import REPO, kit, new_course, reference_submission, scratch_course, stub_submission
 
 
 def test_a_course_whose_kernels_cannot_import_the_kit_is_refused_before_any_student(tmp_path):
@@ -55,3 +56,35 @@ def test_the_canary_is_graded_again_only_when_something_it_depends_on_changed(tm
     with open(course / "nbgrader_config.py", "a") as f:
         f.write("\nc.KitConfig.cell_timeout = 29\n")
     assert fingerprint(assignment, None, options) != changed
+
+
+def test_the_reference_is_graded_against_a_copy_of_the_runs_gradebook_while_it_matches_the_source(tmp_path):
+    """`grade` hands the canary its own gradebook, where the assignment is registered as the students are graded:
+    copied with the student copy its registration wrote, instead of a new gradebook registered by an nbgrader
+    process of its own; not when the student copy is older than its source, nor for a gradebook not in a file."""
+    from nbgrader.api import Gradebook
+
+    from autograder.grading.canary import run_gradebook_copy
+
+    db_url = scratch_course(tmp_path / "course")
+    assignment = Assignment(Course(tmp_path / "course"), ASSIGNMENT)
+    sources = assignment.source_notebooks()
+
+    def scratch(name):
+        root = tmp_path / name
+        root.mkdir()
+        return assignment.in_course(root)
+
+    copy = scratch("copy")
+    url = run_gradebook_copy(assignment, db_url, copy, sources)
+    assert url == sqlite_url(copy.course.gradebook)
+    with Gradebook(url) as gb:
+        assert [n.name for n in gb.find_assignment(ASSIGNMENT).notebooks] == [p.stem for p in sources]
+    assert sorted(p.name for p in copy.registered_release.glob("*.ipynb")) == sorted(p.name for p in sources)
+    assert run_gradebook_copy(assignment, None, scratch("none"), sources) is None
+    assert run_gradebook_copy(assignment, "postgresql://kit@localhost/gradebook", scratch("pg"), sources) is None
+    later = assignment.registered_release.stat().st_mtime + 5
+    os.utime(sources[2], (later, later))  # the source edited since its registration
+    stale = scratch("stale")
+    assert run_gradebook_copy(assignment, db_url, stale, sources) is None
+    assert not stale.course.gradebook.exists()

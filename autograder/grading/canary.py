@@ -4,9 +4,12 @@ A fault on the kit's side (a kernel that cannot import the kit's public package,
 kernelspec that does not start, a package missing in the kernel) fails every test of every student
 alike, and would be recorded as their scores.  So every grader (``grade`` on local processes or Dask,
 the Gradescope runner, ``check --thorough``) first grades the reference notebooks (the source
-notebooks' solutions, filled into the student copy) through ``grade_student`` in a process of its own,
-in a scratch course with a gradebook of its own: the same sandbox, limits, channel and checks.  If
-that is not full marks, :class:`CanaryFailed` says why in one line, and nobody's grade is touched.
+notebooks' solutions, filled into the student copy) through ``grade_student`` in a process of its own
+(``grade``'s: one of the run's own workers, before it grades the class), in a scratch course: the same
+sandbox, limits, channel and checks.  Its gradebook is a copy of the run's own SQLite gradebook, where
+the assignment is registered as the students are graded, or (no such copy: PostgreSQL, ``check
+--thorough``) a new one it registers the assignment in.  If that is not full marks, :class:`CanaryFailed`
+says why in one line, and nobody's grade is touched.
 
 A passing canary is remembered under the course's ``.kit/canary/``, keyed by a hash of what could
 change its outcome (the kit's package files and where they were imported from, the Python that runs
@@ -24,10 +27,12 @@ import json
 import multiprocessing
 import os
 import shutil
+import sqlite3
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import closing
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -35,7 +40,7 @@ import nbformat
 
 from ..cells import grade_id, solution_sources
 from ..config import CONFIG_FILE, GradingOptions
-from ..course import Assignment, Course, sqlite_url
+from ..course import Assignment, Course, sqlite_file, sqlite_url
 from ..sandbox import PACKAGE_DIR
 from .faults import KitFault
 from .results import Status, StudentResult
@@ -83,8 +88,37 @@ def reference_submission(scratch: Assignment, notebooks: list[Path]) -> None:
         nbformat.write(release, str(target / source.name))
 
 
-def grade_reference(assignment: Assignment, notebooks: list[str] | None, options: GradingOptions) -> StudentResult:
-    """Grade the reference in a scratch copy of the course (config and source notebooks only)."""
+def run_gradebook_copy(
+    assignment: Assignment, gradebook: str | None, scratch: Assignment, sources: list[Path]
+) -> str | None:
+    """The run's own SQLite gradebook (``gradebook``, where the assignment is registered as its students are graded),
+    copied into the ``scratch`` course with the student copy its registration wrote: what grades the reference
+    instead of a new gradebook and a second registration (an nbgrader process of its own).  None when it cannot
+    stand in: no gradebook given, not SQLite, not there, or a student copy missing or older than its source."""
+    path = sqlite_file(gradebook) if gradebook else None
+    release = assignment.registered_release
+    if path is None or not path.is_file():
+        return None
+    for source in sources:
+        copy = release / source.name
+        if not copy.is_file() or copy.stat().st_mtime < source.stat().st_mtime:
+            return None
+    target = scratch.course.gradebook
+    try:
+        with closing(sqlite3.connect(path)) as db, closing(sqlite3.connect(target)) as copy:
+            db.backup(copy)  # a consistent copy, whatever the file's journal holds
+    except sqlite3.Error:
+        target.unlink(missing_ok=True)
+        return None  # a gradebook of its own, then
+    shutil.copytree(release, scratch.registered_release)
+    return sqlite_url(target)
+
+
+def grade_reference_here(
+    assignment: Assignment, notebooks: list[str] | None, options: GradingOptions, gradebook: str | None = None
+) -> StudentResult:
+    """Grade the reference in this process, in a scratch copy of the course (config and source notebooks only),
+    against a copy of ``gradebook`` (:func:`run_gradebook_copy`) or, without one, a gradebook of its own."""
     from .grade import grade_student
 
     sources = [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
@@ -96,12 +130,29 @@ def grade_reference(assignment: Assignment, notebooks: list[str] | None, options
         scratch.source.mkdir(parents=True)
         for path in sources:
             shutil.copy(path, scratch.source / path.name)
-        db_url = sqlite_url(scratch.course.gradebook)
-        scratch.register(db_url)
+        db_url = run_gradebook_copy(assignment, gradebook, scratch, sources)
+        if db_url is None:
+            db_url = sqlite_url(scratch.course.gradebook)
+            scratch.register(db_url)
         reference_submission(scratch, sources)
-        # a process of its own, as a worker grades a student: whatever the grading leaves behind goes with it
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(grade_student, scratch, CANARY, db_url, replace(options, feedback=False)).result()
+        return grade_student(scratch, CANARY, db_url, replace(options, feedback=False))
+
+
+def grade_reference(
+    assignment: Assignment,
+    notebooks: list[str] | None,
+    options: GradingOptions,
+    *,
+    gradebook: str | None = None,
+    pool: ProcessPoolExecutor | None = None,
+) -> StudentResult:
+    """Grade the reference in a process of its own, as a worker grades a student: whatever the grading leaves
+    behind goes with it.  ``pool``: the run's own worker processes, which grade the class after it (one process
+    started and one nbgrader imported fewer); by default a process started for it."""
+    if pool is not None:
+        return pool.submit(grade_reference_here, assignment, notebooks, options, gradebook).result()
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as own:
+        return own.submit(grade_reference_here, assignment, notebooks, options, gradebook).result()
 
 
 def cause(result: StudentResult) -> str:
@@ -150,11 +201,15 @@ def run_canary(
     *,
     notebooks: list[str] | None = None,
     cache_root: Path | None = None,
+    gradebook: str | None = None,
+    pool: ProcessPoolExecutor | None = None,
     out=print,
 ) -> None:
     """Grade the course's reference solution; raise CanaryFailed (one line: the cause and what to do) unless it
     scores full marks.  Skipped when nothing it depends on changed since it last passed here (under
-    ``cache_root``'s ``.kit/canary``, by default the course's)."""
+    ``cache_root``'s ``.kit/canary``, by default the course's).  ``gradebook``: the run's, where the assignment is
+    registered, copied for the reference when it is SQLite; ``pool``: the run's worker processes, one of which
+    grades the reference (:func:`grade_reference`)."""
     # the run's options, but for how many students at once and whether feedback is written
     key = fingerprint(assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
     record = assignment.canary_record(key, cache_folder(Course(cache_root) if cache_root else assignment.course))
@@ -162,7 +217,7 @@ def run_canary(
         out("canary: the reference solution passed with this kit and course before; not graded again")
         return
     try:
-        result = grade_reference(assignment, notebooks, options)
+        result = grade_reference(assignment, notebooks, options, gradebook=gradebook, pool=pool)
     except BrokenProcessPool:
         raise CanaryFailed(
             "the process grading the reference solution died (killed, or out of memory); "

@@ -200,6 +200,11 @@ def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: 
         note.unlink(missing_ok=True)
 
 
+def worker_pool(jobs: int) -> ProcessPoolExecutor:
+    """The run's worker processes: ``jobs`` at most, fresh Pythons (spawned), started as work is handed to them."""
+    return ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"))
+
+
 class LocalPool:
     """The class on local worker processes, at most ``jobs`` students in flight at a time.
 
@@ -230,16 +235,20 @@ class LocalPool:
         self.hung_now: set[str] = set()  # ... and whose stopped worker's end is yet to come
         self.stop = ""
 
-    def run(self) -> None:
+    def run(self, pool: ProcessPoolExecutor | None = None) -> None:
+        """``pool``: the run's worker processes (:func:`worker_pool`, at most ``jobs``), for the first round; shut
+        down at its end.  After a worker's death, each round has a pool of its own."""
         ctx = multiprocessing.get_context("spawn")
+        first = pool
         while self.pending and not self.stop:
             suspects = [s for s in self.pending if self.deaths.get(s)]
             queue = suspects[:1] or list(self.pending)  # after a death: those it may be charged to, one by one
             workers = 1 if suspects else max(1, min(self.grading.jobs, len(queue)))
             futures: dict = {}
             started: dict = {}
+            given, first = (first if not suspects else None), None
             try:
-                with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                with given or ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
                     while futures or (queue and not self.stop):  # once stopped, the students in flight finish
                         while queue and len(futures) < workers and not self.stop:
                             student = queue.pop(0)
@@ -327,9 +336,11 @@ def grade_all(
     progress: Progress | None = None,
     grading: GradingOptions | None = None,
     on_graded=None,
+    pool: ProcessPoolExecutor | None = None,
 ) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order.  ``grading``:
-    the run's options, by default ``options.grading`` of the course's config.
+    the run's options, by default ``options.grading`` of the course's config; ``pool``: the run's local worker
+    processes (:func:`worker_pool`), by default started here.
 
     ``on_graded(result)`` sees each student's final result before their state file is written (the run
     history records it there), so a student the state calls graded was always recorded."""
@@ -354,7 +365,7 @@ def grade_all(
     if options.scheduler:
         _grade_on_dask(assignment, db_url, todo, options, grading, progress, done, on_graded)
     else:
-        LocalPool(assignment, db_url, todo, grading, progress, done, on_graded, options.worker_deadline).run()
+        LocalPool(assignment, db_url, todo, grading, progress, done, on_graded, options.worker_deadline).run(pool)
     progress.finish()
     outcome.results = [done[s] for s in students]
     outcome.graded = sum(r.status is Status.GRADED for r in outcome.results)

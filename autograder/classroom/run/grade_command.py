@@ -17,7 +17,7 @@ from ..lms.export import export_grades, export_tests
 from ..lms.lms import load_roster
 from ..report import changes_section, figures, text_report, write_report
 from ..similarity.similarity_command import after_grading
-from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions
+from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions, worker_pool
 from .gradebook_guard import GradebookFault, back_up, gradebook_fault
 from .progress import Progress
 
@@ -112,15 +112,13 @@ def grade_assignment(
         out(describe(ResourceLimits(config=config), grading.sandbox, grading.notebook_budget))
     except LimitUnavailable as e:
         raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
-    try:  # the reference first, through the same grading: a fault of the kit's own is nobody's grade
-        run_canary(assignment, grading, out=out)
-    except CanaryFailed as e:
-        raise GradingError(f"no student was graded: the canary failed: {e}") from None
+    # the run's worker processes (local ones): the canary's reference is graded in one of them, then the class
+    pool = None if options.scheduler else worker_pool(grading.jobs)
     try:
-        recorder = RunRecorder(db_url, assignment.name, grading_inputs(assignment, grading))
-    except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
-        raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
-    outcome = grade_all(assignment, db_url, found, options, progress, grading, on_graded=recorder.record)
+        outcome, recorder = _canary_then_class(assignment, db_url, found, options, progress, grading, pool, out)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     recorder.finish(outcome.results)
     changes = run_changes(db_url, assignment.name, recorder.run_id)
     ungraded = {r.student for r in outcome.results if r.status is Status.ERROR}
@@ -169,6 +167,20 @@ def grade_assignment(
             "was recorded for them, and the next `grade` grades them again."
         )
     return outcome
+
+
+def _canary_then_class(assignment, db_url, found, options, progress, grading, pool, out):
+    course = assignment.course
+    try:  # the reference first, through the same grading: a fault of the kit's own is nobody's grade
+        run_canary(assignment, grading, gradebook=db_url, pool=pool, out=out)
+    except CanaryFailed as e:
+        raise GradingError(f"no student was graded: the canary failed: {e}") from None
+    try:
+        recorder = RunRecorder(db_url, assignment.name, grading_inputs(assignment, grading))
+    except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
+        raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
+    outcome = grade_all(assignment, db_url, found, options, progress, grading, on_graded=recorder.record, pool=pool)
+    return outcome, recorder
 
 
 def class_table(outcome: BatchOutcome) -> str:
