@@ -99,6 +99,7 @@ mutants: setup
 
 bench: setup
 	$(PY) benchmarks/bench_grading.py
+	$(PY) benchmarks/bench_small_jobs.py
 
 # Resolves requirements.lock again, one file for every Python in requires-python (markers pick per
 # interpreter). uv is the resolver; installing stays plain pip.

@@ -78,12 +78,26 @@ class Run:
         )
 
 
-def timed(cmd: list[str], cwd: Path) -> Run:
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
     wall, machine, tree = time.perf_counter(), machine_cpu(), children_cpu()
     out = subprocess.run(
-        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV, text=True, check=True
+        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env or ENV, text=True, check=True
     )
     return Run(time.perf_counter() - wall, machine_cpu() - machine, children_cpu() - tree, out.stdout)
+
+
+def class_course(course: Path, students: dict[str, object]) -> None:
+    """A scratch course (config, source notebooks, a new gradebook) with ``students``' submissions."""
+    make_scratch_course(course)
+    for student, persona in students.items():
+        write_submission(course, student, persona_notebooks(persona))
+
+
+def plain_nbgrader(course: Path, *, export: bool = True) -> list[Run]:
+    """nbgrader as an instructor runs it: `autograde`, `generate_feedback` (and `export`), one after the other."""
+    nbg = [sys.executable, "-m", "nbgrader"]
+    steps = [["autograde", ASSIGNMENT], ["generate_feedback", ASSIGNMENT]] + ([["export"]] if export else [])
+    return [timed(nbg + step, course) for step in steps]
 
 
 # --- one student alone, in a process of its own ------------------------------------------------------
@@ -178,13 +192,8 @@ def main() -> None:
         tmp = Path(tmp)
         plain, kit = tmp / "plain", tmp / "kit"
         for course in (plain, kit):
-            make_scratch_course(course)
-            for student, persona in students.items():
-                write_submission(course, student, persona_notebooks(persona))
-        nbg = [sys.executable, "-m", "nbgrader"]
-        auto = timed(nbg + ["autograde", ASSIGNMENT], plain)
-        feed = timed(nbg + ["generate_feedback", ASSIGNMENT], plain)
-        export = timed(nbg + ["export"], plain)
+            class_course(course, students)
+        auto, feed, export = plain_nbgrader(plain)
         nbgrader = auto + feed + export
         ours = timed([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--jobs", str(args.jobs)], kit)
         canary = re.search(r"canary: .* in ([0-9.]+)s", ours.stdout)

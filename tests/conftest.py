@@ -421,7 +421,10 @@ IN_PROCESS = {
         "test_the_cell_timeout_is_the_courses_execute_timeout",
     },
     "test_lms_export.py": {"test_bad_rosters_are_refused_with_file_and_row", "test_roster_headers_are_checked_by_name"},
-    "test_mutants.py": {"test_catalogue_covers_every_spec_diagnostic_and_every_unit"},
+    "test_mutants.py": {
+        "test_catalogue_covers_every_spec_diagnostic_and_every_unit",
+        "test_the_kernel_sample_meets_every_diagnosis_unit_and_lesson",
+    },
     "test_smallest_case.py": {
         "test_a_bug_outside_the_catalogue_is_shown_on_a_small_case",
         "test_the_line_is_one_line_written_out_whole",

@@ -26,16 +26,20 @@ CLASS = {
 
 @pytest.fixture(scope="module")
 def graded_two_ways(tmp_path_factory):
+    """The class graded serially and by two workers. The serial run is killed once, mid-class, and run
+    again (test_killed_run_resumes_and_grades_everyone_once reads it): what it resumes must still be
+    what the parallel run gives."""
     one, two = tmp_path_factory.mktemp("jobs1") / "course", tmp_path_factory.mktemp("jobs2") / "course"
     make_class(one, CLASS)
     make_class(two, CLASS)
+    killed = grade_until_killed(one, 1)  # killed mid-batch, one student in, the next in flight
     r1 = kit("grade", ASSIGNMENT, "--course-dir", str(one), "--jobs", "1")
     r2 = kit("grade", ASSIGNMENT, "--course-dir", str(two), "--jobs", "2")
-    return one, two, r1, r2
+    return one, two, r1, r2, killed
 
 
 def test_parallel_grading_gives_the_same_scores_as_serial(graded_two_ways):
-    one, two, _, _ = graded_two_ways
+    one, two, _, _, _ = graded_two_ways
     assert scores(one) == scores(two)
     s = scores(two)
     assert s["ada"] == 100 and s["ben"] == 0 and 0 < s["eli"] < 100 and 0 < s["fay"] < 100
@@ -45,7 +49,7 @@ def test_parallel_grading_gives_the_same_scores_as_serial(graded_two_ways):
 
 
 def test_per_test_csv_names_the_misconceptions(graded_two_ways):
-    _, course, _, _ = graded_two_ways
+    _, course, _, _, _ = graded_two_ways
     rows = per_test(course)
     hit = {(r["student"], r["diagnostic"]) for r in rows if r["diagnostic"]}
     assert ("eli", "scatter-overwrite") in hit
@@ -56,7 +60,7 @@ def test_per_test_csv_names_the_misconceptions(graded_two_ways):
 
 
 def test_broken_notebook_is_recorded_with_its_reason_and_the_rest_graded(graded_two_ways):
-    _, course, _, result = graded_two_ways
+    _, course, _, result, _ = graded_two_ways
     assert "04_learned_positions.ipynb: not a notebook: invalid JSON at line" in result.stdout
     rows = [r for r in per_test(course) if r["student"] == "oz"]
     lost = {r["notebook"] for r in rows if float(r["points"]) < float(r["max"])}
@@ -65,7 +69,7 @@ def test_broken_notebook_is_recorded_with_its_reason_and_the_rest_graded(graded_
 
 
 def test_report_and_feedback_hold_the_real_counts(graded_two_ways):
-    _, course, _, result = graded_two_ways
+    _, course, _, result, _ = graded_two_ways
     report = course / "reports" / ASSIGNMENT
     page = (report / "index.html").read_text()
     for png in ("scores.png", "pass_rate.png", "misconceptions.png", "slowest.png"):
@@ -80,7 +84,7 @@ def test_report_and_feedback_hold_the_real_counts(graded_two_ways):
 
 
 def test_second_run_skips_unchanged_and_regrades_a_resubmission(graded_two_ways):
-    _, course, _, _ = graded_two_ways
+    _, course, _, _, _ = graded_two_ways
     write_submission(course, "ben", persona_notebooks("reference"))  # ben resubmits a finished notebook
     result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
     assert "skipping 5 submission(s) already graded and unchanged" in result.stdout
@@ -88,22 +92,20 @@ def test_second_run_skips_unchanged_and_regrades_a_resubmission(graded_two_ways)
     assert scores(course)["ben"] == 100
 
 
-# The killed run needs three students: one graded before the kill, one killed mid-grading, one not started;
-# oz's unreadable notebook shows that a resumed student is still recorded with every notebook.
-KILLED_CLASS = {"ada": "reference", "ben": "stub", "oz": "broken-file"}
+# The killed run needs three students: one graded before the kill, one killed mid-grading, one not started
+# (the class has six); oz's unreadable notebook shows that a resumed student is still recorded with every notebook.
 
 
-def test_killed_run_resumes_and_grades_everyone_once(tmp_path):
-    course = tmp_path / "course"
-    make_class(course, KILLED_CLASS)
-    assert len(grade_until_killed(course, 1)) == 1  # killed mid-batch, one student in, the next in flight
-    result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
+def test_killed_run_resumes_and_grades_everyone_once(graded_two_ways):
+    course, _, result, _, killed = graded_two_ways
+    assert len(killed) == 1, killed
     assert "skipping 1 submission(s)" in result.stdout
     graded_now = [line for line in result.stdout.splitlines() if line.startswith(("  graded ", "  FAILED "))]
-    assert len(graded_now) == len(KILLED_CLASS) - 1
+    assert len(graded_now) == len(CLASS) - 1
+    assert killed[0] not in {line.split()[1].rstrip(":") for line in graded_now}, "the one graded is skipped"
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         subs = gb.assignment_submissions(ASSIGNMENT)
-        assert sorted(s.student.id for s in subs) == sorted(KILLED_CLASS)
+        assert sorted(s.student.id for s in subs) == sorted(CLASS)
         for s in subs:
             assert len(s.notebooks) == len(NOTEBOOKS)
             assert sum(len(nb.grades) for nb in s.notebooks) == graded_test_cells()

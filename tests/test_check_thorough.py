@@ -6,16 +6,25 @@ Real nbgrader, real kernels: one command grades two notebooks in one scratch cou
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
 
-from autograder.config import SANDBOX_SWITCH
-from autograder.course import NOTEBOOKS
+from autograder.config import CONFIG_FILE, SANDBOX_SWITCH
+from autograder.course import ASSIGNMENT, KIT_RELEASE, NOTEBOOKS, sqlite_url
 from autograder.devtools.personas import filled_notebook
-from autograder.student.thorough import ThoroughError, choose_sandbox
+from autograder.student.thorough import (
+    ThoroughError,
+    choose_sandbox,
+    course_key,
+    kit_source,
+    registered_course,
+    scratch_course,
+)
 
 from .audit import digest, digests_in, probe_notebook, reference
 from .conftest import REPO, kit
@@ -93,3 +102,30 @@ def test_without_bubblewrap_it_says_plainly_that_it_runs_unsandboxed(monkeypatch
     monkeypatch.setenv(SANDBOX_SWITCH, "on")
     with pytest.raises(ThoroughError, match="AUTOGRADER_SANDBOX=on, but bubblewrap"):
         choose_sandbox()
+
+
+def test_the_scratch_course_is_registered_once_per_kit_and_copied_after(tmp_path):
+    """nbgrader's generate_assignment runs the first time only: the next check copies the registered course,
+    gradebook included; a changed source notebook is another course."""
+    own_kit = tmp_path / "kit"  # a kit of its own, so that the course is made here and not found made
+    (own_kit / "source" / ASSIGNMENT).mkdir(parents=True)
+    shutil.copy(REPO / CONFIG_FILE, own_kit / CONFIG_FILE)
+    lesson = "02_token_embeddings"
+    source = own_kit / "source" / ASSIGNMENT / f"{lesson}.ipynb"
+    shutil.copy(kit_source(REPO, lesson), source)
+
+    made = registered_course(own_kit, [lesson])
+    gradebook = made / "gradebook.db"
+    with Gradebook(sqlite_url(gradebook)) as gb:
+        assert [nb.name for nb in gb.find_assignment(ASSIGNMENT).notebooks] == [lesson]
+    stamp = gradebook.stat().st_mtime_ns
+
+    first, second = tmp_path / "one", tmp_path / "two"
+    urls = [scratch_course(target, own_kit, [lesson]) for target in (first, second)]
+    assert urls == [sqlite_url(first / "gradebook.db"), sqlite_url(second / "gradebook.db")]
+    assert registered_course(own_kit, [lesson]) == made and gradebook.stat().st_mtime_ns == stamp  # not made again
+    assert (first / "gradebook.db").read_bytes() == gradebook.read_bytes()
+    assert (second / KIT_RELEASE / ASSIGNMENT / f"{lesson}.ipynb").exists()  # the student copy the canary fills
+
+    source.write_text(source.read_text().replace("Embedding", "Embedding ", 1))
+    assert course_key(own_kit, [lesson]) != made.name  # another source notebook: registered anew

@@ -17,6 +17,10 @@ from ..grading.results import NOT_GRADED, Status, StudentResult
 from ..hidden.diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
 
 SKIP_IDS = {"not-implemented", "missing", NOT_GRADED}  # an unfinished stub is not a misconception
+# Charts are drawn for a class, not for one student (a late submission graded alone): a histogram of one score
+# and pass rates of 0 or 100 % say nothing the text does not, and drawing them (matplotlib) costs seconds.
+CHART_MIN_STUDENTS = 2
+CHART_FILES = ("scores.png", "pass_rate.png", "misconceptions.png", "slowest.png")
 
 
 @dataclass
@@ -112,7 +116,13 @@ def text_report(f: ClassFigures) -> str:
         )
     for student, reason in f.failed:
         lines.append(f"  could not grade {student}: {student_row(reason)}")
+    if not draws_charts(f):
+        lines.append(f"  No charts: {f.graded} submission(s) graded, charts are drawn from {CHART_MIN_STUDENTS}")
     return "\n".join(lines)
+
+
+def draws_charts(f: ClassFigures) -> bool:
+    return f.graded >= CHART_MIN_STUDENTS
 
 
 def _bin_counts(scores: list[float], top: float) -> list[int]:
@@ -207,7 +217,12 @@ def write_report(results: list[StudentResult], folder: Path, assignment: str, se
     """``sections``: further HTML parts of other steps (the similarity listing), placed before the students."""
     folder.mkdir(parents=True, exist_ok=True)
     f = figures(results)
-    charts = _charts(f, folder)
+    if draws_charts(f):
+        charts = _charts(f, folder)  # matplotlib is imported there, only when charts are drawn
+    else:
+        charts = {}
+        for name in CHART_FILES:  # an earlier run's charts are not this run's
+            (folder / name).unlink(missing_ok=True)
     rows = "".join(
         f"<tr><td>{n / max(f.graded, 1):.0%}</td><td>{n}</td><td><code>{html.escape(k)}</code></td>"
         f"<td>{html.escape(describe(k))}</td></tr>"

@@ -10,14 +10,19 @@ diagnosis) plus the practice exercises as 0-point rows.  The student's file is n
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
+import json
+import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cells import grade_id, is_test_cell
 from ..config import CONFIG_FILE, GradingOptions, KitConfig, grading_options
-from ..course import ASSIGNMENT, NOTEBOOKS, Assignment, Course, kit_assignment, repo_root, sqlite_url
+from ..course import ASSIGNMENT, KIT, NOTEBOOKS, Assignment, Course, kit_assignment, repo_root, sqlite_url
 from ..grading.canary import CanaryFailed, run_canary
 from ..grading.intake import locked_cells, renamed_from
 from ..grading.notes import group_notes, split_notes
@@ -125,6 +130,67 @@ def make_course(target: Path, kit: Path, lessons: list[str]) -> str:
     return db_url
 
 
+COURSES_KEPT = 4  # registered scratch courses kept under the kit's .kit/thorough/ (one per lesson set and kit version)
+PACKAGE = Path(__file__).resolve().parent.parent  # the kit's package: its code registers and grades
+
+
+def course_key(kit: Path, lessons: list[str]) -> str:
+    """A hash of everything a registered scratch course depends on: the kit's package and course config, the
+    lessons' source notebooks, nbgrader's version and the Python that runs it."""
+    digest = hashlib.sha256(
+        json.dumps([sys.executable, importlib.metadata.version("nbgrader"), sorted(set(lessons))]).encode()
+    )
+    files = sorted(PACKAGE.rglob("*.py")) + [kit / CONFIG_FILE] + [kit_source(kit, n) for n in sorted(set(lessons))]
+    for path in files:
+        digest.update(str(path.relative_to(PACKAGE if path.is_relative_to(PACKAGE) else kit)).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:32]
+
+
+def registered_courses(kit: Path) -> Path:
+    """Where the kit keeps the scratch courses it registered for --thorough (a folder of its own, under .kit/)."""
+    return kit / KIT / "thorough"
+
+
+def registered_course(kit: Path, lessons: list[str]) -> Path:
+    """A scratch course holding only ``lessons``, registered in its gradebook (:func:`make_course`): made
+    once per :func:`course_key` and kept under the kit's .kit/thorough/, so that a check copies it instead
+    of running nbgrader's ``generate_assignment`` again.  Made in a folder of its own and renamed into
+    place whole: a check never sees a half-made one.  OSError when the kit's folder cannot be written."""
+    folder = registered_courses(kit)
+    kept = folder / course_key(kit, lessons)
+    if kept.is_dir():
+        return kept
+    folder.mkdir(parents=True, exist_ok=True)
+    making = Path(tempfile.mkdtemp(prefix=".making-", dir=folder))
+    try:
+        make_course(making / "course", kit, lessons)
+        try:
+            os.rename(making / "course", kept)
+        except OSError:
+            if not kept.is_dir():  # not another check's, made meanwhile
+                raise
+    finally:
+        shutil.rmtree(making, ignore_errors=True)
+    for old in sorted(
+        (p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")), key=lambda p: p.stat().st_mtime
+    )[:-COURSES_KEPT]:
+        shutil.rmtree(old, ignore_errors=True)
+    return kept
+
+
+def scratch_course(target: Path, kit: Path, lessons: list[str]) -> str:
+    """The scratch course of a check in ``target``: a copy of the one registered before for these lessons and
+    this kit (:func:`registered_course`), else made there anew (a kit whose folder this user cannot write);
+    its gradebook's URL."""
+    try:
+        shutil.copytree(registered_course(kit, lessons), target)
+    except OSError:
+        shutil.rmtree(target, ignore_errors=True)
+        return make_course(target, kit, lessons)
+    return sqlite_url(kit_assignment(target).course.gradebook)
+
+
 def _message(test: TestResult) -> str:
     return "" if test.points >= test.max_points else failure_text(test)
 
@@ -207,7 +273,7 @@ def thorough_check(
     with tempfile.TemporaryDirectory(prefix="kit-thorough-") as scratch:
         course_dir = Path(scratch) / "course"
         lessons = [lesson for _, _, lesson, _ in chosen]
-        db_url = make_course(course_dir, kit, lessons)
+        db_url = scratch_course(course_dir, kit, lessons)
         assignment = Assignment(Course(course_dir), ASSIGNMENT)
         options = grading_options(
             assignment.course.config, sandbox=sandboxed, cell_timeout=cell_timeout, feedback=False

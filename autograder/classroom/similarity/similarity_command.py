@@ -69,9 +69,16 @@ class AfterGrading:
 
 def after_grading(assignment: Assignment, report_dir: Path, config) -> AfterGrading:
     """The similarity step at the end of `grade`; a bad option (a missing past-terms folder) is reported and
-    the class report still written, since the grading itself is done."""
+    the class report still written, since the grading itself is done.  A course with one submission and no
+    past terms to compare it with is not compared (nothing to pair it with), and the output says so."""
+    options = similarity_options(assignment.root, config)
+    if not options.past and len(assignment.students("submitted")) < 2:
+        why = "one submission and no past terms (c.SimilarityConfig.past) to compare it with"
+        return AfterGrading(
+            (f"<h2>Similar solutions</h2>\n<p>Not compared: {why}.</p>",), f"similarity: not compared: {why}", ""
+        )
     try:
-        outcome = run_similarity(assignment, report_dir, similarity_options(assignment.root, config))
+        outcome = run_similarity(assignment, report_dir, options)
     except ValueError as e:
         return AfterGrading((), f"similarity: not compared: {e}", "")
     return AfterGrading((outcome.report_section(),), summary(outcome), f"similar:  {outcome.page}\n")

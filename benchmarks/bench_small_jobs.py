@@ -1,0 +1,279 @@
+"""Small jobs: what a self-learner runs again and again, and an instructor runs for one late student, each
+timed side by side with its anchor in the same run (issue 34's goals).
+
+    python benchmarks/bench_small_jobs.py [--repeat 3] [--students 8] [--only startup check thorough grade cpu]
+    python benchmarks/bench_small_jobs.py --repeat 1 --no-warm-up      # the quick form, for comparing versions
+
+Each job and its anchor run one after the other, ``--repeat`` times (after one warm-up of both, unless
+``--no-warm-up``); the table gives each one's median wall time, the ratio and the goal, and whether the goal
+is met or by how much it falls short:
+
+- start-up: ``python -m autograder --help`` and every command's ``--help`` against ``python -c "import
+  numpy"`` (goal: well under a second, read as at most 0.5 s);
+- ``check`` of the lesson-2 reference solution against a bare ``jupyter nbconvert --to notebook --execute``
+  of the same notebook (goal: at most 0.5x);
+- ``check --thorough`` of it, the canary remembered (at most 1.3x the bare run) and the first time, its
+  canary graded (at most 2x);
+- one student's first ``grade``, on a course never graded before (the canary included), against plain
+  nbgrader's ``autograde`` + ``generate_feedback`` of that student on a course of its own (at most 0.5x);
+- the CPU per notebook over ``--students`` students (8), ``grade --jobs 1`` against plain nbgrader's
+  ``autograde`` + ``generate_feedback`` + ``export``, the whole machine's user + system time (at least 2x
+  less), run once (``--cpu-repeat``): with nothing else running, the whole machine's CPU is the kit's; the
+  process tree's is printed beside it.
+
+The course set-up, the CPU accounting and the plain-nbgrader anchor are benchmarks/bench_grading.py's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import median
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_grading import ENV, REPO, Run, class_course, plain_nbgrader, the_class, timed  # noqa: E402
+
+from autograder.course import ASSIGNMENT, NOTEBOOKS  # noqa: E402
+from autograder.devtools.demo import persona_notebooks  # noqa: E402
+
+CACHE_ENV = "AUTOGRADER_CANARY_CACHE"  # autograder.grading.canary's (not imported: it imports nbgrader)
+LESSON = NOTEBOOKS[1]  # lesson 2
+KIT = [sys.executable, "-m", "autograder"]
+JOBS = ("startup", "check", "thorough", "grade", "cpu")
+STARTUP_GOAL = 0.5  # "well under a second"
+
+
+@dataclass
+class Row:
+    job: str
+    kit: float
+    anchor_name: str
+    anchor: float | None
+    goal: str  # in words
+    met: bool
+    short: str  # by how much it falls short ("" when met)
+    less: bool = False  # the ratio is anchor / kit ("x less"), not kit / anchor
+
+    @property
+    def ratio(self) -> str:
+        if not self.anchor or not self.kit:
+            return ""
+        return f"{self.anchor / self.kit:.2f}x less" if self.less else f"{self.kit / self.anchor:.2f}x"
+
+
+def env_without_cache(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in ENV.items() if k != CACHE_ENV}
+    return {**env, **extra}
+
+
+def medians(jobs: dict[str, Callable[[], Run]], repeat: int, warm_up: bool) -> dict[str, float]:
+    """Median wall seconds of each job, the jobs taking turns (so a change in the machine's load hits all)."""
+    walls: dict[str, list[float]] = {name: [] for name in jobs}
+    for rep in range(repeat + warm_up):
+        for name, job in jobs.items():
+            wall = job().wall
+            if rep or not warm_up:
+                walls[name].append(wall)
+    return {name: median(w) for name, w in walls.items()}
+
+
+def at_most(job: str, kit: float, anchor_name: str, anchor: float, factor: float) -> Row:
+    ratio = kit / anchor
+    met = ratio <= factor
+    short = (
+        "" if met else f"{ratio / factor:.2f}x over: needs {anchor * factor:.1f} s, {kit - anchor * factor:.1f} s more"
+    )
+    return Row(job, kit, anchor_name, anchor, f"<= {factor:g}x", met, short)
+
+
+# --- the jobs ----------------------------------------------------------------------------------------
+
+
+def commands() -> list[str]:
+    listed = subprocess.run(KIT + ["--help"], cwd=REPO, env=ENV, capture_output=True, text=True, check=True)
+    return re.search(r"\{([a-z,-]+)\}", listed.stdout).group(1).split(",")
+
+
+def startup_rows(repeat: int, warm_up: bool, tmp: Path) -> list[Row]:
+    jobs = {"--help": lambda: timed(KIT + ["--help"], tmp)}
+    for name in commands():
+        jobs[f"{name} --help"] = lambda name=name: timed(KIT + [name, "--help"], tmp)
+    jobs["numpy"] = lambda: timed([sys.executable, "-c", "import numpy"], tmp)
+    walls = medians(jobs, repeat, warm_up)
+    numpy = walls.pop("numpy")
+    rows = []
+    for name, wall in walls.items():
+        met = wall <= STARTUP_GOAL
+        short = "" if met else f"{wall - STARTUP_GOAL:.2f} s over"
+        rows.append(Row(f"autograder {name}", wall, 'python -c "import numpy"', numpy, "<= 0.5 s", met, short))
+    return rows
+
+
+def lesson_notebook(folder: Path) -> Path:
+    """The lesson-2 reference solution, as a student's file."""
+    import nbformat
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{LESSON}.ipynb"
+    nbformat.write(persona_notebooks("reference")[LESSON], str(path))
+    return path
+
+
+def bare_run(notebook: Path) -> Run:
+    out = notebook.with_name(f"{notebook.stem}-executed.ipynb")
+    cmd = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--output", out.name]
+    return timed(cmd + [notebook.name], notebook.parent)
+
+
+def check_rows(repeat: int, warm_up: bool, tmp: Path, thorough: bool, check: bool) -> list[Row]:
+    notebook = lesson_notebook(tmp / "student")
+    remembered = tmp / "canary-remembered"  # filled by the warm-up (or the first repetition)
+    fresh = iter(range(1_000_000))
+
+    def first_time() -> Run:
+        return timed(
+            KIT + ["check", "--thorough", notebook.name],
+            notebook.parent,
+            env_without_cache(**{CACHE_ENV: str(tmp / f"canary-{next(fresh)}")}),
+        )
+
+    jobs = {"bare": lambda: bare_run(notebook)}
+    if check:
+        jobs["check"] = lambda: timed(KIT + ["check", notebook.name], notebook.parent)
+    if thorough:
+        remembered_env = env_without_cache(**{CACHE_ENV: str(remembered)})
+        if not warm_up:  # the canary remembered needs one run that remembers it
+            timed(KIT + ["check", "--thorough", notebook.name], notebook.parent, remembered_env)
+        jobs["remembered"] = lambda: timed(
+            KIT + ["check", "--thorough", notebook.name], notebook.parent, remembered_env
+        )
+        jobs["first"] = first_time
+    walls = medians(jobs, repeat, warm_up)
+    bare = "bare jupyter nbconvert --execute"
+    rows = []
+    if check:
+        rows.append(at_most(f"autograder check {LESSON}", walls["check"], bare, walls["bare"], 0.5))
+    if thorough:
+        rows.append(at_most("check --thorough, canary remembered", walls["remembered"], bare, walls["bare"], 1.3))
+        rows.append(at_most("check --thorough, first time", walls["first"], bare, walls["bare"], 2.0))
+    return rows
+
+
+def grade_rows(repeat: int, warm_up: bool, tmp: Path) -> list[Row]:
+    """One student on a course never graded before: a new course for every run of either side."""
+    student = the_class(1)  # the reference solution
+    made = iter(range(1_000_000))
+
+    def fresh_course(kind: str) -> Path:
+        course = tmp / f"{kind}-{next(made)}"
+        class_course(course, student)
+        return course
+
+    def kit() -> Run:
+        course = fresh_course("kit")
+        run = timed(KIT + ["grade", ASSIGNMENT, "--jobs", "1"], course, env_without_cache())
+        shutil.rmtree(course)
+        return run
+
+    def plain() -> Run:
+        course = fresh_course("plain")
+        auto, feed = plain_nbgrader(course, export=False)
+        shutil.rmtree(course)
+        return auto + feed
+
+    walls = medians({"kit": kit, "plain": plain}, repeat, warm_up)
+    return [
+        at_most(
+            "grade of one student, first time",
+            walls["kit"],
+            "nbgrader autograde + generate_feedback",
+            walls["plain"],
+            0.5,
+        )
+    ]
+
+
+def cpu_rows(repeat: int, tmp: Path, students: int) -> tuple[list[Row], str]:
+    """CPU per notebook over the class, the whole machine's (user + system) and the process tree's."""
+    per_notebook = students * len(NOTEBOOKS)
+    kits, plains = [], []
+    for rep in range(repeat):
+        kit, plain = tmp / f"cpu-kit-{rep}", tmp / f"cpu-plain-{rep}"
+        class_course(kit, the_class(students))
+        class_course(plain, the_class(students))
+        plains.append(sum(plain_nbgrader(plain), Run()))
+        kits.append(timed(KIT + ["grade", ASSIGNMENT, "--jobs", "1"], kit, env_without_cache()))
+    rows = []
+    for label, pick in (("whole machine", lambda r: r.machine), ("process tree", lambda r: r.tree)):
+        kit = median(pick(r) for r in kits) / per_notebook
+        plain = median(pick(r) for r in plains) / per_notebook
+        met = plain / kit >= 2
+        short = "" if met else f"{plain / kit:.2f}x less; needs {plain / 2:.2f} s, {kit - plain / 2:.2f} s less"
+        rows.append(
+            Row(
+                f"CPU/notebook, {students} students, --jobs 1, {label}",
+                kit,
+                "plain nbgrader, all three",
+                plain,
+                ">= 2x less",
+                met,
+                short,
+                less=True,
+            )
+        )
+    wall = median(r.wall for r in kits)
+    note = f"(wall: grade --jobs 1 of {students} students {wall:.1f} s, plain nbgrader's three steps "
+    return rows, note + f"{median(r.wall for r in plains):.1f} s)"
+
+
+def print_rows(rows: list[Row]) -> None:
+    print(f"{'small job':52}{'kit':>7}  {'anchor':40}{'anchor':>7}{'ratio':>13}  {'goal':11}goal met")
+    for r in rows:
+        anchor = f"{r.anchor:7.2f}" if r.anchor is not None else f"{'':7}"
+        verdict = "yes" if r.met else f"no, {r.short}"
+        print(f"{r.job:52}{r.kit:7.2f}  {r.anchor_name:40}{anchor}{r.ratio:>13}  {r.goal:11}{verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each job and anchor (median; default 3)")
+    parser.add_argument("--no-warm-up", dest="warm_up", action="store_false", help="no untimed first run")
+    parser.add_argument("--students", type=int, default=8, help="the class of the CPU comparison (default 8)")
+    parser.add_argument("--cpu-repeat", type=int, default=1, help="runs of the CPU comparison (default 1)")
+    parser.add_argument("--only", nargs="+", choices=JOBS, default=list(JOBS), help="these jobs only")
+    args = parser.parse_args()
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="kit-small-jobs-") as folder:
+        tmp = Path(folder)
+        rows: list[Row] = []
+        if "startup" in args.only:
+            rows += startup_rows(args.repeat, args.warm_up, tmp)
+        if "check" in args.only or "thorough" in args.only:
+            rows += check_rows(args.repeat, args.warm_up, tmp, "thorough" in args.only, "check" in args.only)
+        if "grade" in args.only:
+            rows += grade_rows(args.repeat, args.warm_up, tmp)
+        cpu, note = cpu_rows(args.cpu_repeat, tmp, args.students) if "cpu" in args.only else ([], "")
+    print(
+        f"\nsmall jobs side by side with their anchors ({os.cpu_count()} cores, load average {load:.1f} at the "
+        f"start, {os.getloadavg()[0]:.1f} at the end; the whole machine's CPU counts whatever else it ran)"
+    )
+    if rows:
+        print(f"wall seconds, median of {args.repeat}{' after a warm-up' if args.warm_up else ''}:")
+        print_rows(rows)
+    if cpu:
+        print(f"CPU seconds per notebook, user + system (median of {args.cpu_repeat}):")
+        print_rows(cpu)
+        print(note)
+
+
+if __name__ == "__main__":
+    main()

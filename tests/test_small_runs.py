@@ -1,0 +1,50 @@
+"""The fixed cost of a small `grade` run: what means nothing for one student is not done, and the output says so."""
+
+from __future__ import annotations
+
+import shutil
+
+from autograder.classroom.report import CHART_FILES, figures, text_report, write_report
+from autograder.classroom.similarity.similarity_command import after_grading
+from autograder.course import ASSIGNMENT, Assignment, Course
+from autograder.devtools.personas import write_submission
+from autograder.grading import results
+
+from .conftest import REPO, persona_notebooks
+
+
+def student(sid: str, points: float) -> results.StudentResult:  # (TestResult by its module: pytest would collect it)
+    return results.StudentResult(
+        sid, results.Status.GRADED, "", points, 10, 1.0, [results.TestResult("n1", "t1", points, 10, "wrong-value")]
+    )
+
+
+def test_a_one_student_run_draws_no_chart_and_says_why(tmp_path):
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "scores.png").write_bytes(b"an earlier run's chart")
+    index = write_report([student("late", 5)], folder, ASSIGNMENT)
+    assert not [name for name in CHART_FILES if (folder / name).exists()]  # the earlier run's chart is gone too
+    page = index.read_text()
+    assert "<img" not in page
+    why = "No charts: 1 submission(s) graded, charts are drawn from 2"
+    assert why in page and why in text_report(figures([student("late", 5)]))
+    assert "No charts" not in text_report(figures([student("a", 5), student("b", 10)]))
+
+
+def test_one_submission_is_not_compared_for_similarity_and_two_are(tmp_path):
+    course = tmp_path / "course"  # no gradebook: the similarity pass reads the source and the submissions
+    shutil.copytree(REPO / "source", course / "source")
+    shutil.copy(REPO / "nbgrader_config.py", course)
+    write_submission(course, "late", persona_notebooks("reference"))
+    assignment = Assignment(Course(course), ASSIGNMENT)
+    report_dir = assignment.reports
+    alone = after_grading(assignment, report_dir, None)
+    assert alone.text == (
+        "similarity: not compared: one submission and no past terms (c.SimilarityConfig.past) to compare it with"
+    )
+    assert "Not compared" in alone.sections[0] and alone.where == ""
+    assert not (report_dir / "similarity.csv").exists()
+    write_submission(course, "other", persona_notebooks("stub"))
+    both = after_grading(assignment, report_dir, None)
+    assert both.text.startswith("Similar solutions") and (report_dir / "similarity.csv").exists()
