@@ -83,25 +83,38 @@ def reference_submission(scratch: Assignment, notebooks: list[Path]) -> None:
         nbformat.write(release, str(target / source.name))
 
 
-def grade_reference(assignment: Assignment, notebooks: list[str] | None, options: GradingOptions) -> StudentResult:
-    """Grade the reference in a scratch copy of the course (config and source notebooks only)."""
+def grade_reference(
+    assignment: Assignment,
+    notebooks: list[str] | None,
+    options: GradingOptions,
+    registered: tuple[Assignment, str] | None = None,
+    meanwhile=None,
+) -> tuple[StudentResult, object]:
+    """Grade the reference in a scratch copy of the course (config and source notebooks only), or in
+    ``registered`` (a scratch course already registered, and its gradebook's URL); ``meanwhile()`` runs here
+    while the reference is graded in its own process.  (The reference's result, what ``meanwhile`` returned.)"""
     from .grade import grade_student
 
     sources = [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
     with tempfile.TemporaryDirectory(prefix="kit-canary-") as folder:
-        root = Path(folder) / "course"
-        root.mkdir()
-        shutil.copy(assignment.root / CONFIG_FILE, root / CONFIG_FILE)
-        scratch = assignment.in_course(root)  # laid out as the course's own config says
-        scratch.source.mkdir(parents=True)
-        for path in sources:
-            shutil.copy(path, scratch.source / path.name)
-        db_url = sqlite_url(scratch.course.gradebook)
-        scratch.register(db_url)
+        if registered is None:
+            root = Path(folder) / "course"
+            root.mkdir()
+            shutil.copy(assignment.root / CONFIG_FILE, root / CONFIG_FILE)
+            scratch = assignment.in_course(root)  # laid out as the course's own config says
+            scratch.source.mkdir(parents=True)
+            for path in sources:
+                shutil.copy(path, scratch.source / path.name)
+            db_url = sqlite_url(scratch.course.gradebook)
+            scratch.register(db_url)
+        else:
+            scratch, db_url = registered
         reference_submission(scratch, sources)
         # a process of its own, as a worker grades a student: whatever the grading leaves behind goes with it
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(grade_student, scratch, CANARY, db_url, replace(options, feedback=False)).result()
+            graded = pool.submit(grade_student, scratch, CANARY, db_url, replace(options, feedback=False))
+            done = meanwhile() if meanwhile is not None else None
+            return graded.result(), done
 
 
 def cause(result: StudentResult) -> str:
@@ -151,18 +164,26 @@ def run_canary(
     notebooks: list[str] | None = None,
     cache_root: Path | None = None,
     out=print,
-) -> None:
+    registered: tuple[Assignment, str] | None = None,
+    meanwhile=None,
+):
     """Grade the course's reference solution; raise CanaryFailed (one line: the cause and what to do) unless it
     scores full marks.  Skipped when nothing it depends on changed since it last passed here (under
-    ``cache_root``'s ``.kit/canary``, by default the course's)."""
+    ``cache_root``'s ``.kit/canary``, by default the course's).
+
+    ``registered``: a scratch course of the course's config and source notebooks, already registered, and its
+    gradebook's URL, to grade the reference in (``check --thorough``'s own) instead of making another.
+    ``meanwhile``: work to do while the reference is graded (``check --thorough`` grades the student's
+    notebook); its value is returned once the canary passed, and thrown away when it fails."""
     # the run's options, but for how many students at once and whether feedback is written
     key = fingerprint(assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
     record = assignment.canary_record(key, cache_folder(Course(cache_root) if cache_root else assignment.course))
     if passed_before(record):
         out("canary: the reference solution passed with this kit and course before; not graded again")
-        return
+        return meanwhile() if meanwhile is not None else None
+    meanwhile = _kept_apart(meanwhile) if meanwhile is not None else None
     try:
-        result = grade_reference(assignment, notebooks, options)
+        result, done = grade_reference(assignment, notebooks, options, registered, meanwhile)
     except BrokenProcessPool:
         raise CanaryFailed(
             "the process grading the reference solution died (killed, or out of memory); "
@@ -181,3 +202,24 @@ def run_canary(
         record.write_text(f"{result.score:g}/{result.max_score:g} in {result.seconds:.1f}s\n")
     except OSError:
         pass  # no record: the next run grades the reference again
+    if isinstance(done, _Raised):
+        raise done.error
+    return done
+
+
+class _Raised:
+    def __init__(self, error: Exception):
+        self.error = error
+
+
+def _kept_apart(meanwhile):
+    """``meanwhile``, with what it raises returned instead: its error is its own, never the canary's, and is
+    raised only once the canary passed."""
+
+    def run():
+        try:
+            return meanwhile()
+        except Exception as e:  # noqa: BLE001 - raised again by run_canary
+            return _Raised(e)
+
+    return run
