@@ -12,9 +12,14 @@ grading kernel.
 
 import sys
 
-# jsonschema, which nbformat and nbgrader import, imports the IRI checker of ``rfc3987_syntax`` when that is
-# installed (jsonschema's format-nongpl extra), and that module builds 38 Earley parsers as it is imported:
-# about 3.3 s of CPU in every process that reads a notebook, most of nbgrader's import time.  No schema
-# that nbformat, nbgrader or the kit validates has an ``iri`` format, and jsonschema goes without that one
-# checker when the module cannot be imported; so every process of the kit does without it.
-sys.modules.setdefault("rfc3987_syntax", None)
+# jsonschema, which nbformat and nbgrader import, imports the module behind each optional format checker that is
+# installed (jsonschema's format-nongpl extra) as it is itself imported.  Two of them are dear: the IRI checker's
+# ``rfc3987_syntax`` builds 38 Earley parsers (about 3.3 s of CPU, most of nbgrader's import time) and the
+# duration checker's ``isoduration`` imports ``arrow`` and its locales (a quarter of a second, a third of
+# `check`'s start-up).  No schema that nbformat, nbgrader or the kit validates has a format at all, and
+# jsonschema goes without a checker whose module cannot be imported; so every process of the kit does without
+# these, and those of colors and URI templates, which nothing else uses either.  (The URI and date-time
+# checkers' modules stay: jupyter_events, which nbgrader's server extension imports, uses them itself.)
+FORMAT_CHECKERS_LEFT_OUT = ("rfc3987_syntax", "isoduration", "webcolors", "uri_template")
+for _name in FORMAT_CHECKERS_LEFT_OUT:
+    sys.modules.setdefault(_name, None)

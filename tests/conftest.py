@@ -281,14 +281,14 @@ ONE_WORKER = {
 # right): the workers take these first, so that what is left at the end is many short tests that the two
 # workers share out and finish together. Everything else follows in collection order.
 DEAREST_FIRST = (
-    "tests/test_mutants.py",
     "browser",
     "hostile",
-    "tests/test_demo.py",
     "dask_grading",
     "bulk_grading",
     "tests/test_history.py",
     "plain_course",
+    "tests/test_mutants.py",
+    "tests/test_demo.py",
     "tests/test_faults.py",
     "jupyterhub",
     "tests/test_readme.py",

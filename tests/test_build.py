@@ -146,8 +146,8 @@ def test_a_point_change_is_said_as_applied_to_the_old_submissions():
     submitted = nbformat.read(REPO / "release" / ASSIGNMENT / "03_sinusoidal.ipynb", 4)  # as handed out
     notes = repair_cells("03_sinusoidal", submitted, expected)
     assert notes == [
-        "03_sinusoidal: cell `test-table-even` carries 5 point(s), the assignment now 7 "
-        "(the assignment's points are applied)"
+        "03_sinusoidal: test-table-even: 5 -> 7 points in the assignment "
+        "(this copy, handed out before the change, says 5, and is graded on 7)"
     ]
     cell = next(c for c in submitted.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test-table-even")
     assert cell.metadata["nbgrader"]["points"] == 7

@@ -8,15 +8,17 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.config import CONFIG_FILE, SANDBOX_SWITCH
-from autograder.course import ASSIGNMENT, KIT_RELEASE, NOTEBOOKS, sqlite_url
+from autograder.config import CONFIG_FILE, SANDBOX_SWITCH, grading_options
+from autograder.course import ASSIGNMENT, KIT_RELEASE, NOTEBOOKS, Assignment, Course, sqlite_url
 from autograder.devtools.personas import filled_notebook
+from autograder.grading.canary import CACHE_ENV, CANARY, CanaryFailed, run_canary
 from autograder.student.thorough import (
     ThoroughError,
     choose_sandbox,
@@ -129,3 +131,33 @@ def test_the_scratch_course_is_registered_once_per_kit_and_copied_after(tmp_path
 
     source.write_text(source.read_text().replace("Embedding", "Embedding ", 1))
     assert course_key(own_kit, [lesson]) != made.name  # another source notebook: registered anew
+
+
+def test_the_canary_grades_in_the_checks_own_course_while_the_notebook_is_graded(tmp_path, monkeypatch):
+    """run_canary(registered=, meanwhile=): the reference is graded in the course given (no second course is
+    registered) while ``meanwhile`` runs; its value comes back once the canary passed, its error is raised only
+    then, and a failing canary throws the value away and says why."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "records"))  # graded here, not remembered from another test
+    lesson = "02_token_embeddings"
+    db_url = scratch_course(tmp_path / "course", REPO, [lesson])
+    scratch = Assignment(Course(tmp_path / "course"), ASSIGNMENT)
+    options = grading_options(scratch.course.config, sandbox=choose_sandbox()[0], feedback=False)
+    seen = []
+
+    def fails():
+        seen.append(scratch.submitted(CANARY).is_dir())  # the reference is in this course already
+        raise OSError("the student's grading failed on the kit's side")
+
+    # its error is its own (not the canary's), raised once the canary passed
+    with pytest.raises(OSError, match="the student's grading failed"):
+        run_canary(scratch, options, notebooks=[lesson], registered=(scratch, db_url), meanwhile=fails)
+    assert seen == [True]
+    with Gradebook(db_url) as gb:  # graded in the course it was given
+        assert gb.find_submission(ASSIGNMENT, CANARY).score == gb.find_submission(ASSIGNMENT, CANARY).max_score > 0
+    remembered = run_canary(
+        scratch, options, notebooks=[lesson], registered=(scratch, db_url), meanwhile=lambda: "the grades"
+    )
+    assert remembered == "the grades"
+    starved = replace(options, notebook_budget=0.5)  # the reference cannot score full marks in half a second
+    with pytest.raises(CanaryFailed, match="not full marks"):
+        run_canary(scratch, starved, notebooks=[lesson], registered=(scratch, db_url), meanwhile=fails)

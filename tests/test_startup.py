@@ -77,15 +77,17 @@ def test_check_imports_only_what_the_self_checks_need():
     assert not found & set(GRADING), found & set(GRADING)
 
 
-def test_no_process_of_the_kit_builds_the_iri_parsers():
-    """jsonschema imports rfc3987_syntax (38 Earley parsers, seconds of CPU) unless the kit's package keeps it out;
-    no schema nbformat or nbgrader validates has an `iri` format, so no check is lost."""
+def test_no_process_of_the_kit_imports_the_dear_format_checkers():
+    """jsonschema imports rfc3987_syntax (38 Earley parsers, seconds of CPU) and isoduration (arrow, a quarter of a
+    second) unless the kit's package keeps them out; no schema nbformat or nbgrader validates has a format, so no
+    check is lost."""
     probe = (
         "import autograder, sys, nbgrader.api, nbformat, jsonschema; "
-        "print(sys.modules.get('rfc3987_syntax'), 'iri' in jsonschema.FormatChecker().checkers)"
+        "print(*[sys.modules.get(m) for m in ('rfc3987_syntax', 'isoduration', 'arrow')], "
+        "*[f in jsonschema.FormatChecker().checkers for f in ('iri', 'duration', 'color', 'uri-template')])"
     )
     run = subprocess.run([sys.executable, "-c", probe], env=ENV, capture_output=True, text=True, timeout=120)
-    assert run.stdout.split() == ["None", "False"], run.stdout + run.stderr
+    assert run.stdout.split() == ["None"] * 3 + ["False"] * 4, run.stdout + run.stderr
 
     import nbformat
     import nbgrader.nbgraderformat
@@ -103,4 +105,4 @@ def test_no_process_of_the_kit_builds_the_iri_parsers():
         *Path(nbgrader.nbgraderformat.__file__).parent.glob("*.json"),
     ]
     assert len(files) > 5
-    assert not any(f.startswith("iri") for path in files for f in formats(json.loads(path.read_text())))
+    assert not any(formats(json.loads(path.read_text())) for path in files)

@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..grading.notes import grouped_reason
+from ..grading.notes import class_notes, student_row
 from ..grading.results import NOT_GRADED, Status, StudentResult
 from ..hidden.diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
 
@@ -38,6 +38,7 @@ class ClassFigures:
     # this run's notebooks by how their kernel came up: forked, and started the ordinary way per reason
     forked: int = 0
     started: list[tuple[str, int]] = ()  # (why, notebooks)
+    class_notes: list[str] = ()  # notes on the assignment, said once for the class (a point change)
 
 
 def figures(results: list[StudentResult]) -> ClassFigures:
@@ -76,6 +77,7 @@ def figures(results: list[StudentResult]) -> ClassFigures:
         slowest=slow,
         forked=starts.count("forked"),
         started=sorted(started.items(), key=lambda x: (-x[1], x[0])),
+        class_notes=class_notes({r.student: r.reason for r in results}),
     )
 
 
@@ -85,6 +87,7 @@ def describe(code: str) -> str:
 
 def text_report(f: ClassFigures) -> str:
     lines = [f"Class report: {f.graded} of {f.students} submissions graded, {len(f.failed)} not"]
+    lines += [f"  {note}" for note in f.class_notes]
     if f.scores:
         mean = sum(f.scores) / len(f.scores)
         full = sum(s >= f.max_score for s in f.scores)
@@ -112,7 +115,7 @@ def text_report(f: ClassFigures) -> str:
             "ordinary way" + (f" ({why})" if why else "")
         )
     for student, reason in f.failed:
-        lines.append(f"  could not grade {student}: {grouped_reason(reason)}")
+        lines.append(f"  could not grade {student}: {student_row(reason)}")
     if not draws_charts(f):
         lines.append(f"  No charts: {f.graded} submission(s) graded, charts are drawn from {CHART_MIN_STUDENTS}")
     return "\n".join(lines)
@@ -227,7 +230,7 @@ def write_report(results: list[StudentResult], folder: Path, assignment: str, se
     )
     table = "".join(
         f"<tr><td>{html.escape(r.student)}</td><td>{r.status}</td><td>{r.score:g}/{r.max_score:g}</td>"
-        f"<td>{html.escape(grouped_reason(r.reason))}</td></tr>"
+        f"<td>{html.escape(student_row(r.reason))}</td></tr>"
         for r in sorted(results, key=lambda r: r.student)
     )
     images = "".join(f'<p><img src="{name}" alt="{name}"></p>' for name in charts)

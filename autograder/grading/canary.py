@@ -115,25 +115,33 @@ def run_gradebook_copy(
 
 
 def grade_reference_here(
-    assignment: Assignment, notebooks: list[str] | None, options: GradingOptions, gradebook: str | None = None
+    assignment: Assignment,
+    notebooks: list[str] | None,
+    options: GradingOptions,
+    gradebook: str | None = None,
+    registered: tuple[Assignment, str] | None = None,
 ) -> StudentResult:
-    """Grade the reference in this process, in a scratch copy of the course (config and source notebooks only),
-    against a copy of ``gradebook`` (:func:`run_gradebook_copy`) or, without one, a gradebook of its own."""
+    """Grade the reference in this process: in ``registered`` (a scratch course already registered, and its
+    gradebook's URL), or in a scratch copy of the course (config and source notebooks only) against a copy of
+    ``gradebook`` (:func:`run_gradebook_copy`) or, without one, a gradebook of its own."""
     from .grade import grade_student
 
     sources = [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
     with tempfile.TemporaryDirectory(prefix="kit-canary-") as folder:
-        root = Path(folder) / "course"
-        root.mkdir()
-        shutil.copy(assignment.root / CONFIG_FILE, root / CONFIG_FILE)
-        scratch = assignment.in_course(root)  # laid out as the course's own config says
-        scratch.source.mkdir(parents=True)
-        for path in sources:
-            shutil.copy(path, scratch.source / path.name)
-        db_url = run_gradebook_copy(assignment, gradebook, scratch, sources)
-        if db_url is None:
-            db_url = sqlite_url(scratch.course.gradebook)
-            scratch.register(db_url)
+        if registered is None:
+            root = Path(folder) / "course"
+            root.mkdir()
+            shutil.copy(assignment.root / CONFIG_FILE, root / CONFIG_FILE)
+            scratch = assignment.in_course(root)  # laid out as the course's own config says
+            scratch.source.mkdir(parents=True)
+            for path in sources:
+                shutil.copy(path, scratch.source / path.name)
+            db_url = run_gradebook_copy(assignment, gradebook, scratch, sources)
+            if db_url is None:
+                db_url = sqlite_url(scratch.course.gradebook)
+                scratch.register(db_url)
+        else:
+            scratch, db_url = registered
         reference_submission(scratch, sources)
         return grade_student(scratch, CANARY, db_url, replace(options, feedback=False))
 
@@ -142,17 +150,27 @@ def grade_reference(
     assignment: Assignment,
     notebooks: list[str] | None,
     options: GradingOptions,
+    registered: tuple[Assignment, str] | None = None,
+    meanwhile=None,
     *,
     gradebook: str | None = None,
     pool: ProcessPoolExecutor | None = None,
-) -> StudentResult:
-    """Grade the reference in a process of its own, as a worker grades a student: whatever the grading leaves
-    behind goes with it.  ``pool``: the run's own worker processes, which grade the class after it (one process
-    started and one nbgrader imported fewer); by default a process started for it."""
+) -> tuple[StudentResult, object]:
+    """Grade the reference (:func:`grade_reference_here`) in a process of its own, as a worker grades a student:
+    whatever the grading leaves behind goes with it.  ``pool``: the run's own worker processes, which grade the
+    class after it (one process started and one nbgrader imported fewer); by default a process started for it.
+    ``meanwhile()`` runs here while the reference is graded.  (The reference's result, what ``meanwhile``
+    returned.)"""
+
+    def graded_in(pool):
+        graded = pool.submit(grade_reference_here, assignment, notebooks, options, gradebook, registered)
+        done = meanwhile() if meanwhile is not None else None
+        return graded.result(), done
+
     if pool is not None:
-        return pool.submit(grade_reference_here, assignment, notebooks, options, gradebook).result()
+        return graded_in(pool)
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as own:
-        return own.submit(grade_reference_here, assignment, notebooks, options, gradebook).result()
+        return graded_in(own)
 
 
 def cause(result: StudentResult) -> str:
@@ -201,23 +219,33 @@ def run_canary(
     *,
     notebooks: list[str] | None = None,
     cache_root: Path | None = None,
+    out=print,
+    registered: tuple[Assignment, str] | None = None,
+    meanwhile=None,
     gradebook: str | None = None,
     pool: ProcessPoolExecutor | None = None,
-    out=print,
-) -> None:
+):
     """Grade the course's reference solution; raise CanaryFailed (one line: the cause and what to do) unless it
     scores full marks.  Skipped when nothing it depends on changed since it last passed here (under
-    ``cache_root``'s ``.kit/canary``, by default the course's).  ``gradebook``: the run's, where the assignment is
-    registered, copied for the reference when it is SQLite; ``pool``: the run's worker processes, one of which
-    grades the reference (:func:`grade_reference`)."""
+    ``cache_root``'s ``.kit/canary``, by default the course's).
+
+    ``registered``: a scratch course of the course's config and source notebooks, already registered, and its
+    gradebook's URL, to grade the reference in (``check --thorough``'s own) instead of making another.
+    ``meanwhile``: work to do while the reference is graded (``check --thorough`` grades the student's
+    notebook); its value is returned once the canary passed, and thrown away when it fails.
+    ``gradebook``: the run's, where the assignment is registered, copied for the reference when it is SQLite;
+    ``pool``: the run's worker processes, one of which grades the reference (:func:`grade_reference`)."""
     # the run's options, but for how many students at once and whether feedback is written
     key = fingerprint(assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
     record = assignment.canary_record(key, cache_folder(Course(cache_root) if cache_root else assignment.course))
     if passed_before(record):
         out("canary: the reference solution passed with this kit and course before; not graded again")
-        return
+        return meanwhile() if meanwhile is not None else None
+    meanwhile = _kept_apart(meanwhile) if meanwhile is not None else None
     try:
-        result = grade_reference(assignment, notebooks, options, gradebook=gradebook, pool=pool)
+        result, done = grade_reference(
+            assignment, notebooks, options, registered, meanwhile, gradebook=gradebook, pool=pool
+        )
     except BrokenProcessPool:
         raise CanaryFailed(
             "the process grading the reference solution died (killed, or out of memory); "
@@ -236,3 +264,24 @@ def run_canary(
         record.write_text(f"{result.score:g}/{result.max_score:g} in {result.seconds:.1f}s\n")
     except OSError:
         pass  # no record: the next run grades the reference again
+    if isinstance(done, _Raised):
+        raise done.error
+    return done
+
+
+class _Raised:
+    def __init__(self, error: Exception):
+        self.error = error
+
+
+def _kept_apart(meanwhile):
+    """``meanwhile``, with what it raises returned instead: its error is its own, never the canary's, and is
+    raised only once the canary passed."""
+
+    def run():
+        try:
+            return meanwhile()
+        except Exception as e:  # noqa: BLE001 - raised again by run_canary
+            return _Raised(e)
+
+    return run

@@ -17,6 +17,7 @@ from ..cells import grade_id, is_graded_cell, is_protected_cell, is_solution_cel
 from ..course import Assignment
 from ..notebooks import read_notebook
 from ..sandbox.limits import ResourceLimits
+from .notes import points_note
 
 
 def renamed_from(nb, expected: dict[str, dict], open_names: set[str]) -> str | None:
@@ -56,11 +57,8 @@ GRADING_KEYS = ("grade", "solution", "locked", "points", "schema_version")
 def _metadata_note(name: str, gid: str, changed: list[str], had: dict, want: dict) -> str:
     """What differs in a cell's grading metadata from the assignment's, and that the assignment's is applied:
     after a point change every submission carries the old points, which is no fault of the student."""
-    if changed == ["points"]:
-        return (
-            f"{name}: cell `{gid}` carries {had.get('points')} point(s), the assignment now {want.get('points')} "
-            "(the assignment's points are applied)"
-        )
+    if changed == ["points"] and all(isinstance(m.get("points"), (int, float)) for m in (had, want)):
+        return points_note(name, gid, had["points"], want["points"])
     return f"{name}: the grading metadata of cell `{gid}` differs from the assignment's (the assignment's is applied)"
 
 

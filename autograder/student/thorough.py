@@ -278,15 +278,28 @@ def thorough_check(
         options = grading_options(
             assignment.course.config, sandbox=sandboxed, cell_timeout=cell_timeout, feedback=False
         )
-        try:  # the kit's own reference first: a fault of the kit here must not read as the student's mistake
-            run_canary(assignment, options, notebooks=sorted(set(lessons)), cache_root=kit, out=echo)
+
+        def grade_chosen() -> None:
+            for number, (slot, path, lesson, nb) in enumerate(chosen, start=1):
+                try:
+                    outcomes[slot] = grade_one(assignment, db_url, kit, path, lesson, nb, f"{STUDENT}{number}", options)
+                except ThoroughError as e:
+                    outcomes[slot] = e
+
+        # the kit's own reference, in the same scratch course and its own process, while the notebooks are graded
+        # here: none is shown unless it passed, since a fault of the kit must not read as the student's mistake
+        try:
+            run_canary(
+                assignment,
+                options,
+                notebooks=sorted(set(lessons)),
+                cache_root=kit,
+                out=echo,
+                registered=(assignment, db_url),
+                meanwhile=grade_chosen,
+            )
         except CanaryFailed as e:
             raise ThoroughError(f"the kit cannot grade on this machine, your notebook was not graded: {e}") from None
-        for number, (slot, path, lesson, nb) in enumerate(chosen, start=1):
-            try:
-                outcomes[slot] = grade_one(assignment, db_url, kit, path, lesson, nb, f"{STUDENT}{number}", options)
-            except ThoroughError as e:
-                outcomes[slot] = e
     return outcomes
 
 

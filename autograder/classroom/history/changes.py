@@ -11,6 +11,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
+from ...grading.notes import SEPARATOR, class_notes, is_class_note, split_notes
 from ...grading.results import Status
 from .history import Grade
 
@@ -147,6 +148,16 @@ def _name_width(changes: list[StudentChange]) -> int:
     return max([len(t.name) for c in changes for t in c.tests] + [10])
 
 
+def new_class_notes(comparison: Comparison) -> list[str]:
+    """The notes on the assignment (a point change) that the later state has and the earlier had not, one line
+    each for the class: why every score of a regrade moved, said once."""
+    before = {n for g in comparison.before.values() for n in split_notes(g.reason) if is_class_note(n)}
+    after = {
+        s: SEPARATOR.join(n for n in split_notes(g.reason) if n not in before) for s, g in comparison.after.items()
+    }
+    return class_notes(after)
+
+
 def format_summary(comparison: Comparison, largest: int = LARGEST) -> str:
     """The end-of-run summary: ups and downs among regraded students, the class mean, the largest changes."""
     regraded = comparison.changed_grades
@@ -174,6 +185,7 @@ def format_diff(comparison: Comparison) -> str:
         f"{len(comparison.students)} student(s) changed; class mean "
         f"{_means_text(comparison.before, comparison.after)}"
     ]
+    lines += [f"  {note}" for note in new_class_notes(comparison)]
     for change in comparison.students:
         lines.append(f"{change.student}: {_shown(change.before)} -> {_shown(change.after)} ({change.delta:+g})")
         lines += _test_lines(change, _name_width(comparison.students))

@@ -6,7 +6,7 @@ from ...course import Assignment, CourseError
 from ...grading.canary import CanaryFailed, run_canary
 from ...grading.faults import exception_fault
 from ...grading.grade import course_config, expected_notebooks
-from ...grading.notes import grouped_reason
+from ...grading.notes import student_row
 from ...grading.results import Status
 from ...sandbox import SandboxUnavailable, check_sandbox, describe
 from ...sandbox.limits import LimitUnavailable, ResourceLimits
@@ -188,5 +188,5 @@ def class_table(outcome: BatchOutcome) -> str:
     lines = [f"{'student':{width}}  {'score':>9}  status   notes", "-" * (width + 40)]
     for r in outcome.results:
         score = f"{r.score:g}/{r.max_score:g}" if r.status not in (Status.FAILED, Status.ERROR) else "-"
-        lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {grouped_reason(r.reason)}")
+        lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {student_row(r.reason)}")
     return "\n".join(lines)

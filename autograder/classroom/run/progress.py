@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ...grading.notes import grouped_reason
+from ...grading.notes import student_row
 from ...grading.results import Status
 
 
@@ -33,12 +33,13 @@ class Progress:
         if self.lines:
             self._clear()
             if result.status is Status.FAILED:
-                line = f"  FAILED {result.student}: {grouped_reason(result.reason)}"
+                line = f"  FAILED {result.student}: {student_row(result.reason)}"
             elif result.status is Status.ERROR:  # the kit's side failed: no grade, graded again next run
                 line = f"  ERROR {result.student}: not graded: {result.reason}"
             else:
+                shown = student_row(result.reason)  # a point change is said once, in the class report
                 line = f"  graded {result.student}: {result.score:g}/{result.max_score:g}" + (
-                    f"  ({grouped_reason(result.reason)})" if result.reason else ""
+                    f"  ({shown})" if shown else ""
                 )
             print(f"{line}  [{result.seconds:.1f}s]", file=sys.stdout, flush=True)
         self._draw()

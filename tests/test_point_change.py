@@ -1,0 +1,67 @@
+"""The README's regrade example, run as written: a test's points changed the documented way, then regraded.
+
+In a copy of the course, lesson 3's ``test-table-even`` gets 7 points instead of 5 in the ``# %%`` header of
+``assignments/embeddings/03_sinusoidal.py`` (README "For instructors", docs/authors.md), ``autograder
+build`` writes source/ and release/ again, and ``grade --force`` regrades a class that was handed the
+notebooks before the change.  The grade run, the class report and ``diff`` give each side's total, say
+the point change once for the class (not once per student row), and the new points are applied.
+A class of three who handed in lesson 3 only, kept short to grade.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+
+from autograder.course import ASSIGNMENT
+from autograder.devtools.demo import persona_notebooks
+from autograder.devtools.personas import write_submission
+
+from .conftest import REPO, kit, scratch_course
+
+HEADER = '"grade_id": "test-table-even", "locked": true, "points": 5,'
+CLASS = {"s01-ada": "reference", "s02-ben": "stub", "s03-eli": "reference"}
+CLASS_NOTE = (
+    "03_sinusoidal: test-table-even: 5 -> 7 points in the assignment; the 3 submissions handed out before "
+    "the change carry 5 points, graded on 7"
+)
+
+
+def test_a_point_change_made_as_the_readme_says_is_built_regraded_and_said_once(tmp_path):
+    course = tmp_path / "course"
+    db_url = scratch_course(course)
+    shutil.copytree(REPO / "assignments", course / "assignments")
+    shutil.copytree(REPO / "release", course / "release")
+    for student, persona in CLASS.items():  # handed out before the change: the notebooks carry 5 points
+        write_submission(course, student, {"03_sinusoidal": persona_notebooks(persona)["03_sinusoidal"]})
+    grade = ("grade", ASSIGNMENT, "--course-dir", str(course), "--db-url", db_url, "--jobs", "2")
+    kit(*grade)
+
+    authored = course / "assignments" / ASSIGNMENT / "03_sinusoidal.py"
+    assert authored.read_text().count(HEADER) == 1
+    authored.write_text(authored.read_text().replace(HEADER, HEADER.replace('"points": 5', '"points": 7')))
+    built = kit("build", "--repo", str(course))
+    assert "note: the points add up to 102 (the usual total is 100); scores are out of 102" in built.stdout
+
+    out = kit(*grade, "--force").stdout
+    assert "class mean " in out and re.search(r"class mean [\d.]+/100 -> [\d.]+/102", out), out
+    assert out.count("test-table-even") and out.count(CLASS_NOTE) == 1, out  # said once, for the class
+    rows = [line for line in out.splitlines() if line.startswith(tuple(CLASS)) and "/102" in line]
+    assert len(rows) == len(CLASS) and not any("test-table-even" in r or "handed out" in r for r in rows), rows
+    assert "s01-ada: 20/100 -> 22/102 (+2)" in out  # the new points are applied
+    report = html.unescape((course / "reports" / ASSIGNMENT / "index.html").read_text())
+    assert report.count(CLASS_NOTE) == 1, "the class report repeats the point change per student"
+
+    diff = kit("diff", ASSIGNMENT, "--from", "1", "--to", "2", "--course-dir", str(course), "--db-url", db_url).stdout
+    assert re.search(r"class mean [\d.]+/100 -> [\d.]+/102", diff) and CLASS_NOTE in diff, diff
+    ada = diff.split("s01-ada:", 1)[1]
+    assert re.search(r"03_sinusoidal/test-table-even\s+5 -> 7", ada), diff
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    # what the README tells the instructor to do, and the note it shows for the class
+    assert "`test-table-even` 7 points instead of 5" in readme
+    assert '`"points"` in the `# %%` header of `assignments/embeddings/03_sinusoidal.py`' in readme
+    shown = re.search(r"^  03_sinusoidal: test-table-even: 5 -> 7 points in the assignment; .*$", readme, re.M)
+    assert shown, "the README's regrade example shows no class-level line for the point change"
+    assert re.sub(r"the \d+ submissions", "the 3 submissions", shown.group(0).strip()).startswith(CLASS_NOTE)
