@@ -140,9 +140,9 @@ def grade_reference_here(
             if db_url is None:
                 db_url = sqlite_url(scratch.course.gradebook)
                 scratch.register(db_url)
-        else:
+            reference_submission(scratch, sources)
+        else:  # its reference written by the caller (grade_reference)
             scratch, db_url = registered
-        reference_submission(scratch, sources)
         return grade_student(scratch, CANARY, db_url, replace(options, feedback=False))
 
 
@@ -161,6 +161,10 @@ def grade_reference(
     class after it (one process started and one nbgrader imported fewer); by default a process started for it.
     ``meanwhile()`` runs here while the reference is graded.  (The reference's result, what ``meanwhile``
     returned.)"""
+
+    if registered is not None:  # in place before ``meanwhile`` runs
+        sources = [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
+        reference_submission(registered[0], sources)
 
     def graded_in(pool):
         graded = pool.submit(grade_reference_here, assignment, notebooks, options, gradebook, registered)
