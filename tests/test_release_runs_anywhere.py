@@ -45,9 +45,15 @@ def plain_kernel(tmp_path_factory):
     """A separate virtual environment with numpy and ipykernel only, as a named kernel."""
     root = tmp_path_factory.mktemp("plain-kernel")
     venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    # no pip in it (this test's pip installs into it from outside), and no bytecode compiled ahead for the
+    # whole of IPython and NumPy: the kernels compile what they import
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", *PINNED], check=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "--quiet", "--no-compile", *PINNED],
+        check=True,
+        timeout=600,
+    )
     spec = root / "jupyter" / "kernels" / "plain-numpy"
     spec.mkdir(parents=True)
     (spec / "kernel.json").write_text(

@@ -29,7 +29,7 @@ KIT_DEATH = "KitKernelDeath"  # the error that ends a notebook whose kernel the 
 
 
 class KitKernelDeath(RuntimeError):
-    """The notebook's kernel died of the kit's side (its fork server died) on every try: no grade from it."""
+    """The notebook's kernel died of the kit's side (its fork server or its placeholder died) on every try: no grade from it."""
 
 
 class BudgetedExecute(Execute):
@@ -149,6 +149,7 @@ class BudgetedExecute(Execute):
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
         km.client_class = GRADING_CLIENT
+        self._graded_km = km  # (nbclient forgets its km when the kernel died before it answered: asked why after)
         return km
 
     def start_new_kernel(self, **kwargs):

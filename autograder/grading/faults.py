@@ -18,13 +18,14 @@ class KitFault(RuntimeError):
 
 DISK_FULL = ("No space left on device", "database or disk is full", "Disk quota exceeded")
 # nbgrader's log of a converter that failed, and what it means on the kit's side
-KIT_SIDE = {
+KIT_SIDE = {  # the first that a log shows is told (a kernel killed three times may also not have started)
+    "KitKernelDeath": "the grading kernel was killed on the kit's side (its fork server or its sandbox's placeholder "
+    "died) on every try",
     "Kernel died before replying to kernel_info": "the grading kernel did not start (the sandbox or the kernelspec)",
     "Kernel didn't respond in": "the grading kernel did not start (the sandbox or the kernelspec)",
     "No such kernel named": "the notebook's kernelspec is not installed for grading",
     "OperationalError": "the gradebook could not be written",
     "the checker's channel could not be opened": "the checker's channel could not be opened",
-    "KitKernelDeath": "the grading kernel was killed on the kit's side (its fork server died) on every try",
 }
 
 

@@ -210,5 +210,17 @@ def server_death(server: subprocess.Popen | None) -> str | None:
     return f"the fork server that forked it died ({how}: out of memory, or killed)"
 
 
+def placeholder_death(sandbox: subprocess.Popen | None) -> str | None:
+    """How the placeholder that a forked kernel joined died, in words, if it was killed; None while it lives or
+    when it ended by itself.  ``sandbox`` is bubblewrap, which exits 128 + N when its command (the placeholder)
+    was killed by signal N; the placeholder ends by itself (status 0) once the kernel has closed its pipe, and the
+    kit's own stop kills bubblewrap (a negative status), so a killed placeholder is never the kernel's own end."""
+    if sandbox is None or sandbox.poll() is None or sandbox.returncode <= 128:
+        return None
+    return (
+        f"the sandbox's placeholder it ran in was killed (signal {sandbox.returncode - 128}: out of memory, or killed)"
+    )
+
+
 def stop_server() -> None:
     _server.stop()

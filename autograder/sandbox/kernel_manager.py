@@ -114,6 +114,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         from .forked import fork_in_thread
 
         _, placeholder, kernel = self._fork
+        self._sandbox_process = self.provisioner.process  # bubblewrap, running the placeholder the kernel joins
         cgroup_files = self._cgroup.procs_files() if self._cgroup is not None else []
         self._forking, self._launch_kw = fork_in_thread(self.provisioner.pid, placeholder, kernel, cgroup_files), kw
         if not self.fork_in_background:
@@ -179,13 +180,17 @@ class SandboxedKernelManager(AsyncKernelManager):
         await super()._async_wait(pollinterval=min(pollinterval, 0.01))
 
     _fork_server = None  # the fork server that forked this kernel (None: started the ordinary way)
+    _sandbox_process = None  # bubblewrap running the placeholder a forked kernel joined
 
     def death_cause(self) -> str | None:
         """Why the kernel died, when its death is the kit's and not the student's code's: its fork server died
-        (a death the student cannot cause: the server is outside the sandbox); None otherwise."""
-        from .forked import server_death
+        (the server is outside the sandbox), or the sandbox's placeholder was killed (it ends by itself only when
+        the kernel has ended); None otherwise."""
+        from .forked import placeholder_death, server_death
 
-        return server_death(self._fork_server)
+        if self._fork_server is None:  # started the ordinary way: bubblewrap's status is the kernel's own
+            return None
+        return server_death(self._fork_server) or placeholder_death(self._sandbox_process)
 
     @property
     def limit_breach(self) -> str | None:
