@@ -228,6 +228,7 @@ def run_canary(
     meanwhile=None,
     gradebook: str | None = None,
     pool: ProcessPoolExecutor | None = None,
+    then: str = "grading the class",
 ):
     """Grade the course's reference solution; raise CanaryFailed (one line: the cause and what to do) unless it
     scores full marks.  Skipped when nothing it depends on changed since it last passed here (under
@@ -238,7 +239,8 @@ def run_canary(
     ``meanwhile``: work to do while the reference is graded (``check --thorough`` grades the student's
     notebook); its value is returned once the canary passed, and thrown away when it fails.
     ``gradebook``: the run's, where the assignment is registered, copied for the reference when it is SQLite;
-    ``pool``: the run's worker processes, one of which grades the reference (:func:`grade_reference`)."""
+    ``pool``: the run's worker processes, one of which grades the reference (:func:`grade_reference`).
+    ``then``: what the line of a pass says comes next, in the words of whoever reads it."""
     # the run's options, but for how many students at once and whether feedback is written
     key = fingerprint(assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
     record = assignment.canary_record(key, cache_folder(Course(cache_root) if cache_root else assignment.course))
@@ -261,7 +263,7 @@ def run_canary(
         raise CanaryFailed(cause(result))
     out(
         f"canary: the reference solution scored {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s "
-        "through the same grading; grading the class"
+        f"through the same grading; {then}"
     )
     try:
         record.parent.mkdir(parents=True, exist_ok=True)

@@ -297,6 +297,7 @@ def thorough_check(
                 out=echo,
                 registered=(assignment, db_url),
                 meanwhile=grade_chosen,
+                then="your notebooks' results follow",
             )
         except CanaryFailed as e:
             raise ThoroughError(f"the kit cannot grade on this machine, your notebook was not graded: {e}") from None

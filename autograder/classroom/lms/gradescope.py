@@ -263,7 +263,7 @@ def grade_upload(root: Path, assignment: str, echo=print) -> dict:
     notes = place_submission(Path(root) / "submission", graded.submitted(STUDENT))
     options = grading_options(course.config, sandbox=choose_sandbox(echo), feedback=False)
     # the reference first, through the same grading: a fault of the kit's own must not become this student's score
-    run_canary(graded, options, out=echo)
+    run_canary(graded, options, out=echo, then="grading the submission")
     result = grade_student(graded, STUDENT, sqlite_url(course.gradebook), options)
     echo(f"graded: {result.status} {result.score:g}/{result.max_score:g} in {result.seconds:.1f}s {result.reason}")
     if result.status is Status.ERROR:
