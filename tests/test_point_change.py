@@ -58,6 +58,9 @@ def test_a_point_change_made_as_the_readme_says_is_built_regraded_and_said_once(
     ada = diff.split("s01-ada:", 1)[1]
     assert re.search(r"03_sinusoidal/test-table-even\s+5 -> 7", ada), diff
 
+    runs = kit("runs", ASSIGNMENT, "--course-dir", str(course), "--db-url", db_url).stdout
+    assert re.search(r"^\s+1 .* [\d.]+/100 ", runs, re.M) and re.search(r"^\s+2 .* [\d.]+/102 ", runs, re.M), runs
+
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     # what the README tells the instructor to do, and the note it shows for the class
     assert "`test-table-even` 7 points instead of 5" in readme

@@ -120,6 +120,11 @@ def _totals(grades: dict[str, Grade]) -> set[float]:
     return {g.max_score for g in grades.values() if g.status == str(Status.GRADED)}
 
 
+def out_of(grades: dict[str, Grade]) -> str:
+    """The total the graded students' scores are out of: ``100``; ``100/102`` where they differ."""
+    return "/".join(f"{t:g}" for t in sorted(_totals(grades)))
+
+
 def _means_text(before: dict[str, Grade], after: dict[str, Grade]) -> str:
     """``72.0 -> 74.5``; with each side's total when the totals differ (a point change), ``72.0/100 -> 74.5/102``,
     so that means out of different totals are not read as one scale."""
@@ -127,9 +132,8 @@ def _means_text(before: dict[str, Grade], after: dict[str, Grade]) -> str:
     if totals[0] == totals[1] or not all(totals):
         return f"{_mean_text(before)} -> {_mean_text(after)}"
     sides = []
-    for grades, total in zip((before, after), totals):
-        out_of = "/".join(f"{t:g}" for t in sorted(total))
-        sides.append(f"{_mean_text(grades)}/{out_of}")
+    for grades in (before, after):
+        sides.append(f"{_mean_text(grades)}/{out_of(grades)}")
     return " -> ".join(sides)
 
 

@@ -6,10 +6,10 @@ import csv
 import io
 from pathlib import Path
 
-from .changes import Comparison, class_mean, compare_grades
+from .changes import Comparison, class_mean, compare_grades, out_of
 from .history import History, HistoryError, Run, stamp, what_changed
 
-RUN_COLUMNS = ["run", "started", "finished", "students", "mean"]
+RUN_COLUMNS = ["run", "started", "finished", "students", "mean", "out_of"]
 
 
 def gradebook_url(course_dir: Path, db_url: str | None) -> str:
@@ -38,10 +38,12 @@ def recorded_runs(history: History, assignment: str) -> list[Run]:
 
 
 def run_rows(history: History, assignment: str) -> list[dict]:
-    """Each run, oldest first: when, how many students it graded, the class mean after it, what changed."""
+    """Each run, oldest first: when, how many students it graded, the class mean after it and the total it is
+    out of (a point change moves the total: 71.00/100, then 97.50/102), what changed."""
     rows, previous = [], None
     for run in recorded_runs(history, assignment):
-        mean = class_mean(history.grades_as_of(assignment, run.id))
+        grades = history.grades_as_of(assignment, run.id)
+        mean = class_mean(grades)
         rows.append(
             {
                 "run": run.id,
@@ -49,6 +51,7 @@ def run_rows(history: History, assignment: str) -> list[dict]:
                 "finished": stamp(run.finished),
                 "students": run.students,
                 "mean": "" if mean is None else f"{mean:.2f}",
+                "out_of": out_of(grades),
                 "inputs": what_changed(
                     previous.inputs if previous else None,
                     run.inputs,
@@ -67,9 +70,14 @@ def runs_text(rows: list[dict]) -> str:
     ]
     for r in rows:
         lines.append(
-            f"{r['run']:>4}  {r['started']:19}  {r['finished']:19}  {r['students']:>8}  {r['mean']:>7}  {r['inputs']}"
+            f"{r['run']:>4}  {r['started']:19}  {r['finished']:19}  {r['students']:>8}  {mean_of(r):>11}  {r['inputs']}"
         )
     return "\n".join(lines)
+
+
+def mean_of(row: dict) -> str:
+    """``71.00/100``: a run's mean with the total it is out of."""
+    return f"{row['mean']}/{row['out_of']}" if row["mean"] and row["out_of"] else row["mean"]
 
 
 def runs_csv(rows: list[dict]) -> str:
