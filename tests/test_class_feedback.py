@@ -26,7 +26,7 @@ from autograder.devtools.personas import write_submission
 from autograder.grading import results
 from autograder.grading.feedback import FeedbackExporter
 from autograder.grading.grade import course_config
-from autograder.grading.notes import group_notes, grouped_reason
+from autograder.grading.notes import group_notes, student_row
 
 from .conftest import kit, new_course, persona_notebooks
 
@@ -225,7 +225,7 @@ def test_group_notes_collapses_a_kind_and_keeps_a_note_alone():
         "missing from the submission (0 points) ×2: 02_token_embeddings.ipynb, 04_learned_positions.ipynb",
         "05_embedding_layer: timed out",
     ]
-    assert grouped_reason("; ".join(notes[:2])) == "; ".join(notes[:2])  # one of a kind is left as written
+    assert student_row("; ".join(notes[:2])) == "; ".join(notes[:2])  # one of a kind is left as written
 
 
 def test_a_notebook_that_was_not_graded_is_neither_passed_nor_failed():

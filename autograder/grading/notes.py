@@ -98,8 +98,3 @@ def student_row(reason: str | None) -> str:
     """A StudentResult's reason as a row of the class shows it: grouped, without the notes on the assignment,
     which the class's lines say once (:func:`class_notes`)."""
     return SEPARATOR.join(group_notes([n for n in split_notes(reason) if not is_class_note(n)]))
-
-
-def grouped_reason(reason: str | None) -> str:
-    """A StudentResult's reason as it is shown: its notes grouped (:func:`group_notes`)."""
-    return SEPARATOR.join(group_notes(split_notes(reason)))
