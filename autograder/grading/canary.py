@@ -65,13 +65,19 @@ def fingerprint(assignment: Assignment, notebooks: list[str] | None, options: di
     course_dir = assignment.root
     files = sorted(PACKAGE_DIR.rglob("*.py")) + [course_dir / CONFIG_FILE]
     files += [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
-    for path in files:
-        name = path.relative_to(PACKAGE_DIR if path.is_relative_to(PACKAGE_DIR) else course_dir)
-        digest.update(str(name).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest() if path.exists() else b"-")
+    digest_files(digest, files, course_dir)
     installed = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions())
     digest.update(json.dumps([sys.executable, sys.prefix, installed, options], sort_keys=True, default=str).encode())
     return digest.hexdigest()
+
+
+def digest_files(digest, files: list[Path], root: Path) -> None:
+    """Into ``digest``, each file's name (within the kit's package, else within ``root``) and the hash of its
+    bytes, ``-`` for a file that is not there."""
+    for path in files:
+        name = path.relative_to(PACKAGE_DIR if path.is_relative_to(PACKAGE_DIR) else root)
+        digest.update(str(name).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest() if path.exists() else b"-")
 
 
 def reference_submission(scratch: Assignment, notebooks: list[Path]) -> None:

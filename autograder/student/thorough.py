@@ -23,11 +23,12 @@ from pathlib import Path
 from ..cells import grade_id, is_test_cell
 from ..config import CONFIG_FILE, GradingOptions, KitConfig, grading_options
 from ..course import ASSIGNMENT, KIT, NOTEBOOKS, Assignment, Course, kit_assignment, repo_root, sqlite_url
-from ..grading.canary import CanaryFailed, run_canary
+from ..grading.canary import CanaryFailed, digest_files, run_canary
 from ..grading.intake import locked_cells, renamed_from
 from ..grading.notes import group_notes, split_notes
 from ..grading.results import Status, TestResult, failure_text
 from ..notebooks import read_notebook
+from ..sandbox import PACKAGE_DIR
 from .selfcheck import NOT_IMPLEMENTED, CheckRow, practice_rows, practice_summary, table
 
 STUDENT = "self"
@@ -131,7 +132,6 @@ def make_course(target: Path, kit: Path, lessons: list[str]) -> str:
 
 
 COURSES_KEPT = 4  # registered scratch courses kept under the kit's .kit/thorough/ (one per lesson set and kit version)
-PACKAGE = Path(__file__).resolve().parent.parent  # the kit's package: its code registers and grades
 
 
 def course_key(kit: Path, lessons: list[str]) -> str:
@@ -140,10 +140,8 @@ def course_key(kit: Path, lessons: list[str]) -> str:
     digest = hashlib.sha256(
         json.dumps([sys.executable, importlib.metadata.version("nbgrader"), sorted(set(lessons))]).encode()
     )
-    files = sorted(PACKAGE.rglob("*.py")) + [kit / CONFIG_FILE] + [kit_source(kit, n) for n in sorted(set(lessons))]
-    for path in files:
-        digest.update(str(path.relative_to(PACKAGE if path.is_relative_to(PACKAGE) else kit)).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    files = sorted(PACKAGE_DIR.rglob("*.py")) + [kit / CONFIG_FILE] + [kit_source(kit, n) for n in sorted(set(lessons))]
+    digest_files(digest, files, kit)
     return digest.hexdigest()[:32]
 
 
