@@ -107,22 +107,23 @@ def breakdown(trace: str) -> list[str]:
     if not records:
         return [f"  (no phases recorded: {path})"]
     command = next((r["pid"] for r in records if r["name"] == "start-up, imports"), records[0]["pid"])
-    students = {r["name"].split(": ")[0] for r in records if ": " in r["name"] and not r["name"].startswith("kit-")}
-    students -= {"canary"}
+    steps = ("intake", "autograde", "gradebook", "feedback")  # grade_student's, recorded as "student: step"
+    students = {r["name"].split(": ")[0] for r in records if r["name"].split(": ")[-1] in steps}
+    students.discard("kit-canary")
     if len(students) > 1:  # a class: each step of grading a student, added up over them
         for r in records:
             if r["name"].split(": ")[0] in students:
                 r["name"] = f"{len(students)} students: {r['name'].split(': ', 1)[1]}"
     top: dict[str, list] = {}  # name -> [wall, cpu, [(name, wall, cpu, pid)]]
     for r in sorted(records, key=lambda r: r["start"]):
-        if r["pid"] == command and not r["name"].startswith("canary: "):
+        if r["pid"] == command and not r["name"].startswith("canary, "):
             entry = top.setdefault(r["name"], [0.0, 0.0, {}, r])
             entry[0] += r["end"] - r["start"]
             entry[1] += r["cpu"]
     for r in sorted(records, key=lambda r: r["start"]):
-        if r["pid"] != command or r["name"].startswith("canary: "):
-            within = [e for e in top.values() if e[3]["start"] <= r["start"] <= e[3]["end"] and e[3] is not r]
-            home = within[-1] if within else top.setdefault("(outside the command's phases)", [0.0, 0.0, {}, r])
+        if r["pid"] != command or r["name"].startswith("canary, "):
+            begun = [e for e in top.values() if e[3]["start"] <= r["start"] + 0.05]  # the clocks' tick: 10 ms
+            home = max(begun, key=lambda e: e[3]["start"]) if begun else next(iter(top.values()))
             inner = home[2].setdefault((r["name"], r["pid"] != command), [0.0, 0.0])
             inner[0] += r["end"] - r["start"]
             inner[1] += r["cpu"]

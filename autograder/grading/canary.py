@@ -151,7 +151,7 @@ def grade_reference_here(
     sources = [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
     with tempfile.TemporaryDirectory(prefix="kit-canary-") as folder:
         if registered is None:
-            with timing.phase("canary: its scratch course"):
+            with timing.phase("canary, its scratch course"):
                 root = Path(folder) / "course"
                 root.mkdir()
                 shutil.copy(assignment.root / CONFIG_FILE, root / CONFIG_FILE)
@@ -265,7 +265,7 @@ def run_canary(
     ``pool``: the run's worker processes, one of which grades the reference (:func:`grade_reference`).
     ``then``: what the line of a pass says comes next, in the words of whoever reads it."""
     # the run's options, but for how many students at once and whether feedback is written
-    with timing.phase("canary: its fingerprint"):
+    with timing.phase("canary, its fingerprint"):
         key = fingerprint(assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
     record = assignment.canary_record(key, cache_folder(Course(cache_root) if cache_root else assignment.course))
     if passed_before(record):

@@ -317,7 +317,7 @@ def ready() -> None:
 def _render_quietly(root: Path, db_url: str | None, options, notebooks: list[Path]) -> None:
     from .. import timing
 
-    with timing.phase("worker: the feedback page made ready (a thread)"):
+    with timing.phase("worker, the feedback page made ready (a thread)"):
         try:
             _render(root, db_url, options, notebooks)
         except Exception:  # noqa: BLE001, S110 - only a head start

@@ -70,7 +70,7 @@ def warm_up(root: Path, name: str, db_url: str | None, options) -> None:
     assignment's student copies (in a thread, while the canary is graded); a failure here is left for the
     grading itself to meet and report."""
     timing.started("worker start-up, imports")
-    with timing.phase("worker warm-up: the grading imported"):
+    with timing.phase("worker warm-up, the grading imported"):
         try:
             from ...course import open_assignment
             from ...grading import canary, grade  # noqa: F401 - what the canary and the students' grading import
