@@ -168,6 +168,21 @@ def cmd_restore_gradebook(args) -> int:
     return 0
 
 
+def gradebook_trouble(command: str, args, doing: str, error: BaseException) -> int:
+    """A command's gradebook error in one line naming the gradebook and the log that holds the driver's text;
+    exit 2.  Raises ``error`` again when it is not the database driver's."""
+    from .classroom.run.gradebook_guard import gradebook_fault
+    from .grading.faults import from_driver
+    from .grading.grade import course_config
+
+    if not from_driver(error):
+        raise error
+    root = Path(args.course_dir).resolve()
+    db_url = course_config(root, args.db_url).CourseDirectory.db_url
+    print(f"{command}: {gradebook_fault(root, db_url, doing, error)}", file=sys.stderr)
+    return 2
+
+
 def from_history(command: str, args, read) -> int:
     """Print what ``read(history)`` makes of the course's recorded grade runs (exit 2 with the reason if none)."""
     from .classroom.history.history import History
@@ -179,6 +194,8 @@ def from_history(command: str, args, read) -> int:
     except ValueError as e:  # HistoryError too: no such run, no runs recorded
         print(f"{command}: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # noqa: BLE001 - the gradebook's fault, in one line (others raised again)
+        return gradebook_trouble(command, args, "read the runs from", e)
     print(text, end="" if text.endswith("\n") else "\n")
     return 0
 
@@ -260,6 +277,8 @@ def cmd_export(args) -> int:
     except ValueError as e:
         print(f"export: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # noqa: BLE001 - the gradebook's fault, in one line (others raised again)
+        return gradebook_trouble("export", args, "export the grades from", e)
     return 0
 
 

@@ -251,6 +251,62 @@ def plain_course(tmp_path_factory) -> Path:
     return course
 
 
+# The first class a newcomer grades (tests/test_class_feedback.py reads what they and the instructor see), in a
+# course that renames nbgrader's submitted, autograded and feedback folders (tests/test_course_config.py reads
+# where everything went): one grading serves both modules (ONE_WORKER keeps them on one worker).
+# ada hands in the reference, eli the scatter-overwrite bug, cor a notebook cut short (not JSON) and no
+# lesson 2, and lock the reference with every locked test cell edited; collected with a roster, then graded.
+FIRST_CLASS_ROSTER = (
+    'student_id,name,email\nlock,"Lovelace, Ada",lock@example.org\neli,Eli Whitney,eli@example.org\n'
+    "cor,Cora Brown,cor@example.org\nada,Ada King,ada@example.org\n"
+)
+RENAMED_FOLDERS = {
+    "submitted_directory": "handed-in",
+    "autograded_directory": "graded-copies",
+    "feedback_directory": "for-students",
+}
+
+
+def edited_locked_cells() -> tuple[dict[str, nbformat.NotebookNode], int]:
+    """The reference with a comment added to every test cell (all locked): the notebooks and how many."""
+    notebooks, edited = persona_notebooks("reference"), 0
+    for nb in notebooks.values():
+        for cell in nb.cells:
+            if cell.cell_type == "code" and is_test_cell(cell):
+                cell.source += "\n# I was here"
+                edited += 1
+    return notebooks, edited
+
+
+@pytest.fixture(scope="session")
+def first_class(tmp_path_factory) -> dict:
+    """The first class above, collected and graded by the kit with two workers: the course root, the renamed
+    folders (``submitted``, ``autograded``, ``feedback``: where they are), grade's stdout and how many locked
+    cells lock edited."""
+    base = tmp_path_factory.mktemp("first-class")
+    root = new_course(base / "course")
+    with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
+        f.write("\n" + "\n".join(f"c.CourseDirectory.{k} = {v!r}" for k, v in RENAMED_FOLDERS.items()) + "\n")
+    drop = base / "download"
+    corrupt = persona_notebooks("reference")
+    text = nbformat.writes(corrupt[NOTEBOOKS[0]])
+    corrupt[NOTEBOOKS[0]] = text[: len(text) // 2]  # a copy cut short: not JSON
+    del corrupt[NOTEBOOKS[1]]
+    locked, edited = edited_locked_cells()
+    for student, notebooks in {
+        "ada": persona_notebooks("reference"),
+        "eli": persona_notebooks(["scatter-overwrite"]),
+        "cor": corrupt,
+        "lock": locked,
+    }.items():
+        write_submission(drop, student, notebooks)  # drop/submitted/<student>/<assignment>/, a layout collect reads
+    (base / "roster.csv").write_text(FIRST_CLASS_ROSTER)
+    kit("collect", ASSIGNMENT, str(drop / "submitted"), "--roster", str(base / "roster.csv"), "--course-dir", str(root))
+    run = kit("grade", ASSIGNMENT, "--course-dir", str(root), "--jobs", "2")
+    folders = {name: root / RENAMED_FOLDERS[f"{name}_directory"] for name in ("submitted", "autograded", "feedback")}
+    return {"root": root, **folders, "stdout": run.stdout, "edited": edited}
+
+
 # How `pytest -n 2` (make test) spreads the suite over its two workers. xdist's `xdist_group` marker does not
 # take effect with pytest 9.2 (xdist 3.8 renames items through `item._nodeid`, which pytest 9.2 no longer
 # reads), so the scheduler below groups tests itself, like xdist's loadgroup: one scope per group listed in
@@ -264,8 +320,9 @@ ONE_WORKER = {
     "tests/test_browser.py": "browser",
     "tests/test_bulk_grading.py": "bulk_grading",
     "tests/test_check_numpy_only.py": "check_numpy_only",
-    "tests/test_class_feedback.py": "class_feedback",
-    "tests/test_course_config.py": "course_config",
+    # first_class (a session fixture) is graded once for the two modules that read it
+    "tests/test_class_feedback.py": "first_class",
+    "tests/test_course_config.py": "first_class",
     "tests/test_dask_grading.py": "dask_grading",
     "tests/test_hostile.py": "hostile",
     "tests/test_jupyterhub.py": "jupyterhub",
@@ -292,11 +349,10 @@ DEAREST_FIRST = (
     "tests/test_faults.py",
     "jupyterhub",
     "tests/test_readme.py",
-    "class_feedback",
+    "first_class",
     "release_runs_anywhere",
     "tests/test_postgres_gradebook.py",
     "check_numpy_only",
-    "course_config",
 )
 
 

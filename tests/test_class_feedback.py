@@ -1,13 +1,15 @@
 """A first class as a newcomer meets it: a corrupt notebook, a missing one, many edited locked cells.
 
-One scratch class, collected from a folder with a roster and graded with the kit's `grade` command
-(real nbgrader, real kernels): ada hands in the reference, eli the scatter-overwrite bug, cor a
-notebook cut short (not JSON) and no lesson 2, and lock the reference with every locked test cell
-edited.  What they and the instructor read: grouped notes in the progress line, the summary table
-and the report; a feedback page for the corrupt and the missing notebook; a summary on top of every
-graded feedback page; pass rates that leave out notebooks that were not graded; grades.csv with the
-roster's names, sorted by student id.  The kit's cheaper rendering of a page (FeedbackExporter) gives
-the document nbconvert's own HTMLExporter gives, with and without images.
+One scratch class (conftest's session fixture ``first_class``), collected from a folder with a roster and
+graded with the kit's `grade` command (real nbgrader, real kernels): ada hands in the reference, eli the
+scatter-overwrite bug, cor a notebook cut short (not JSON) and no lesson 2, and lock the reference with
+every locked test cell edited.  Its course renames nbgrader's folders (test_course_config reads that side
+of the same grading), so the pages are read where the fixture says they are.  What they and the
+instructor read: grouped notes in the progress line, the summary table and the report; a feedback page
+for the corrupt and the missing notebook; a summary on top of every graded feedback page; pass rates that
+leave out notebooks that were not graded; grades.csv with the roster's names, sorted by student id.  The
+kit's cheaper rendering of a page (FeedbackExporter) gives the document nbconvert's own HTMLExporter
+gives, with and without images.
 """
 
 from __future__ import annotations
@@ -17,73 +19,30 @@ import csv
 import re
 
 import nbformat
-import pytest
 
-from autograder.cells import is_test_cell
 from autograder.classroom.report import figures, text_report
 from autograder.course import ASSIGNMENT, NOTEBOOKS
-from autograder.devtools.personas import write_submission
 from autograder.grading import results
 from autograder.grading.feedback import FeedbackExporter
 from autograder.grading.grade import course_config
 from autograder.grading.notes import group_notes, student_row
 
-from .conftest import kit, new_course, persona_notebooks
-
 HEADLINE = "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]"
-ROSTER = (
-    'student_id,name,email\nlock,"Lovelace, Ada",lock@example.org\neli,Eli Whitney,eli@example.org\n'
-    "cor,Cora Brown,cor@example.org\nada,Ada King,ada@example.org\n"
-)
-
-
-def edited_locked_cells() -> tuple[dict[str, nbformat.NotebookNode], int]:
-    """The reference with a comment added to every test cell (all locked): the notebooks and how many."""
-    notebooks, edited = persona_notebooks("reference"), 0
-    for nb in notebooks.values():
-        for cell in nb.cells:
-            if cell.cell_type == "code" and is_test_cell(cell):
-                cell.source += "\n# I was here"
-                edited += 1
-    return notebooks, edited
-
-
-@pytest.fixture(scope="module")
-def graded_class(tmp_path_factory):
-    base = tmp_path_factory.mktemp("first-class")
-    root = new_course(base / "course")
-    drop = base / "download"
-    corrupt = persona_notebooks("reference")
-    text = nbformat.writes(corrupt[NOTEBOOKS[0]])
-    corrupt[NOTEBOOKS[0]] = text[: len(text) // 2]  # a copy cut short: not JSON
-    del corrupt[NOTEBOOKS[1]]
-    locked, edited = edited_locked_cells()
-    for student, notebooks in {
-        "ada": persona_notebooks("reference"),
-        "eli": persona_notebooks(["scatter-overwrite"]),
-        "cor": corrupt,
-        "lock": locked,
-    }.items():
-        write_submission(drop, student, notebooks)  # drop/submitted/<student>/<assignment>/, a layout collect reads
-    (base / "roster.csv").write_text(ROSTER)
-    kit("collect", ASSIGNMENT, str(drop / "submitted"), "--roster", str(base / "roster.csv"), "--course-dir", str(root))
-    run = kit("grade", ASSIGNMENT, "--course-dir", str(root), "--jobs", "2")
-    return {"root": root, "stdout": run.stdout, "edited": edited}
 
 
 def student_lines(text: str, student: str) -> list[str]:
     return [line for line in text.splitlines() if re.match(rf"^\s*(graded |FAILED )?{student}\b", line)]
 
 
-def test_notes_of_one_kind_are_one_line_with_a_count(graded_class):
-    out, edited = graded_class["stdout"], graded_class["edited"]
+def test_notes_of_one_kind_are_one_line_with_a_count(first_class):
+    out, edited = first_class["stdout"], first_class["edited"]
     assert edited > 10
     progress, table = student_lines(out, "lock")  # the progress line, then the summary table's row
     for line in (progress, table):
         assert line.count("was edited") == 1, line
         assert f"locked cell was edited (the original is graded) ×{edited}: " in line, line
         assert f"and {edited - 3} more" in line, line
-    report = (graded_class["root"] / "reports" / ASSIGNMENT / "index.html").read_text()
+    report = (first_class["root"] / "reports" / ASSIGNMENT / "index.html").read_text()
     assert report.count("was edited") == 1 and f"×{edited}" in report
     # the note that matters stays in sight, as it was written
     for line in student_lines(out, "cor"):
@@ -91,8 +50,8 @@ def test_notes_of_one_kind_are_one_line_with_a_count(graded_class):
     assert re.search(r"invalid JSON at line \d+, column \d+", report)
 
 
-def test_a_notebook_that_could_not_be_graded_gets_a_page_saying_why_and_what_to_do(graded_class):
-    feedback = graded_class["root"] / "feedback" / "cor" / ASSIGNMENT
+def test_a_notebook_that_could_not_be_graded_gets_a_page_saying_why_and_what_to_do(first_class):
+    feedback = first_class["feedback"] / "cor" / ASSIGNMENT
     corrupt = (feedback / f"{NOTEBOOKS[0]}.html").read_text()
     assert "This notebook could not be graded" in corrupt
     assert re.search(r"Why:</b> not a notebook: invalid JSON at line \d+, column \d+", corrupt)
@@ -104,8 +63,8 @@ def test_a_notebook_that_could_not_be_graded_gets_a_page_saying_why_and_what_to_
     assert (feedback / "timestamp.txt").is_file()  # nbgrader's release_feedback reads it next to each page
 
 
-def test_a_feedback_page_opens_with_the_failed_tests_and_their_headlines(graded_class):
-    page = (graded_class["root"] / "feedback" / "eli" / ASSIGNMENT / f"{NOTEBOOKS[1]}.html").read_text()
+def test_a_feedback_page_opens_with_the_failed_tests_and_their_headlines(first_class):
+    page = (first_class["feedback"] / "eli" / ASSIGNMENT / f"{NOTEBOOKS[1]}.html").read_text()
     summary = page.split('id="kit-summary"', 1)[1].split("</div>", 1)[0]
     assert 'href="#test-embedding-backward"' in summary and HEADLINE in summary, summary
     assert "did not pass" in summary
@@ -114,9 +73,9 @@ def test_a_feedback_page_opens_with_the_failed_tests_and_their_headlines(graded_
     assert "_hidden" not in page and "BEGIN HIDDEN" not in page  # hidden test code never shows
 
 
-def test_pass_rates_leave_out_notebooks_that_were_not_graded(graded_class):
-    out = graded_class["stdout"]
-    report = (graded_class["root"] / "reports" / ASSIGNMENT / "index.html").read_text()
+def test_pass_rates_leave_out_notebooks_that_were_not_graded(first_class):
+    out = first_class["stdout"]
+    report = (first_class["root"] / "reports" / ASSIGNMENT / "index.html").read_text()
     # eli fails it, ada and lock pass it, cor handed no lesson 2 in: 2 of 3 pass (counting cor, it would be 2 of 4)
     assert "02_token_embeddings/test-embedding-backward 67% of 3" in out
     assert (
@@ -124,15 +83,15 @@ def test_pass_rates_leave_out_notebooks_that_were_not_graded(graded_class):
         f"cor/{NOTEBOOKS[1]}" in out
     )
     assert "left out of the pass rates" in report
-    with open(graded_class["root"] / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
+    with open(first_class["root"] / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["student"] == "cor"]
     assert {r["diagnostic"] for r in rows if r["notebook"] in NOTEBOOKS[:2]} == {"not-graded"}
     lowest = out.split("Lowest pass rates:")[1].splitlines()[0].split(", ")
     assert all(part.endswith("100% of 3") for part in lowest if f"{NOTEBOOKS[0]}/" in part), lowest
 
 
-def test_grades_csv_has_the_rosters_names_sorted_by_student_id(graded_class):
-    with open(graded_class["root"] / "grades.csv", newline="") as f:
+def test_grades_csv_has_the_rosters_names_sorted_by_student_id(first_class):
+    with open(first_class["root"] / "grades.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["student_id"] for r in rows] == ["ada", "cor", "eli", "lock"]
     names = {r["student_id"]: (r["first_name"], r["last_name"], r["email"]) for r in rows}
@@ -141,8 +100,8 @@ def test_grades_csv_has_the_rosters_names_sorted_by_student_id(graded_class):
     assert float(next(r for r in rows if r["student_id"] == "ada")["score"]) == 100
 
 
-def test_report_summary_wraps_and_its_charts_are_drawn(graded_class):
-    folder = graded_class["root"] / "reports" / ASSIGNMENT
+def test_report_summary_wraps_and_its_charts_are_drawn(first_class):
+    folder = first_class["root"] / "reports" / ASSIGNMENT
     assert all((folder / name).stat().st_size > 0 for name in ("scores.png", "pass_rate.png", "misconceptions.png"))
     page = (folder / "index.html").read_text()
     assert "pre{white-space:pre-wrap" in page.replace(" ", "")  # the summary block wraps instead of running off
@@ -190,12 +149,12 @@ def with_images(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def test_the_kit_renders_the_document_nbconvert_renders(graded_class):
+def test_the_kit_renders_the_document_nbconvert_renders(first_class):
     from bs4 import BeautifulSoup
     from nbconvert.exporters import HTMLExporter
 
-    root = graded_class["root"]
-    graded = nbformat.read(root / "autograded" / "eli" / ASSIGNMENT / f"{NOTEBOOKS[1]}.ipynb", as_version=4)
+    root = first_class["root"]
+    graded = nbformat.read(first_class["autograded"] / "eli" / ASSIGNMENT / f"{NOTEBOOKS[1]}.ipynb", as_version=4)
     for nb in (graded, with_images(graded)):
         pages = [feedback_page(cls, root, "eli", nb) for cls in (HTMLExporter, FeedbackExporter, FeedbackExporter)]
         documents = [str(BeautifulSoup(page, features="html.parser")) for page in pages]
@@ -203,7 +162,7 @@ def test_the_kit_renders_the_document_nbconvert_renders(graded_class):
         assert HEADLINE in documents[0] and "kit-failed-label" in documents[0]
     assert documents[0].count("No description has been provided for this image") == 2  # nbconvert's alt text
     assert documents[0].count("data:image/png;base64,") == 3 and PNG[::-1] in documents[0]
-    written = (root / "feedback" / "eli" / ASSIGNMENT / f"{NOTEBOOKS[1]}.html").read_text()
+    written = (first_class["feedback"] / "eli" / ASSIGNMENT / f"{NOTEBOOKS[1]}.html").read_text()
     assert "&#10007; Failed" in written  # grading wrote the template's own text: no re-parse made it "✗ Failed"
 
 

@@ -3,73 +3,48 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
-
-import pytest
 
 from autograder.config import CELL_TIMEOUT, grading_options, read_course_config
 from autograder.course import ASSIGNMENT, NOTEBOOKS
-from autograder.devtools.demo import persona_notebooks
-from autograder.devtools.personas import write_submission
 from autograder.grading.grade import course_config
 
-from .conftest import kit, scratch_course
+from .conftest import RENAMED_FOLDERS
 
-RENAMED = {
-    "submitted_directory": "handed-in",
-    "autograded_directory": "graded-copies",
-    "feedback_directory": "for-students",
-}
-
-
-def add_to_config(course: Path, lines: list[str]) -> None:
-    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as f:
-        f.write("\n" + "\n".join(lines) + "\n")
+# The renamed course is conftest's first_class: four students collected with a roster and graded by
+# `python -m autograder grade` in a course whose nbgrader_config.py renames nbgrader's folders
+# (conftest.RENAMED_FOLDERS); test_class_feedback reads what its students and instructor see.
+GRADED_WHOLE = ("ada", "eli")  # handed in every notebook (cor's first is not JSON, his second missing)
 
 
-@pytest.fixture(scope="module")
-def renamed_course(tmp_path_factory):
-    """Two students graded by `python -m autograder grade` in a course that renames nbgrader's folders."""
-    course = tmp_path_factory.mktemp("renamed") / "course"
-    scratch_course(course)
-    add_to_config(course, [f"c.CourseDirectory.{key} = {value!r}" for key, value in RENAMED.items()])
-    write_submission(course, "ada", persona_notebooks("reference"))
-    write_submission(course, "eli", persona_notebooks(["scatter-overwrite"]))
-    result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
-    return course, result
-
-
-def test_submissions_are_written_where_the_course_says(renamed_course):
-    course, _ = renamed_course
-    assert sorted(p.name for p in (course / "handed-in").iterdir()) == ["ada", "eli"]
+def test_submissions_are_written_where_the_course_says(first_class):
+    course = first_class["root"]
+    assert first_class["submitted"] == course / RENAMED_FOLDERS["submitted_directory"]
+    assert sorted(p.name for p in first_class["submitted"].iterdir()) == ["ada", "cor", "eli", "lock"]
     assert not (course / "submitted").exists()
 
 
-def test_a_renamed_course_is_graded_in_its_own_folders(renamed_course):
-    course, result = renamed_course
-    assert "graded ada: 100/100" in result.stdout and "failed 0" in result.stdout, result.stdout[-3000:]
+def test_a_renamed_course_is_graded_in_its_own_folders(first_class):
+    course, out = first_class["root"], first_class["stdout"]
+    assert "graded ada: 100/100" in out and "failed 0" in out, out[-3000:]
     with open(course / "grades.csv", newline="") as f:
         scores = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
     assert scores["ada"] == 100 and 0 < scores["eli"] < 100
-    for student in ("ada", "eli"):
-        assert sorted(p.stem for p in (course / "graded-copies" / student / ASSIGNMENT).glob("*.ipynb")) == sorted(
-            NOTEBOOKS
-        )
-        assert sorted(p.stem for p in (course / "for-students" / student / ASSIGNMENT).glob("*.html")) == sorted(
-            NOTEBOOKS
-        )
+    graded, feedback = (course / RENAMED_FOLDERS[f"{name}_directory"] for name in ("autograded", "feedback"))
+    for student in GRADED_WHOLE:
+        assert sorted(p.stem for p in (graded / student / ASSIGNMENT).glob("*.ipynb")) == sorted(NOTEBOOKS)
+        assert sorted(p.stem for p in (feedback / student / ASSIGNMENT).glob("*.html")) == sorted(NOTEBOOKS)
     assert not (course / "autograded").exists() and not (course / "feedback").exists()
-    assert f"feedback: {course / 'for-students'}" in result.stdout
+    assert f"feedback: {feedback}" in out
 
 
-def test_diagnoses_are_read_from_the_renamed_autograded_folder(renamed_course):
+def test_diagnoses_are_read_from_the_renamed_autograded_folder(first_class):
     """Diagnoses and timings come from the autograded notebooks: found only if read from the right folder."""
-    course, result = renamed_course
+    course = first_class["root"]
     with open(course / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert ("eli", "scatter-overwrite") in {(r["student"], r["diagnostic"]) for r in rows}
     assert {r["diagnostic"] for r in rows if r["student"] == "ada"} == {""}  # none "missing"
-    assert "Slowest notebooks: " in result.stdout
+    assert "Slowest notebooks: " in first_class["stdout"]
 
 
 def test_kit_options_come_from_the_course_config_and_flags_win(tmp_path):

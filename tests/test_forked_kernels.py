@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from traitlets.config import Config
@@ -60,11 +61,19 @@ def run_kernel(fork: bool, folder, code: str, background: bool = False) -> tuple
         try:
             await kc.wait_for_ready(timeout=60)
             out = []
-            reply = await kc.execute_interactive(
-                code,
-                output_hook=lambda m: out.append(m["content"].get("text", "")) if m["msg_type"] == "stream" else None,
-                timeout=60,
-            )
+            try:
+                reply = await kc.execute_interactive(
+                    code,
+                    output_hook=lambda m: (
+                        out.append(m["content"].get("text", "")) if m["msg_type"] == "stream" else None
+                    ),
+                    timeout=60,
+                )
+            except TimeoutError:
+                alive = await km.is_alive()
+                raise AssertionError(
+                    f"the kernel did not answer (alive: {alive}; the kit's death: {km.death_cause()})"
+                ) from None
             assert reply["content"]["status"] == "ok", reply["content"]
         finally:
             kc.stop_channels()
@@ -138,6 +147,36 @@ def test_no_hidden_check_is_in_a_forked_kernels_memory(folder):
         timeout=120,
     )
     assert control.stdout.strip() not in ("", "0"), "the scan cannot find a hidden check that is in memory"
+
+
+KILL_PLACEHOLDER = (Path(__file__).parent / "attacks" / "kill_placeholder.py").read_text()
+
+
+def test_the_student_cannot_kill_or_stop_the_placeholder(folder):
+    """The attack (``attacks/kill_placeholder.py``): kill or stop the placeholder a forked kernel's sandbox lives
+    by, whose death is the kit's (the notebook would run again, then the student be `error`, not graded). It is
+    the sandbox's PID 1 (bubblewrap's ``--as-pid-1``), to which Linux delivers from inside its PID namespace only
+    the signals it handles (``cat`` handles none); its resource limits are not the student's to set (the system-call
+    filter), and its /proc folder is empty. The kernel still answers after every route was tried, and the student's
+    own child is still the student's to kill."""
+    sandbox_or_skip()
+    code = (
+        "import contextlib, io, json, os\n_out = io.StringIO()\nwith contextlib.redirect_stdout(_out):\n"
+        f"    exec({KILL_PLACEHOLDER!r})\n"
+        "print(json.dumps({'printed': _out.getvalue(), 'me': os.getpid()}))"
+    )
+    view, how = run_kernel(True, folder, code)
+    assert how == "forked" and view["me"] != 1
+    lines = dict(line.split(": ", 1) for line in view["printed"].splitlines())
+    routes = json.loads(lines["placeholder"])
+    # every signal was refused, or taken and ignored: the placeholder is PID 1, and handles none
+    signals = {route: answer for route, answer in routes.items() if "prlimit" not in route and "mem" not in route}
+    refused = {"No such process", "No such file or directory", "Bad file descriptor"}
+    assert set(signals.values()) <= {"ok", *refused}, signals
+    assert routes["kill(1, 9)"] == routes["kill(1, 19)"] == "ok", routes  # sent, and ignored
+    assert routes["prlimit(1, RLIMIT_CPU)"] == "Operation not permitted", routes
+    assert routes["/proc/1/mem"] == "No such file or directory", routes
+    assert lines["own-child"] == "-9", lines
 
 
 def test_forked_kernels_share_no_random_state(folder):

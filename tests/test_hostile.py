@@ -153,6 +153,8 @@ ON_WRONG_CODE = {
     "forged-verdict": {LESSON: overwriter_with(attack("forged_verdict"))},
     "replace-checks": {LESSON: overwriter_with(attack("replace_checks", "self_check_noop"))},
     "fake-client-on-wrong": {LESSON: overwriter_with(attack("fake_client", "self_check_noop"))},
+    # kill or stop the sandbox's placeholder: were its death the kit's, the student would end `error`, not scored
+    "kill-placeholder": {LESSON: overwriter_with(attack("kill_placeholder"))},
 }
 # student -> attack: each would take the machine down without the resource limits, but stops itself
 # (a few thousand processes, ten thousand threads, 3.1 GiB, 2 GiB, twenty thousand files)
@@ -473,6 +475,23 @@ def test_an_attack_on_wrong_code_earns_no_more_than_the_wrong_code(hostile_cours
     scores = hostile_course["scores"]
     assert 0 < scores["plain-overwriter"] < 25, "the plain wrong code earns partial credit"
     assert scores[student] <= scores["plain-overwriter"], (student, scores[student], scores["plain-overwriter"])
+
+
+def test_the_placeholder_a_student_tries_to_kill_lives_and_the_student_is_scored(hostile_course):
+    """Wrong code that also tries every way to kill or stop its sandbox's placeholder (``attacks/kill_placeholder.py``):
+    the placeholder lives (it is the sandbox's PID 1, which ignores every signal sent from inside, its limits are not
+    the student's to set, its /proc folder is empty), so the kernel does too, and the student is graded as the plain
+    wrong code is, never `error`; the student's own child is still theirs to kill."""
+    course, result = hostile_course["course"], hostile_course["result"]
+    line = student_line(result, "kill-placeholder")
+    assert line.strip().startswith("graded kill-placeholder: "), line
+    assert "kernel died" not in line, line
+    assert set(kernel_starts(course, "kill-placeholder").values()) == {"forked"}, kernel_starts(
+        course, "kill-placeholder"
+    )
+    routes = json.loads(printed(course, "kill-placeholder", "placeholder"))
+    assert routes["kill(1, 9)"] == "ok" and routes["prlimit(1, RLIMIT_CPU)"] == "Operation not permitted", routes
+    assert printed(course, "kill-placeholder", "own-child") == "-9"
 
 
 # text that only the kit's hidden checks, reference computations and mutants contain

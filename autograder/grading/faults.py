@@ -32,6 +32,11 @@ KIT_SIDE = {  # the first that a log shows is told (a kernel killed three times 
 DRIVERS = ("sqlalchemy", "sqlite3", "psycopg", "psycopg2")  # their errors' text is SQL, parameters and links
 
 
+def from_driver(error: BaseException) -> bool:
+    """Whether ``error`` is the database driver's (SQLAlchemy's, sqlite3's, psycopg's): its text is not for the terminal."""
+    return type(error).__module__.split(".")[0] in DRIVERS
+
+
 def disk_full(text: str) -> bool:
     return any(marker in text for marker in DISK_FULL)
 
@@ -48,6 +53,6 @@ def exception_fault(error: BaseException) -> str:
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
         return f"the disk holding the course is full ({error.strerror}: {error.filename or ''})".replace(": )", ")")
     words = kit_fault(f"{type(error).__name__}: {error}")
-    if words is None and type(error).__module__.split(".")[0] in DRIVERS:  # never the driver's SQL and parameters
+    if words is None and from_driver(error):  # never the driver's SQL and parameters
         words = f"the gradebook could not be read or written ({type(error).__name__})"
     return words or f"the kit's grading raised {type(error).__name__}: {str(error)[:300]}"

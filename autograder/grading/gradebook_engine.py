@@ -12,22 +12,46 @@ Inside :func:`shared_engines`, the ``create_engine`` nbgrader's Gradebook calls 
 reused from an earlier Gradebook, which closes its own by disposing of the pool as before); the
 engine keeps only the dialect and the compiled statements.  The SQL, the transactions and what the
 gradebook holds are nbgrader's (``tests/test_gradebook_engine.py`` compares a grading with and without it).
+
+A PostgreSQL server that restarts mid-run (an administrator's ``pg_ctl restart``, a failover) is waited
+for: inside :func:`riding_out_restarts` (every student's grading, and ``grade``'s own process once the
+run has started), a new connection that finds the server shutting down, starting up or not listening is
+tried again for up to :data:`RECONNECT_SECONDS`.  Since every Gradebook opens its connection afresh, a
+grading whose sessions fall between the server's is graded as usual; one whose transaction the server
+ended is the kit's fault, not the student's (status ``error``, graded again).  Outside it (``runs``,
+``diff``, ``export``, ``grade`` before its run starts) a server that is down is told at once.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from contextlib import contextmanager
 
 import nbgrader.api
 import sqlalchemy
+from sqlalchemy import event
 
 ENGINES_KEPT = 8  # gradebooks a process keeps an engine for (one per course it grades, usually)
 _engines: dict[tuple, sqlalchemy.engine.Engine] = {}
 _lock = threading.Lock()
 _users = 0  # shared_engines blocks open in this process (threads may grade side by side)
 _nbgraders_own = nbgrader.api.create_engine  # put back when the last block ends
+RECONNECT_SECONDS = 60.0  # how long a run waits for its PostgreSQL server to come back
+RECONNECT_PAUSE = 0.25
+# what libpq says of a server that is restarting or not up yet, as opposed to a wrong URL, user or password
+RESTARTING = (
+    "the database system is shutting down",
+    "the database system is starting up",
+    "the database system is not yet accepting connections",
+    "the database system is in recovery mode",
+    "terminating connection due to administrator command",
+    "server closed the connection unexpectedly",
+    "Connection refused",
+    "No such file or directory",
+)
+_riding = 0  # riding_out_restarts blocks open in this process
 
 
 def shared_engine(url, **options) -> sqlalchemy.engine.Engine:
@@ -54,9 +78,44 @@ def shared_engines():
             nbgrader.api.create_engine = shared_engine
         _users += 1
     try:
-        yield
+        with riding_out_restarts():
+            yield
     finally:
         with _lock:
             _users -= 1
             if _users == 0:
                 nbgrader.api.create_engine = _nbgraders_own
+
+
+def restarting(error: BaseException) -> bool:
+    """Whether a connection's error is a server that is restarting (or not listening yet)."""
+    return any(words in str(error) for words in RESTARTING)
+
+
+@contextmanager
+def riding_out_restarts():
+    """Within the block, a PostgreSQL connection opened in this process waits for a restarting server."""
+    global _riding
+    with _lock:
+        _riding += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _riding -= 1
+
+
+@event.listens_for(sqlalchemy.engine.Engine, "do_connect")
+def _connect_through_a_restart(dialect, connection_record, cargs, cparams):
+    """Every engine's connect (nbgrader's Gradebooks', the run history's): on PostgreSQL, inside
+    :func:`riding_out_restarts`, tried again while the server restarts, up to :data:`RECONNECT_SECONDS`."""
+    if dialect.name != "postgresql" or not _riding:
+        return None  # SQLAlchemy's own connect
+    deadline = time.monotonic() + RECONNECT_SECONDS
+    while True:
+        try:
+            return dialect.connect(*cargs, **cparams)
+        except dialect.loaded_dbapi.OperationalError as e:
+            if not restarting(e) or time.monotonic() > deadline:
+                raise
+        time.sleep(RECONNECT_PAUSE)

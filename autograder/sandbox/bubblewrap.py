@@ -126,6 +126,12 @@ def bwrap_command(
         "/dev",
         "--proc",
         "/proc",
+        # the sandbox's PID 1 (a forked kernel's placeholder, or bubblewrap's init) shows nothing in /proc: no
+        # /proc/1/mem to write its code through, no oom_score_adj to raise
+        "--tmpfs",
+        "/proc/1",
+        "--remount-ro",
+        "/proc/1",
         *tmp,
     ]
     covered = hidden_roots(hide)

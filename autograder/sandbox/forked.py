@@ -1,14 +1,14 @@
 """Grading kernels forked into their sandbox, instead of each starting Python and importing ipykernel anew.
 
-A sandboxed kernel spends most of its start importing Python's, ipykernel's, ZMQ's and NumPy's modules:
-about 0.3 s of CPU per notebook, five times per student.  Here bubblewrap still builds each notebook's
-sandbox exactly as before (limits, cgroup, scratch folder with the submission copied in), but what it
-starts in it is a placeholder (``cat`` reading a pipe).  The fork server (``forkserver.py``, one per grading
-process, outside every sandbox, with those modules imported and no student code ever run) then forks a
-child into the placeholder's namespaces, root, cgroup, limits and environment; that child runs
-``ipykernel_launcher`` as a new kernel would.  Each notebook still gets a process of its own that nothing
-of another notebook ran in, in a sandbox of its own; the placeholder (so the sandbox) lives as long as the
-kernel does, and jupyter_client watches and stops it as it would the kernel.
+A sandboxed kernel spends most of its start importing Python's, ipykernel's, ZMQ's and NumPy's modules: about
+0.3 s of CPU per notebook, five times per student.  Here bubblewrap still builds each notebook's sandbox
+exactly as before (limits, cgroup, scratch folder with the submission copied in), but what it starts in it is
+a placeholder (``cat`` reading a pipe), as the sandbox's PID 1 (``as_init``).  The fork server
+(``forkserver.py``, one per grading process, outside every sandbox, with those modules imported and no student
+code ever run) then forks a child into the placeholder's namespaces, root, cgroup, limits and environment;
+that child runs ``ipykernel_launcher`` as a new kernel would.  Each notebook still gets a process of its own
+that nothing of another notebook ran in, in a sandbox of its own; the placeholder (so the sandbox) lives as
+long as the kernel does, and jupyter_client watches and stops it as it would the kernel.
 
 Whatever goes wrong on this side (the server cannot start, the fork fails) the kernel is started the
 ordinary way instead: a fault of this machinery never becomes a student's grade.
@@ -50,6 +50,19 @@ def placeholder_command(runtime: Path) -> list[str]:
     alive = runtime / ALIVE
     os.mkfifo(alive, 0o600)
     return [shutil.which("cat") or "/bin/cat", str(alive)]
+
+
+def as_init(prefix: list[str]) -> list[str]:
+    """bubblewrap's ``prefix`` with the placeholder as the sandbox's PID 1 (``--as-pid-1``) in place of bubblewrap's
+    own init: Linux delivers to a PID namespace's init, from inside the namespace, only the signals it has a handler
+    for, and ``cat`` has none, so the kernel's code can neither kill nor stop the placeholder (whose death is the
+    kit's).  The signals Linux itself would send it are out of reach too: the system-call filter refuses ``prlimit``
+    on PID 1, and ``bwrap_command`` leaves ``/proc/1`` empty.  (Orphans of the kernel's processes are reparented to
+    it, and stay zombies until the sandbox ends.)"""
+    from .bubblewrap import bwrap_path
+
+    at = prefix.index(bwrap_path()) + 1
+    return [*prefix[:at], "--as-pid-1", *prefix[at:]]
 
 
 def find_placeholder(launcher: int, command: list[str], timeout: float) -> int:
@@ -214,7 +227,8 @@ def placeholder_death(sandbox: subprocess.Popen | None) -> str | None:
     """How the placeholder that a forked kernel joined died, in words, if it was killed; None while it lives or
     when it ended by itself.  ``sandbox`` is bubblewrap, which exits 128 + N when its command (the placeholder)
     was killed by signal N; the placeholder ends by itself (status 0) once the kernel has closed its pipe, and the
-    kit's own stop kills bubblewrap (a negative status), so a killed placeholder is never the kernel's own end."""
+    kit's own stop kills bubblewrap (a negative status), so a killed placeholder is never the kernel's own end; nor
+    the student's doing, since the kernel's code cannot kill it (``as_init``)."""
     if sandbox is None or sandbox.poll() is None or sandbox.returncode <= 128:
         return None
     return (

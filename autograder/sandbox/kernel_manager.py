@@ -84,7 +84,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             public=public,
             read_only=[*sockets, self._sandbox_runtime],
         )
-        from .forked import forkable, placeholder_command
+        from .forked import as_init, forkable, placeholder_command
 
         self._fork, self.started_as = None, "started"
         if not self.fork_kernels:
@@ -94,7 +94,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         else:
             self.started_why = None
             self._fork = (prefix + kernel_cmd, placeholder_command(self._sandbox_runtime), kernel_cmd)
-            return prefix + self._fork[1], kw
+            return as_init(prefix) + self._fork[1], kw
         return prefix + kernel_cmd, kw
 
     # how the kernel came up: "forked" into its sandbox, or "started" the ordinary way, and then why (the executor

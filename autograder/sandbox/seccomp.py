@@ -10,6 +10,9 @@ The filter denies these and what Docker's default profile denies, the anchor: mo
 ``personality`` changes other than the harmless ones, accounting, quotas, swap, reboot, the clock, the
 kernel log, file handles, I/O ports, VSOCK sockets (which leave the network namespace).
 
+It also refuses ``prlimit`` on the sandbox's PID 1 (a forked kernel's placeholder, whose death is the kit's):
+Linux ignores every signal the kernel's code sends it, but would kill it itself at a CPU limit set that way.
+
 Everything else is allowed, and a denied call fails with ``EPERM`` rather than killing the kernel: a
 curious student gets an error in a cell, not a lost notebook.  ``clone3`` answers ``ENOSYS``, as under
 Docker, so that glibc falls back to ``clone``, whose flags a filter can read (``clone3`` passes them in
@@ -145,6 +148,8 @@ def filter_bytes() -> bytes:
     for flag in NAMESPACE_FLAGS:
         rules.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     rules.add_rule(eperm, "socket", sc.Arg(0, sc.EQ, AF_VSOCK))
+    # no new resource limits for the sandbox's PID 1 (the kernel reads pid_t: the low 32 bits of the argument)
+    rules.add_rule(eperm, "prlimit64", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, 1), sc.Arg(2, sc.NE, 0))
     for kind in DEVICES:
         rules.add_rule(eperm, "mknod", sc.Arg(1, sc.MASKED_EQ, S_IFMT, kind))
         rules.add_rule(eperm, "mknodat", sc.Arg(2, sc.MASKED_EQ, S_IFMT, kind))

@@ -105,9 +105,10 @@ class Watchdog(threading.Thread):
         except OSError:
             return None
         for pid in entries:
-            status = _read(proc / pid / "status")
-            tasks += _counter_colon(status, "Threads")
-            pss += _counter_colon(_read(proc / pid / "smaps_rollup"), "Pss") * 1024
+            # the sandbox's /proc/1 is an empty folder (bubblewrap.bwrap_command): its PID 1 is read from this side
+            folder = Path(f"/proc/{self._init}") if pid == "1" and self._init else proc / pid
+            tasks += _counter_colon(_read(folder / "status"), "Threads")
+            pss += _counter_colon(_read(folder / "smaps_rollup"), "Pss") * 1024
         if tasks >= self.limits.max_processes:
             return self.limits.reason_processes()
         if pss > self.limits.max_memory_mb * MiB:

@@ -204,7 +204,7 @@ class History:
 
     def __init__(self, db_url: str):
         self.db_url = db_url
-        self.engine = create_engine(db_url)
+        self.engine = create_engine(db_url, pool_pre_ping=True)  # a connection kept over a server restart is replaced
 
     def __enter__(self) -> History:
         return self

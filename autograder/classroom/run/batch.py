@@ -25,9 +25,10 @@ from pathlib import Path
 from ...config import GradingOptions, grading_options
 from ...course import Assignment
 from ...grading.execute import KIT_DEATH_RETRIES
-from ...grading.faults import disk_full, exception_fault
+from ...grading.faults import disk_full, exception_fault, from_driver
 from ...grading.grade import grade_student
 from ...grading.results import Status, StudentResult
+from .gradebook_guard import log_error
 from .progress import Progress
 
 
@@ -119,12 +120,17 @@ def _grade_on_dask(
     from .dask_pool import ClusterError, grade_on_cluster
 
     def on_result(student: str, result: StudentResult, final: bool) -> None:
+        if result.status is not Status.ERROR and final:
+            try:
+                if on_graded:
+                    on_graded(result)
+                save_state(assignment, result, todo[student])
+            except Exception as e:  # noqa: BLE001 - as LocalPool.finish: a grade without its history is taken back
+                if not (isinstance(e, OSError) or from_driver(e)):
+                    raise
+                result = StudentResult(student, Status.ERROR, exception_fault(e))
         if result.status is Status.ERROR:  # the kit's side failed: no grade, no state, graded again next run
             forget_grading(assignment, student, db_url)
-        elif final:
-            if on_graded:
-                on_graded(result)
-            save_state(assignment, result, todo[student])
         done[student] = result
         progress.advance(result)
 
@@ -144,6 +150,7 @@ def _grade_on_dask(
         raise GradingError(str(e)) from None
 
 
+GRADEBOOK_FAULT = "the gradebook could not be"  # the start of faults.kit_fault's and exception_fault's words for it
 WORKER_DEATHS = 2  # a submission in flight on this many dead grading workers is failed, with that reason
 KILLED_TWICE = (
     "its grading killed the grading worker process twice (out of memory, or killed by the system); "
@@ -186,6 +193,10 @@ def forget_grading(assignment: Assignment, student: str, db_url: str) -> None:
             gb.remove_submission(assignment.name, student)
     except MissingEntry:
         pass
+    except Exception as e:  # noqa: BLE001 - the gradebook is down: the student has no state file, so the next
+        # run grades them again and nbgrader's autograde replaces what this grading left; this run's export leaves
+        # them out (status error)
+        log_error(assignment.course.root, f"removing the unfinished grading of {student} from {db_url}", e)
 
 
 def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: GradingOptions) -> StudentResult:
@@ -235,6 +246,7 @@ class LocalPool:
         self.deaths: dict[str, int] = {}
         self.hung: dict[str, int] = {}  # students whose worker was stopped past its deadline, how often
         self.hung_now: set[str] = set()  # ... and whose stopped worker's end is yet to come
+        self.gradebook_retried: set[str] = set()  # students graded again after their gradebook writes failed
         self.stop = ""
 
     def run(self, pool: ProcessPoolExecutor | None = None) -> None:
@@ -316,12 +328,20 @@ class LocalPool:
                 if self.on_graded:  # sees the final result before the state file is written
                     self.on_graded(result)
                 save_state(self.assignment, result, self.todo[student])
-            except OSError as e:  # the grade is not whole without its state: take it back
+            except Exception as e:  # noqa: BLE001 - the grade is not whole without its history and state: take it back
+                if not (isinstance(e, OSError) or from_driver(e)):
+                    raise
                 result = StudentResult(student, Status.ERROR, exception_fault(e))
         if result.status is Status.ERROR:
             forget_grading(self.assignment, student, self.db_url)
             if disk_full(result.reason):
                 self.stop = result.reason
+            elif result.reason.startswith(GRADEBOOK_FAULT) and student not in self.gradebook_retried:
+                # its transaction was cut (a PostgreSQL server restarted, a lock held past the busy timeout):
+                # graded again once, in the next round, on a fresh connection
+                self.gradebook_retried.add(student)
+                print(f"  {student}: {result.reason}; graded again", flush=True)
+                return
         self.record(student, result)
 
     def record(self, student: str, result: StudentResult) -> None:

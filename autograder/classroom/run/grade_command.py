@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ...course import Assignment, CourseError
 from ...grading.canary import CanaryFailed, run_canary
-from ...grading.faults import exception_fault
+from ...grading.faults import exception_fault, from_driver
 from ...grading.grade import course_config, expected_notebooks
+from ...grading.gradebook_engine import riding_out_restarts
 from ...grading.notes import student_row
 from ...grading.results import Status
 from ...sandbox import SandboxUnavailable, check_sandbox, describe
@@ -102,6 +103,12 @@ def grade_assignment(
     except GradebookFault as e:
         raise GradingError(str(e)) from None
     ensure_assignment(assignment, db_url)
+    with riding_out_restarts():  # from here on, a PostgreSQL server that restarts is waited for
+        return _grade_class(assignment, db_url, students, options, progress, grading, config, out)
+
+
+def _grade_class(assignment, db_url, students, options, progress, grading, config, out) -> BatchOutcome:
+    course = assignment.course
     found = submissions(assignment, students)
     if not found:
         out(f"no submissions of {assignment.name!r} under {course.step_root('submitted')}: nothing to grade")
@@ -119,8 +126,11 @@ def grade_assignment(
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    recorder.finish(outcome.results)
-    changes = run_changes(db_url, assignment.name, recorder.run_id)
+    try:
+        recorder.finish(outcome.results)
+        changes = run_changes(db_url, assignment.name, recorder.run_id)
+    except Exception as e:  # noqa: BLE001 - the grades are recorded; the driver's text goes to the log
+        raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
     ungraded = {r.student for r in outcome.results if r.status is Status.ERROR}
     report_dir = assignment.reports
     try:
@@ -136,6 +146,10 @@ def grade_assignment(
     except OSError as e:  # a full disk: the grades are in the gradebook; the exports are written again next run
         grades_csv = tests_csv = index = f"not written ({exception_fault(e)})"
         similar = None
+    except Exception as e:
+        if not from_driver(e):
+            raise
+        raise GradingError(str(gradebook_fault(course.root, db_url, "export the grades from", e))) from None
     out("")
     out(class_table(outcome))
     out("")
