@@ -22,7 +22,16 @@ import pytest
 from autograder.course import ASSIGNMENT, Course
 from autograder.devtools.personas import write_submission
 
-from .conftest import ENV, new_course, per_test, read_only, reference_submission, small_file_system, stub_submission
+from .conftest import (
+    ENV,
+    new_course,
+    per_test,
+    read_only,
+    reference_submission,
+    scratch_course,
+    small_file_system,
+    stub_submission,
+)
 
 
 def grades(course: Path) -> dict[str, tuple[float, str]]:
@@ -372,3 +381,15 @@ def test_a_gradebook_error_is_told_without_the_drivers_text(tmp_path):
     assert f"the course folder {tmp_path} is read-only" in str(
         gradebook_fault(tmp_path, f"sqlite:///{tmp_path}/gradebook.db", "open", read_only)
     )
+
+
+def test_a_damaged_gradebook_is_named_in_one_line_by_runs_diff_and_export(tmp_path):
+    """``runs``, ``diff`` and ``export`` on a gradebook that is not a SQLite file: the line ``grade`` prints for it
+    (the copy that restores it, the log holding the driver's error), exit 2, no driver's text.  (Before, each
+    printed sqlite3's traceback with the SQL and a sqlalche.me link.)"""
+    course = tmp_path / "course"
+    scratch_course(course)
+    (course / "gradebook.db").write_bytes(os.urandom(4096))
+    for command in ("runs", "diff", "export"):
+        line = one_line(grade(course, ASSIGNMENT, command=command), f"{command}: the gradebook ")
+        assert f"{course / 'gradebook.db'} is damaged or is not a gradebook" in line, line
