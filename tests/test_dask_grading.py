@@ -2,23 +2,26 @@
 
 Each process of the cluster runs in an empty folder of its own, never the course folder: the course
 reaches the workers only through the tasks.  The class is graded the same on the cluster as by the
-local pool, and a worker killed mid-student loses nothing.
+local pool, a worker killed mid-student loses nothing, and a task whose grading process hangs inside a
+live worker is stopped at its deadline and graded again elsewhere.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course import ASSIGNMENT
+from autograder.course import ASSIGNMENT, Course
 from autograder.devtools.demo import persona_notebooks
 
 from .audit import LESSON, assert_audited, probe_notebook, report_of
@@ -136,7 +139,7 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def gradebooks():
-    with postgres_server("dask", ("cluster", "killed", "refused")) as urls:
+    with postgres_server("dask", ("cluster", "killed", "hung", "refused")) as urls:
         yield urls
 
 
@@ -240,6 +243,107 @@ def test_sqlite_gradebook_is_refused_on_a_cluster(tmp_path, cluster):
     assert f"--scheduler {cluster.address}: a Dask run needs a gradebook every worker reaches" in result.stderr
     assert "--db-url postgresql://" in result.stderr
     assert not (course / "autograded").exists()
+
+
+class GraderStopper(threading.Thread):
+    """Stops (SIGSTOP) the grading process that grades ``victim`` on the cluster, once it has autograded a
+    notebook (part of its grading is in the gradebook): the worker's child, not the worker, whose heartbeat
+    goes on, as a grading stuck on a lock or a dead mount. Never continued; ``times`` processes at most."""
+
+    def __init__(self, cluster: Cluster, victim: str, times: int):
+        super().__init__(daemon=True)
+        self.cluster, self.victim, self.times = cluster, victim, times
+        self.stopped: list[int] = []
+        self.workers: list[int] = []  # the process group (the `dask worker`) of each one stopped
+        self.stop = False
+
+    def graders(self):
+        """(pid, working folder, worker) of every grading process of this cluster's workers (their process groups)."""
+        groups = {p.pid for p in self.cluster.workers.values()}
+        for entry in Path("/proc").iterdir():
+            try:
+                if not entry.name.isdigit() or os.getpgid(int(entry.name)) not in groups:
+                    continue
+                if b"autograder.classroom.run.dask_pool" in (entry / "cmdline").read_bytes():
+                    yield int(entry.name), Path(os.readlink(entry / "cwd")), os.getpgid(int(entry.name))
+            except OSError:
+                continue
+
+    def run(self):
+        while not self.stop and len(self.stopped) < self.times:
+            for pid, cwd, worker in self.graders():
+                if pid in self.stopped or not cwd.name.startswith(f"kit-{self.victim}-"):
+                    continue  # the scratch course a task grades in is kit-<student>-...
+                with_notebook = any(Course(cwd).folder("autograded", ASSIGNMENT, self.victim).glob("*.ipynb"))
+                if with_notebook and len(self.stopped) < self.times:
+                    os.kill(pid, signal.SIGSTOP)
+                    self.stopped.append(pid)
+                    self.workers.append(worker)
+            time.sleep(0.05)
+
+
+def test_a_grading_hung_inside_a_live_worker_is_stopped_at_its_deadline_and_graded_elsewhere(
+    tmp_path, cluster, gradebooks
+):
+    """vic's grading process stopped once, zed's every time, inside workers that still answer their heartbeat:
+    past the deadline each is killed, what it wrote removed and the student sent to the other worker; vic is
+    graded there as ada (the same submission, never stopped), zed ends `error` with nothing of it recorded."""
+    same = handed_in("reference", "01_why_position", "02_token_embeddings")
+    students = {"vic": same, "zed": same, "ada": same, "ben": handed_in("stub", "01_why_position")}
+    course = tmp_path / "course"
+    make_class(course, students)
+    deadline = 40  # well over a grading of two lessons on a loaded machine (a cold grading process included)
+    stoppers = [GraderStopper(cluster, "vic", times=1), GraderStopper(cluster, "zed", times=2)]
+    for stopper in stoppers:
+        stopper.start()
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            ASSIGNMENT,
+            "--course-dir",
+            str(course),
+            "--scheduler",
+            cluster.address,
+            "--db-url",
+            gradebooks["hung"],
+            "--worker-deadline",
+            str(deadline),
+            *BUDGET,
+        ],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        out, err = run.communicate(timeout=600)  # without the deadline, it never ends
+    finally:
+        run.kill()
+        for stopper in stoppers:
+            stopper.stop = True
+            stopper.join(5)
+            for pid in stopper.stopped:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+    assert [len(s.stopped) for s in stoppers] == [1, 2], out
+    assert len(set(stoppers[1].workers)) == 2  # zed's retry went to the other worker
+    assert run.returncode == 1, out + err  # zed is the kit's error
+    for student, times in (("vic", 1), ("zed", 2)):
+        assert out.count(f"{student}: its grading on worker tcp://") == times, out
+    assert f"passed its {deadline} s deadline: stopped" in out
+    assert "ERROR zed: not graded: its grading worker hung past its deadline twice" in out, out
+    got = scores(course)
+    assert "zed" not in got and got["vic"] == got["ada"] > 0 and got["ben"] == 0, got
+    tests = per_test_rows(course)
+    assert [r[1:] for r in tests if r[0] == "vic"] == [r[1:] for r in tests if r[0] == "ada"] != []
+    assert files_under(course / "autograded" / "vic") == files_under(course / "autograded" / "ada")
+    assert not (course / "autograded" / "zed").exists() and not (course / "feedback" / "zed").exists()
+    rows = gradebook_rows(gradebooks["hung"])
+    assert len(rows) == len(set(rows)) and {r[0] for r in rows} == {"vic", "ada", "ben"}
+    assert sorted(r[1:] for r in rows if r[0] == "vic") == sorted(r[1:] for r in rows if r[0] == "ada")
 
 
 def test_a_worker_killed_mid_student_loses_nothing(tmp_path, cluster, gradebooks):

@@ -5,7 +5,6 @@ check results.json against Gradescope's format and the scores the same notebooks
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 import stat
@@ -120,7 +119,7 @@ def test_zip_has_gradescope_layout_and_keeps_the_mutants_home(tmp_path):
     assert not [n for n in names if "__pycache__" in n]
 
 
-def test_gradescope_grades_reference_stub_and_scatter_overwrite(gradescope_root, plain_course):
+def test_gradescope_grades_the_reference_and_the_stubs(gradescope_root):
     ref, ref_text = run_autograder(
         gradescope_root, {f"{n}.ipynb": nb for n, nb in persona_notebooks("reference").items()}
     )
@@ -138,35 +137,44 @@ def test_gradescope_grades_reference_stub_and_scatter_overwrite(gradescope_root,
         outputs = " ".join(t["output"] for t in stub["tests"] if t["name"].startswith(LESSON))
         assert digests_in(outputs) == {digest(reference())}, outputs[:2000]
 
-    # uploaded in a folder, as a zip of the work folder gives them
-    scatter, text = run_autograder(
-        gradescope_root, {f"my work/{n}.ipynb": nb for n, nb in persona_notebooks(["scatter-overwrite"]).items()}
-    )
-    check_format(scatter)
-    with open(plain_course / "grades.csv", newline="") as f:
-        plain = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
-    assert 0 < scatter["score"] < 100 and scatter["score"] == plain["overwriter"]  # what nbgrader itself gives
-    failed = [t for t in scatter["tests"] if t["score"] < t["max_score"]]
+
+def plain_notebook_score(course: Path, student: str, notebook: str) -> float:
+    """What plain nbgrader gave ``student``'s ``notebook`` (the session's plain_course)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return gb.find_submission_notebook(notebook, ASSIGNMENT, student).score
+
+
+def test_gradescope_reports_a_broken_upload_and_grades_the_mistake_as_nbgrader_does(gradescope_root, plain_course):
+    """One upload, in a folder (as a zip of the work folder gives it): lesson 1 renamed by a download, lesson 2 with
+    the scatter-overwrite mistake, lesson 3 the reference, lesson 4 not JSON, lesson 5 missing, a text file."""
+    notebooks = persona_notebooks(["scatter-overwrite"])  # the reference but for lesson 2
+    files = {f"my work/{n}.ipynb": nb for n, nb in notebooks.items() if n in ("02_token_embeddings", "03_sinusoidal")}
+    # renamed by a download: found by its cells
+    files["my work/01_why_position (1).ipynb"] = notebooks["01_why_position"]
+    files["my work/04_learned_positions.ipynb"] = "{ not json"
+    files["my work/notes.txt"] = "my notes"
+    results, text = run_autograder(gradescope_root, files)
+    check_format(results)
+    lost = {t["name"].split(":")[0] for t in results["tests"] if t["score"] < t["max_score"]}
+    assert lost == {LESSON, "04_learned_positions", "05_embedding_layer"}
+    # lesson 2 earns what nbgrader itself gives the same notebook: some of its points, not all
+    earned = {
+        nb: sum(t["score"] for t in results["tests"] if t["name"].startswith(f"{nb}:")) for nb, _, _ in graded_cells()
+    }
+    out_of = {nb: sum(p for n, _, p in graded_cells() if n == nb) for nb, _, _ in graded_cells()}
+    plain = plain_notebook_score(plain_course, "overwriter", LESSON)  # the same mistake, the same lesson 2
+    assert 0 < earned[LESSON] < out_of[LESSON] and earned[LESSON] == plain, (earned, plain)
+    assert earned["01_why_position"] == out_of["01_why_position"] and earned["03_sinusoidal"] == out_of["03_sinusoidal"]
+    assert results["score"] == out_of["01_why_position"] + earned[LESSON] + out_of["03_sinusoidal"]
+    failed = [t for t in results["tests"] if t["name"].startswith(LESSON) and t["score"] < t["max_score"]]
     assert failed and all(
         "Diagnosis [scatter-overwrite]: Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]"
         in t["output"]
         and "np.add.at" in t["output"]
         for t in failed
     )
-    assert_no_hidden_code(text)
-
-
-def test_gradescope_reports_a_broken_upload_to_the_student(gradescope_root):
-    notebooks = persona_notebooks("reference")
-    files = {f"{n}.ipynb": nb for n, nb in notebooks.items() if n not in ("01_why_position", "05_embedding_layer")}
-    files["01_why_position (1).ipynb"] = notebooks["01_why_position"]  # renamed by a download: found by its cells
-    files["04_learned_positions.ipynb"] = "{ not json"
-    files["notes.txt"] = "my notes"
-    results, text = run_autograder(gradescope_root, files)
-    check_format(results)
-    lost = {t["name"].split(":")[0] for t in results["tests"] if t["score"] < t["max_score"]}
-    assert lost == {"04_learned_positions", "05_embedding_layer"}
-    assert results["score"] == 60
     assert "notes.txt: ignored (not a notebook)" in results["output"]
     assert "04_learned_positions.ipynb: not a notebook" in results["output"]
     missing = [t["output"] for t in results["tests"] if t["name"].startswith("05_")]

@@ -1,7 +1,7 @@
 """Grades back to the LMS: Canvas and Moodle gradebook files read back against the roster and grades.csv,
 feedback packed under the LMS's file names, and rosters that cannot be trusted refused with file and row.
 
-The graded course is the session's ``plain_course`` (reference, stub, independent, noisy, overwriter),
+The graded course is the session's ``plain_course`` (reference, stub, independent, overwriter),
 so nothing here grades a notebook again.
 """
 
@@ -21,7 +21,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS
 from .conftest import REPO, kit
 
 # the roster: names with commas and non-ASCII letters, a student who never submitted ("absent");
-# "independent" and "noisy" were graded but are not in it
+# "independent" was graded but is not in it
 ROSTER = [
     ["student_id", "name", "login", "canvas_id", "sis_user_id", "sis_login_id", "section", "email", "idnumber"],
     [
@@ -49,7 +49,7 @@ ROSTER = [
     ],
     ["absent", "Zoë Ng", "ng", "104", "S-004", "zoe@uni.example", "Section A, Mon", "zoe@uni.example", "1004"],
 ]
-OUTSIDE = ("independent", "noisy")
+OUTSIDE = ("independent",)
 
 
 def write_csv(path: Path, rows: list[list[str]]) -> Path:
@@ -97,7 +97,7 @@ def test_canvas_file_matches_roster_and_grades(plain_course, roster, tmp_path):
     table = read_back(out)
     assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", f"{ASSIGNMENT} (4242)"]
     scores = nbgrader_scores(plain_course)
-    assert set(scores) == {"reference", "stub", "independent", "noisy", "overwriter"}
+    assert set(scores) == {"reference", "stub", "independent", "overwriter"}
     assert len(table) == len(ROSTER)  # one row per roster student, nobody else
     for row, r in zip(table[1:], ROSTER[1:]):
         sid, name, _, canvas_id, sis_user, sis_login, section = r[:7]
@@ -107,7 +107,7 @@ def test_canvas_file_matches_roster_and_grades(plain_course, roster, tmp_path):
     assert 0 < float(by_name["Ørsted, Hans Christian"]) < 100
     assert by_name["Zoë Ng"] == ""  # no submission: an empty cell, not a 0
     # graded students outside the roster are named on the terminal with their scores
-    assert "2 graded student(s) are not in the roster" in result.stdout
+    assert f"{len(OUTSIDE)} graded student(s) are not in the roster" in result.stdout
     for student in OUTSIDE:
         assert f"  {student}: {float(scores[student]):g}" in result.stdout
     assert "without a graded submission get an empty cell: absent" in result.stdout
@@ -218,11 +218,11 @@ def test_feedback_zip_names_each_file_after_the_lms_download(plain_course, tmp_p
             page = (course / "feedback" / "stub" / ASSIGNMENT / f"{nb}.html").read_bytes()
             assert z.read(f"nunez_102_9002_{nb}.html") == page
         # students who did not come from the LMS download are filed under their id and named on the terminal
-        for student in ("independent", "noisy"):
+        for student in OUTSIDE:
             assert {f"{student}/{nb}.html" for nb in NOTEBOOKS} <= names
         assert not any(name.startswith("stub/") for name in names)
-        assert len(names) == 5 * len(NOTEBOOKS)
-    assert "filed under their student id: independent, noisy\n" in result.stdout
+        assert len(names) == 4 * len(NOTEBOOKS)
+    assert "filed under their student id: independent\n" in result.stdout
     assert f"stub did not send 3 notebook(s) ({', '.join(unsent)})" in result.stdout
 
 

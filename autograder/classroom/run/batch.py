@@ -144,6 +144,8 @@ def _grade_on_dask(
             grading,
             on_result=on_result,
             out=lambda line: print(line, flush=True),
+            deadline=options.worker_deadline or student_deadline(assignment, grading),
+            forget=lambda student: forget_grading(assignment, student, db_url),
         )
     except ClusterError as e:
         raise GradingError(str(e)) from None

@@ -15,7 +15,12 @@ start-up and imports once, not once per student.  (A Dask worker is a daemonic p
 leaves when its pipe closes, so none outlives its worker.)
 
 Faults: a worker that dies mid-student loses nothing; the scheduler gives its task to another worker,
-and nbgrader's autograde replaces the student's grades, so the gradebook holds them once.  A cluster-wide
+and nbgrader's autograde replaces the student's grades, so the gradebook holds them once.  A task
+whose grading process passes the student's deadline (the local pool's, :func:`.batch.student_deadline`
+or ``--worker-deadline``) has that process killed by its worker, which still answers its heartbeat
+and so would never lose the task; the instructor's side removes what the grading wrote
+(:func:`.batch.forget_grading`) and sends the student to another worker once, then calls it
+``error``.  A cluster-wide
 lock per student keeps two gradings of one student from overlapping (a killed instructor's tasks may
 still run when the next run starts).  A worker
 with another version of the kit, or one that cannot sandbox, refuses: before any task runs (checked on
@@ -28,12 +33,14 @@ import hashlib
 import json
 import os
 import pickle
+import select
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +126,7 @@ class Parcel:
     overrides: bytes | None  # the kit's record of cells it zeroed for this student last time
     options: GradingOptions  # the run's options, decided once by the instructor's side
     version: str
+    deadline: float = 0.0  # seconds the grading process may take before it is presumed hung and killed (0: none)
 
 
 @dataclass
@@ -130,9 +138,13 @@ class Returned:
     feedback: dict[str, bytes] = field(default_factory=dict)
     overrides: bytes | None = None
     worker: str = ""
+    hung: bool = False  # the grading process passed the deadline and was killed: nothing of it is kept
+    address: str = ""  # the Dask worker's address (to retry a hung student on another)
 
 
-def make_parcel(assignment: Assignment, student: str, db_url: str, options: GradingOptions, version: str) -> Parcel:
+def make_parcel(
+    assignment: Assignment, student: str, db_url: str, options: GradingOptions, version: str, deadline: float = 0.0
+) -> Parcel:
     record = assignment.verdict_record(student)
     config = assignment.root / CONFIG_FILE
     return Parcel(
@@ -145,6 +157,7 @@ def make_parcel(assignment: Assignment, student: str, db_url: str, options: Grad
         record.read_bytes() if record.exists() else None,
         options,
         version,
+        deadline,
     )
 
 
@@ -198,7 +211,15 @@ def _grade_in_scratch(parcel: Parcel) -> Returned:
         course.task_file.write_bytes(pickle.dumps(parcel))
         out = course.result_file
         grader = _Grader.take()
-        finished = grader.grade(scratch)
+        finished = grader.grade(scratch, parcel.deadline)
+        if grader.hung:
+            grader.stop()
+            return Returned(
+                StudentResult(parcel.student, Status.ERROR, f"passed its {parcel.deadline:g} s deadline").to_dict(),
+                worker=socket.gethostname(),
+                hung=True,
+                address=_worker_address(),
+            )
         if finished and out.exists():
             grader.give_back()
             result = json.loads(out.read_text())
@@ -213,14 +234,26 @@ def _grade_in_scratch(parcel: Parcel) -> Returned:
             _files(assignment.feedback(parcel.student)),
             record.read_bytes() if record.exists() else None,
             socket.gethostname(),
+            address=_worker_address(),
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def _worker_address() -> str:
+    from distributed import get_worker
+
+    try:
+        return get_worker().address
+    except ValueError:  # not inside a Dask worker (called directly)
+        return ""
+
+
 class _Grader:
     """A grading process of this worker, kept between tasks: it reads a scratch course's path per line on
-    its stdin, grades the task there and answers ``done``; it leaves when its stdin closes."""
+    its stdin, grades the task there and answers ``done``; it leaves when its stdin closes.  One that has
+    not answered by the task's deadline is killed (SIGKILL, which ends a stopped process too; its
+    sandboxed kernels die with it, as bubblewrap's --die-with-parent): ``hung`` says so."""
 
     _idle: list[_Grader] = []
     _lock = threading.Lock()
@@ -228,8 +261,13 @@ class _Grader:
     def __init__(self) -> None:
         self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True
+            [sys.executable, "-m", __name__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
         )
+        self.hung = False
 
     @classmethod
     def take(cls) -> _Grader:
@@ -244,15 +282,29 @@ class _Grader:
         with self._lock:
             self._idle.append(self)
 
-    def grade(self, scratch: Path) -> bool:
+    def grade(self, scratch: Path, deadline: float = 0.0) -> bool:
+        """Whether the process graded ``scratch`` (answered ``done``); past ``deadline`` seconds (0: none) it is
+        killed and ``hung`` set, without waiting for it to end (a process stuck on a dead mount may not)."""
         self.log.seek(0)
         self.log.truncate()  # the log holds this task's words only (the process shares the file's offset)
         try:
             self.process.stdin.write(f"{scratch}\n")
             self.process.stdin.flush()
-            return self.process.stdout.readline().strip() == "done"
+            return self._answer(deadline) == "done"
         except (BrokenPipeError, OSError):
             return False
+
+    def _answer(self, deadline: float) -> str:
+        """The process's answer line; it writes nothing between tasks, so nothing of it waits in the buffer
+        while the pipe is not readable."""
+        if deadline > 0:
+            ends = time.monotonic() + deadline
+            while not select.select([self.process.stdout], [], [], max(0.0, ends - time.monotonic()))[0]:
+                if time.monotonic() >= ends:
+                    self.hung = True
+                    self.process.kill()
+                    return ""
+        return self.process.stdout.readline().strip()
 
     def last_words(self) -> str:
         self.log.seek(0)
@@ -260,7 +312,10 @@ class _Grader:
 
     def stop(self) -> None:
         self.process.kill()
-        self.process.wait()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # stuck in the kernel (a dead mount): it ends when the kernel lets it
+            pass
 
 
 def _serve() -> None:
@@ -364,11 +419,19 @@ def grade_on_cluster(
     *,
     on_result: Callable[[str, StudentResult, bool], None],
     out=print,
+    deadline: float = 0.0,
+    forget: Callable[[str], None] = lambda student: None,
 ) -> None:
     """Grade ``students`` on the Dask cluster at ``scheduler``; ``on_result`` gets each as it finishes, and
-    whether the result is final (False: a refusal or a lost worker, to be graded again by the next run)."""
+    whether the result is final (False: a refusal or a lost worker, to be graded again by the next run).
+
+    ``deadline``: seconds a student's grading process may take on its worker (0: no limit).  A student
+    whose grading passed it has what it wrote removed (``forget``) and is graded again, on another worker
+    where there is one; past it twice, the student is ``error`` (:data:`.batch.HUNG_TWICE`)."""
     from distributed import as_completed
     from distributed.client import FutureCancelledError
+
+    from .batch import HUNG_TWICE, WORKER_DEATHS
 
     refuse_local_gradebook(db_url)
     try:
@@ -379,16 +442,37 @@ def grade_on_cluster(
         workers = check_workers(client, options.sandbox)
         out(f"Dask scheduler {scheduler}: {len(workers)} worker(s); dashboard {client.dashboard_link}")
         version = kit_version()
-        futures = {}
-        for student in students:
-            parcel = make_parcel(assignment, student, db_url, options, version)
+        futures, hung = {}, {}
+
+        def submit(student: str, avoid: str = ""):
+            parcel = make_parcel(assignment, student, db_url, options, version, deadline)
             key = f"grade-{assignment.name}-{student}-{os.urandom(4).hex()}"
-            futures[client.submit(grade_parcel, parcel, key=key, pure=False)] = student
-        for future in as_completed(futures):
-            student = futures[future]
+            others = [w for w in client.scheduler_info()["workers"] if w != avoid] if avoid else []
+            # others: a preference, not a must (allow_other_workers), so a retry never waits for a worker that left
+            where = {"workers": others, "allow_other_workers": True} if others else {}
+            future = client.submit(grade_parcel, parcel, key=key, pure=False, **where)
+            futures[future] = student
+            return future
+
+        running = as_completed([submit(student) for student in students])
+        for future in running:
+            student = futures.pop(future)
             final = True
             try:
-                result = keep(assignment, student, future.result())
+                returned = future.result()
+                if returned.hung:
+                    hung[student] = hung.get(student, 0) + 1
+                    out(
+                        f"{student}: its grading on worker {returned.address or returned.worker} passed its "
+                        f"{deadline:g} s deadline: stopped"
+                    )
+                    forget(student)  # before the retry writes anything
+                    if hung[student] < WORKER_DEATHS:
+                        running.add(submit(student, avoid=returned.address))
+                        continue
+                    result, final = StudentResult(student, Status.ERROR, HUNG_TWICE), False
+                else:
+                    result = keep(assignment, student, returned)
             except WorkerRefused as e:
                 result, final = StudentResult(student, Status.ERROR, f"refused: {e}"), False
             except (FutureCancelledError, Exception) as e:  # noqa: BLE001 - the cluster's fault: not graded
