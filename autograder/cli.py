@@ -127,11 +127,9 @@ def cmd_grade(args) -> int:
         with timing.phase("the first worker process started"):
             workers.start(
                 Path(args.course_dir),
-                args.assignment,
                 jobs=args.jobs,
                 notebook_budget=args.notebook_budget,
                 cell_timeout=args.cell_timeout,
-                db_url=args.db_url,
             )
     try:
         return _grade(args)

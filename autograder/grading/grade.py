@@ -263,7 +263,6 @@ def _grade_student(
 ) -> StudentResult:
     from nbgrader.converters import Autograde, GenerateFeedback
 
-    from .feedback import ready as feedback_ready
     from .feedback import ungraded_reasons, write_ungraded_pages
 
     with timed_step(steps, "intake", student):
@@ -317,7 +316,6 @@ def _grade_student(
         result.kernel_starts = kernel_starts(notebooks)
     with timed_step(steps, "feedback", student):
         if options.feedback and autograded:
-            feedback_ready()  # the worker's warm-up of the page (classroom.run.workers), if it runs, is done
             fb = _run(GenerateFeedback, config, assignment.name, student)
             fault = kit_fault(_log_text(fb)) if not fb["success"] else None
             if not fb["success"] and not fault:
