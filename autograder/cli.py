@@ -120,10 +120,42 @@ def cmd_check_thorough(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from .classroom.run.batch import BatchOptions, GradingError
-    from .classroom.run.grade_command import grade_assignment
-    from .classroom.run.progress import Progress
+    if not args.dry_run and not args.scheduler:  # its first worker imports while this process does
+        from . import timing
+        from .classroom.run import workers
+
+        with timing.phase("the first worker process started"):
+            workers.start(
+                Path(args.course_dir),
+                args.assignment,
+                jobs=args.jobs,
+                notebook_budget=args.notebook_budget,
+                cell_timeout=args.cell_timeout,
+                db_url=args.db_url,
+            )
+    try:
+        return _grade(args)
+    finally:
+        from .classroom.run import workers
+
+        workers.discard()
+
+
+def _grade(args) -> int:
+    from . import timing
     from .course import CourseError, open_assignment
+
+    with timing.phase("the course opened (nbgrader imported)"):
+        try:
+            assignment = open_assignment(Path(args.course_dir), args.assignment)
+        except CourseError as e:
+            print(f"grade: {e}", file=sys.stderr)
+            return 2
+    with timing.phase("the grade command's imports"):
+        from .classroom.run.batch import BatchOptions, GradingError
+        from .classroom.run.dry_run import dry_run
+        from .classroom.run.grade_command import grade_assignment
+        from .classroom.run.progress import Progress
 
     options = BatchOptions(
         jobs=args.jobs,
@@ -133,12 +165,10 @@ def cmd_grade(args) -> int:
         scheduler=args.scheduler,
         worker_deadline=args.worker_deadline,
     )
-    from .classroom.run.dry_run import dry_run
-
     run = dry_run if args.dry_run else grade_assignment  # a dry run is the same run, in scratch space
     try:
         outcome = run(
-            open_assignment(Path(args.course_dir), args.assignment),
+            assignment,
             db_url=args.db_url,
             students=args.student or None,
             options=options,
@@ -588,4 +618,7 @@ def main(argv=None) -> int:
     add_check_command(sub, repo_root())
 
     args = parser.parse_args(argv)
+    from . import timing
+
+    timing.started()  # where a run's time goes (AUTOGRADER_TIMINGS: benchmarks/bench_small_jobs.py)
     return args.func(args)

@@ -21,12 +21,18 @@ is met or by how much it falls short:
   less), run once (``--cpu-repeat``): with nothing else running, the whole machine's CPU is the kit's; the
   process tree's is printed beside it.
 
+For a goal missed (or every job, with ``--breakdown``), where the kit's time went: its run of median wall time,
+phase by phase, as the kit's processes recorded them (``AUTOGRADER_TIMINGS``, :mod:`autograder.timing`: each
+phase's wall time and the CPU of the process that ran it; a worker's phases under the command's phase they fall in,
+and what no phase holds).
+
 The course set-up, the CPU accounting and the plain-nbgrader anchor are benchmarks/bench_grading.py's.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -46,6 +52,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS  # noqa: E402
 from autograder.devtools.demo import persona_notebooks  # noqa: E402
 
 CACHE_ENV = "AUTOGRADER_CANARY_CACHE"  # autograder.grading.canary's (not imported: it imports nbgrader)
+TIMINGS_ENV = "AUTOGRADER_TIMINGS"  # autograder.timing's
 LESSON = NOTEBOOKS[1]  # lesson 2
 KIT = [sys.executable, "-m", "autograder"]
 JOBS = ("startup", "check", "thorough", "grade", "cpu")
@@ -62,12 +69,73 @@ class Row:
     met: bool
     short: str  # by how much it falls short ("" when met)
     less: bool = False  # the ratio is anchor / kit ("x less"), not kit / anchor
+    trace: str = ""  # the kit's job in TRACES, whose phases say where its time went
 
     @property
     def ratio(self) -> str:
         if not self.anchor or not self.kit:
             return ""
         return f"{self.anchor / self.kit:.2f}x less" if self.less else f"{self.kit / self.anchor:.2f}x"
+
+
+TRACES: dict[str, list[tuple[float, Path]]] = {}  # a kit job -> (wall, its phases' file) of each of its runs
+
+
+def kit_run(trace: str, cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
+    """``timed``, the kit's processes recording their phases (autograder.timing) in a file kept in TRACES."""
+    runs = TRACES.setdefault(trace, [])
+    phases = Path(tempfile.gettempdir()) / f"kit-phases-{os.getpid()}-{trace}-{len(runs)}.jsonl"
+    phases.unlink(missing_ok=True)
+    run = timed(cmd, cwd, {**(env or ENV), TIMINGS_ENV: str(phases)})
+    runs.append((run.wall, phases))
+    return run
+
+
+def breakdown(trace: str) -> list[str]:
+    """Where the kit's time went in the run of ``trace`` closest to its median wall time: the command's phases in
+    the order they began (a phase timed more than once adds up), each worker process's under the command's phase
+    it began in, and what no phase of the command holds (the interpreter's exit, a pool's shut-down...)."""
+    runs = TRACES.get(trace) or []
+    if not runs:
+        return []
+    mid = median(wall for wall, _ in runs)
+    wall, path = min(runs, key=lambda run: abs(run[0] - mid))
+    try:
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        records = []
+    if not records:
+        return [f"  (no phases recorded: {path})"]
+    command = next((r["pid"] for r in records if r["name"] == "start-up, imports"), records[0]["pid"])
+    steps = ("intake", "autograde", "gradebook", "feedback")  # grade_student's, recorded as "student: step"
+    students = {r["name"].split(": ")[0] for r in records if r["name"].split(": ")[-1] in steps}
+    students.discard("kit-canary")
+    if len(students) > 1:  # a class: each step of grading a student, added up over them
+        for r in records:
+            if r["name"].split(": ")[0] in students:
+                r["name"] = f"{len(students)} students: {r['name'].split(': ', 1)[1]}"
+    top: dict[str, list] = {}  # name -> [wall, cpu, [(name, wall, cpu, pid)]]
+    for r in sorted(records, key=lambda r: r["start"]):
+        if r["pid"] == command and not r["name"].startswith("canary, "):
+            entry = top.setdefault(r["name"], [0.0, 0.0, {}, r])
+            entry[0] += r["end"] - r["start"]
+            entry[1] += r["cpu"]
+    for r in sorted(records, key=lambda r: r["start"]):
+        if r["pid"] != command or r["name"].startswith("canary, "):
+            begun = [e for e in top.values() if e[3]["start"] <= r["start"] + 0.05]  # the clocks' tick: 10 ms
+            home = max(begun, key=lambda e: e[3]["start"]) if begun else next(iter(top.values()))
+            inner = home[2].setdefault((r["name"], r["pid"] != command), [0.0, 0.0])
+            inner[0] += r["end"] - r["start"]
+            inner[1] += r["cpu"]
+    covered = sum(e[0] for name, e in top.items() if not name.startswith("("))
+    lines = [f"  {'phase (CPU: of the process that ran it, its kernels not counted)':60}{'wall':>7}{'CPU':>7}"]
+    for name, (w, cpu, inner, _) in top.items():
+        lines.append(f"  {name:60}{w:7.2f}{cpu:7.2f}")
+        for (sub, worker), (sw, scpu) in inner.items():
+            lines.append(f"    {sub + (' (worker)' if worker else ''):58}{sw:7.2f}{scpu:7.2f}")
+    lines.append(f"  {'in no phase of the command (its exit, gaps between phases)':60}{wall - covered:7.2f}")
+    lines.append(f"  {'the whole run, as timed here':60}{wall:7.2f}")
+    return lines
 
 
 def env_without_cache(**extra: str) -> dict[str, str]:
@@ -86,13 +154,13 @@ def medians(jobs: dict[str, Callable[[], Run]], repeat: int, warm_up: bool) -> d
     return {name: median(w) for name, w in walls.items()}
 
 
-def at_most(job: str, kit: float, anchor_name: str, anchor: float, factor: float) -> Row:
+def at_most(job: str, kit: float, anchor_name: str, anchor: float, factor: float, trace: str = "") -> Row:
     ratio = kit / anchor
     met = ratio <= factor
     short = (
         "" if met else f"{ratio / factor:.2f}x over: needs {anchor * factor:.1f} s, {kit - anchor * factor:.1f} s more"
     )
-    return Row(job, kit, anchor_name, anchor, f"<= {factor:g}x", met, short)
+    return Row(job, kit, anchor_name, anchor, f"<= {factor:g}x", met, short, trace=trace)
 
 
 # --- the jobs ----------------------------------------------------------------------------------------
@@ -114,7 +182,9 @@ def startup_rows(repeat: int, warm_up: bool, tmp: Path) -> list[Row]:
     for name, wall in walls.items():
         met = wall <= STARTUP_GOAL
         short = "" if met else f"{wall - STARTUP_GOAL:.2f} s over"
-        rows.append(Row(f"autograder {name}", wall, 'python -c "import numpy"', numpy, "<= 0.5 s", met, short))
+        rows.append(
+            Row(f"autograder {name}", wall, 'python -c "import numpy"', numpy, "<= 0.5 s", met, short, trace=name)
+        )
     return rows
 
 
@@ -140,7 +210,8 @@ def check_rows(repeat: int, warm_up: bool, tmp: Path, thorough: bool, check: boo
     fresh = iter(range(1_000_000))
 
     def first_time() -> Run:
-        return timed(
+        return kit_run(
+            "thorough-first",
             KIT + ["check", "--thorough", notebook.name],
             notebook.parent,
             env_without_cache(**{CACHE_ENV: str(tmp / f"canary-{next(fresh)}")}),
@@ -148,23 +219,32 @@ def check_rows(repeat: int, warm_up: bool, tmp: Path, thorough: bool, check: boo
 
     jobs = {"bare": lambda: bare_run(notebook)}
     if check:
-        jobs["check"] = lambda: timed(KIT + ["check", notebook.name], notebook.parent)
+        jobs["check"] = lambda: kit_run("check", KIT + ["check", notebook.name], notebook.parent)
     if thorough:
         remembered_env = env_without_cache(**{CACHE_ENV: str(remembered)})
         if not warm_up:  # the canary remembered needs one run that remembers it
             timed(KIT + ["check", "--thorough", notebook.name], notebook.parent, remembered_env)
-        jobs["remembered"] = lambda: timed(
-            KIT + ["check", "--thorough", notebook.name], notebook.parent, remembered_env
+        jobs["remembered"] = lambda: kit_run(
+            "thorough-remembered", KIT + ["check", "--thorough", notebook.name], notebook.parent, remembered_env
         )
         jobs["first"] = first_time
     walls = medians(jobs, repeat, warm_up)
     bare = "bare jupyter nbconvert --execute"
     rows = []
     if check:
-        rows.append(at_most(f"autograder check {LESSON}", walls["check"], bare, walls["bare"], 0.5))
+        rows.append(at_most(f"autograder check {LESSON}", walls["check"], bare, walls["bare"], 0.5, "check"))
     if thorough:
-        rows.append(at_most("check --thorough, canary remembered", walls["remembered"], bare, walls["bare"], 1.3))
-        rows.append(at_most("check --thorough, first time", walls["first"], bare, walls["bare"], 2.0))
+        rows.append(
+            at_most(
+                "check --thorough, canary remembered",
+                walls["remembered"],
+                bare,
+                walls["bare"],
+                1.3,
+                "thorough-remembered",
+            )
+        )
+        rows.append(at_most("check --thorough, first time", walls["first"], bare, walls["bare"], 2.0, "thorough-first"))
     return rows
 
 
@@ -180,7 +260,7 @@ def grade_rows(repeat: int, warm_up: bool, tmp: Path) -> list[Row]:
 
     def kit() -> Run:
         course = fresh_course("kit")
-        run = timed(KIT + ["grade", ASSIGNMENT, "--jobs", "1"], course, env_without_cache())
+        run = kit_run("grade", KIT + ["grade", ASSIGNMENT, "--jobs", "1"], course, env_without_cache())
         shutil.rmtree(course)
         return run
 
@@ -198,6 +278,7 @@ def grade_rows(repeat: int, warm_up: bool, tmp: Path) -> list[Row]:
             "nbgrader autograde + generate_feedback",
             walls["plain"],
             0.5,
+            "grade",
         )
     ]
 
@@ -211,7 +292,7 @@ def cpu_rows(repeat: int, tmp: Path, students: int) -> tuple[list[Row], str]:
         class_course(kit, the_class(students))
         class_course(plain, the_class(students))
         plains.append(sum(plain_nbgrader(plain), Run()))
-        kits.append(timed(KIT + ["grade", ASSIGNMENT, "--jobs", "1"], kit, env_without_cache()))
+        kits.append(kit_run("cpu", KIT + ["grade", ASSIGNMENT, "--jobs", "1"], kit, env_without_cache()))
     rows = []
     for label, pick in (("whole machine", lambda r: r.machine), ("process tree", lambda r: r.tree)):
         kit = median(pick(r) for r in kits) / per_notebook
@@ -228,6 +309,7 @@ def cpu_rows(repeat: int, tmp: Path, students: int) -> tuple[list[Row], str]:
                 met,
                 short,
                 less=True,
+                trace="cpu",
             )
         )
     wall = median(r.wall for r in kits)
@@ -243,6 +325,23 @@ def print_rows(rows: list[Row]) -> None:
         print(f"{r.job:52}{r.kit:7.2f}  {r.anchor_name:40}{anchor}{r.ratio:>13}  {r.goal:11}{verdict}")
 
 
+def print_breakdowns(rows: list[Row], every: bool) -> None:
+    """Where the kit's time went, for each goal missed (every job's, with ``every``), each job once."""
+    shown = set()
+    for r in rows:
+        if (r.met and not every) or r.trace in shown:
+            continue
+        shown.add(r.trace)
+        lines = breakdown(r.trace)
+        what = "goal met" if r.met else f"goal missed, {r.short}"
+        if not lines:  # the start-up's --help exits before a phase is recorded
+            lines = [
+                f"  (no phases recorded: `python -X importtime -m autograder{r.job[len('autograder') :]}` shows the imports)"
+            ]
+        print(f"\nwhere the kit's time went, {r.job} ({what}):")
+        print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each job and anchor (median; default 3)")
@@ -250,6 +349,9 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=8, help="the class of the CPU comparison (default 8)")
     parser.add_argument("--cpu-repeat", type=int, default=1, help="runs of the CPU comparison (default 1)")
     parser.add_argument("--only", nargs="+", choices=JOBS, default=list(JOBS), help="these jobs only")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="where the kit's time went for every job, not only a goal missed"
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="kit-small-jobs-") as folder:
@@ -273,6 +375,10 @@ def main() -> None:
         print(f"CPU seconds per notebook, user + system (median of {args.cpu_repeat}):")
         print_rows(cpu)
         print(note)
+    print_breakdowns(rows + cpu, args.breakdown)
+    for runs in TRACES.values():
+        for _, phases in runs:
+            phases.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,24 @@ def test_the_canary_is_graded_again_only_when_something_it_depends_on_changed(tm
     assert fingerprint(assignment, None, options) != changed
 
 
+def test_the_canary_is_graded_again_when_a_package_is_installed_or_changes_version(tmp_path, monkeypatch):
+    course = tmp_path / "course"
+    shutil.copytree(REPO / "source", course / "source")
+    shutil.copy(REPO / "nbgrader_config.py", course)
+    options = {"notebook_budget": 60, "cell_timeout": 30, "sandbox": None}
+    assignment = Assignment(Course(course), ASSIGNMENT)
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    key = fingerprint(assignment, None, options)
+    assert fingerprint(assignment, None, options) == key
+    (site / "numpy_helper-1.0.dist-info").mkdir()  # installed
+    installed = fingerprint(assignment, None, options)
+    assert installed != key
+    (site / "numpy_helper-1.0.dist-info").rename(site / "numpy_helper-1.1.dist-info")  # upgraded
+    assert fingerprint(assignment, None, options) not in (key, installed)
+
+
 def test_the_reference_is_graded_against_a_copy_of_the_runs_gradebook_while_it_matches_the_source(tmp_path):
     """`grade` hands the canary its own gradebook, where the assignment is registered as the students are graded:
     copied with the student copy its registration wrote, instead of a new gradebook registered by an nbgrader

@@ -22,7 +22,6 @@ identical scratch courses).
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import multiprocessing
 import os
@@ -38,6 +37,7 @@ from pathlib import Path
 
 import nbformat
 
+from .. import timing
 from ..cells import grade_id, solution_sources
 from ..config import CONFIG_FILE, GradingOptions
 from ..course import Assignment, Course, sqlite_file, sqlite_url
@@ -66,9 +66,24 @@ def fingerprint(assignment: Assignment, notebooks: list[str] | None, options: di
     files = sorted(PACKAGE_DIR.rglob("*.py")) + [course_dir / CONFIG_FILE]
     files += [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
     digest_files(digest, files, course_dir)
-    installed = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions())
-    digest.update(json.dumps([sys.executable, sys.prefix, installed, options], sort_keys=True, default=str).encode())
+    inputs = [sys.executable, sys.prefix, installed_distributions(), options]
+    digest.update(json.dumps(inputs, sort_keys=True, default=str).encode())
     return digest.hexdigest()
+
+
+def installed_distributions() -> list[str]:
+    """The packages installed for this Python, as the names of their metadata folders on ``sys.path``
+    (``numpy-2.1.0.dist-info``: name and version), where importlib.metadata finds them: a package installed,
+    removed or changed in version changes the list.  Listing the folders costs a millisecond; reading every
+    package's METADATA, as ``importlib.metadata.distributions()`` does, half a second on a cold disk."""
+    names = []
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as found:
+                names += [f"{entry}/{e.name}" for e in found if e.name.endswith((".dist-info", ".egg-info"))]
+        except OSError:  # not a folder (a zip), or gone
+            continue
+    return sorted(names)
 
 
 def digest_files(digest, files: list[Path], root: Path) -> None:
@@ -132,21 +147,23 @@ def grade_reference_here(
     ``gradebook`` (:func:`run_gradebook_copy`) or, without one, a gradebook of its own."""
     from .grade import grade_student
 
+    timing.started("worker start-up, imports")
     sources = [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
     with tempfile.TemporaryDirectory(prefix="kit-canary-") as folder:
         if registered is None:
-            root = Path(folder) / "course"
-            root.mkdir()
-            shutil.copy(assignment.root / CONFIG_FILE, root / CONFIG_FILE)
-            scratch = assignment.in_course(root)  # laid out as the course's own config says
-            scratch.source.mkdir(parents=True)
-            for path in sources:
-                shutil.copy(path, scratch.source / path.name)
-            db_url = run_gradebook_copy(assignment, gradebook, scratch, sources)
-            if db_url is None:
-                db_url = sqlite_url(scratch.course.gradebook)
-                scratch.register(db_url)
-            reference_submission(scratch, sources)
+            with timing.phase("canary, its scratch course"):
+                root = Path(folder) / "course"
+                root.mkdir()
+                shutil.copy(assignment.root / CONFIG_FILE, root / CONFIG_FILE)
+                scratch = assignment.in_course(root)  # laid out as the course's own config says
+                scratch.source.mkdir(parents=True)
+                for path in sources:
+                    shutil.copy(path, scratch.source / path.name)
+                db_url = run_gradebook_copy(assignment, gradebook, scratch, sources)
+                if db_url is None:
+                    db_url = sqlite_url(scratch.course.gradebook)
+                    scratch.register(db_url)
+                reference_submission(scratch, sources)
         else:  # its reference written by the caller (grade_reference)
             scratch, db_url = registered
         return grade_student(scratch, CANARY, db_url, replace(options, feedback=False))
@@ -248,7 +265,8 @@ def run_canary(
     ``pool``: the run's worker processes, one of which grades the reference (:func:`grade_reference`).
     ``then``: what the line of a pass says comes next, in the words of whoever reads it."""
     # the run's options, but for how many students at once and whether feedback is written
-    key = fingerprint(assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
+    with timing.phase("canary, its fingerprint"):
+        key = fingerprint(assignment, notebooks, asdict(replace(options, jobs=0, feedback=False)))
     record = assignment.canary_record(key, cache_folder(Course(cache_root) if cache_root else assignment.course))
     if passed_before(record):
         out("canary: the reference solution passed with this kit and course before; not graded again")

@@ -284,3 +284,67 @@ def write_ungraded_pages(
         page.write_text(ungraded_page(name, assignment, reason, max_points.get(name, 0.0)), encoding="utf-8")
         pages.append(page)
     return pages
+
+
+# --- a worker's first page, made ready before it grades ------------------------------------------------------
+
+
+_warming = None  # the thread making this process's first page ready (warm_up), if one was started
+
+
+def warm_up(root: Path, db_url: str | None, options, notebooks: list[Path]) -> None:
+    """Start building, in a thread of this process, what the first student's feedback would build (the Jinja
+    environment with the templates compiled, Pygments' lexer and formatter, the notebooks' Markdown rendered and
+    their sources highlighted), by rendering ``notebooks`` (the assignment's student copies) through an exporter
+    configured as GenerateFeedback configures it for a student of the course at ``root``.  The thread runs while
+    the worker waits on the canary's kernels; a student's feedback waits for it (:func:`ready`).  Nothing is
+    written; a page that fails to render only leaves the work to the first student's feedback."""
+    import threading
+
+    global _warming
+    _warming = threading.Thread(
+        target=_render_quietly, args=(root, db_url, options, notebooks), name="feedback-warm-up", daemon=True
+    )
+    _warming.start()
+
+
+def ready() -> None:
+    """Wait for :func:`warm_up`'s thread, if one runs: a student's feedback is rendered alone."""
+    if _warming is not None:
+        _warming.join()
+
+
+def _render_quietly(root: Path, db_url: str | None, options, notebooks: list[Path]) -> None:
+    from .. import timing
+
+    with timing.phase("worker, the feedback page made ready (a thread)"):
+        try:
+            _render(root, db_url, options, notebooks)
+        except Exception:  # noqa: BLE001, S110 - only a head start
+            pass
+
+
+def _render(root: Path, db_url: str | None, options, notebooks: list[Path]) -> None:
+    import nbformat
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.coursedir import CourseDirectory
+
+    from .grade import course_config
+
+    config = course_config(root, db_url, options)
+    app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
+    exporter = app.exporter_class(parent=app, config=app.config)
+    for path in notebooks:
+        nb = nbformat.read(str(path), as_version=4)
+        # the language as the autograded notebook has it: ipykernel's lexer (its IPythonKernel.language_info)
+        nb.metadata = {"language_info": {"name": "python", "pygments_lexer": "ipython3"}}
+        for cell in nb.cells:  # as an autograded notebook has them
+            meta = cell.metadata.get("nbgrader")
+            if meta is not None and (meta.get("grade") or meta.get("solution")):
+                meta.setdefault("score", 0.0)
+                meta.setdefault("points", 0.0)
+        resources = {
+            "nbgrader": {"notebook": path.stem, "score": 0.0, "max_score": 0.0, "late_penalty": 0.0},
+            "kit_feedback": {"failed": []},
+        }
+        exporter.from_notebook_node(nb, resources)

@@ -22,6 +22,7 @@ from pathlib import Path
 import nbformat
 from traitlets.config import Config
 
+from .. import timing
 from ..config import GradingOptions, grading_options, read_course_config
 from ..course import STAGING, Assignment, Course, ensure_tools_on_path, sqlite_url
 from ..notebooks import read_notebook
@@ -139,12 +140,14 @@ def _run(converter_cls, config: Config, assignment: str, student: str, force: bo
 
 
 @contextmanager
-def timed_step(steps: dict, name: str):
+def timed_step(steps: dict, name: str, student: str = ""):
     """Record in ``steps[name]`` the wall time of the block and the CPU this process spent in it (seconds):
-    where one student's grading goes, for ``make bench``; a step that runs twice adds up."""
+    where one student's grading goes, for ``make bench``; a step that runs twice adds up.  With
+    ``AUTOGRADER_TIMINGS`` set, also a phase ``student: name`` (:mod:`autograder.timing`)."""
     wall, cpu = time.monotonic(), time.process_time()
     try:
-        yield
+        with timing.phase(f"{student}: {name}"):
+            yield
     finally:
         before = steps.get(name, {"wall": 0.0, "cpu": 0.0})
         steps[name] = {
@@ -260,9 +263,10 @@ def _grade_student(
 ) -> StudentResult:
     from nbgrader.converters import Autograde, GenerateFeedback
 
+    from .feedback import ready as feedback_ready
     from .feedback import ungraded_reasons, write_ungraded_pages
 
-    with timed_step(steps, "intake"):
+    with timed_step(steps, "intake", student):
         options = options or grading_options(assignment.course.config)
         config = course_config(assignment.root, db_url, options)
         db_url = config.CourseDirectory.db_url
@@ -285,7 +289,7 @@ def _grade_student(
             )
     staged = assignment.staged(student)
     if not any(staged.glob("*.ipynb")):
-        with timed_step(steps, "gradebook"):
+        with timed_step(steps, "gradebook", student):
             for folder in (assignment.autograded(student), assignment.feedback(student)):  # nothing earlier lingers
                 shutil.rmtree(folder, ignore_errors=True)
             record_empty_submission(db_url, assignment.name, student)
@@ -293,7 +297,7 @@ def _grade_student(
         graded = {"success": True}
     else:
         # a test keeps its points only if the checker, outside the kernel, passed it in this run (ApplyVerdicts)
-        with timed_step(steps, "autograde"):
+        with timed_step(steps, "autograde", student):
             graded = _run(Autograde, config, assignment.name, student)
     # a converter that failed on the kit's side (the disk, the gradebook, a kernel that cannot start) is no grade:
     # status error, and the caller removes what it wrote
@@ -302,7 +306,7 @@ def _grade_student(
         return StudentResult(student, Status.ERROR, fault)
     if not graded["success"]:
         return StudentResult(student, Status.FAILED, "; ".join(notes + [_log_reason(graded)]))
-    with timed_step(steps, "gradebook"):
+    with timed_step(steps, "gradebook", student):
         autograded = sorted(assignment.autograded(student).glob("*.ipynb"))
         notebooks = {path.stem: nbformat.read(str(path), as_version=4) for path in autograded}  # read once
         for path in autograded:
@@ -311,8 +315,9 @@ def _grade_student(
         notes += [result.reason] if result.reason else []
         result.notebook_seconds = notebook_seconds(notebooks)
         result.kernel_starts = kernel_starts(notebooks)
-    with timed_step(steps, "feedback"):
+    with timed_step(steps, "feedback", student):
         if options.feedback and autograded:
+            feedback_ready()  # the worker's warm-up of the page (classroom.run.workers), if it runs, is done
             fb = _run(GenerateFeedback, config, assignment.name, student)
             fault = kit_fault(_log_text(fb)) if not fb["success"] else None
             if not fb["success"] and not fault:

@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ... import timing
 from ...config import GradingOptions, grading_options
 from ...course import Assignment
 from ...grading.execute import KIT_DEATH_RETRIES
@@ -201,6 +202,7 @@ def forget_grading(assignment: Assignment, student: str, db_url: str) -> None:
 
 def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: GradingOptions) -> StudentResult:
     """``grade_student`` in a pool worker, leaving the in-flight note (the worker's process id) while it runs."""
+    timing.started("worker start-up, imports")
     note = assignment.in_flight_note(student)
     try:
         note.parent.mkdir(parents=True, exist_ok=True)
@@ -214,8 +216,11 @@ def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: 
 
 
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
-    """The run's worker processes: ``jobs`` at most, fresh Pythons (spawned), started as work is handed to them."""
-    return ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"))
+    """The run's worker processes: ``jobs`` at most, fresh Pythons (spawned), started as work is handed to them
+    (the first one perhaps as ``grade`` started: :mod:`.workers`)."""
+    from .workers import take
+
+    return take(jobs) or ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"))
 
 
 class LocalPool:

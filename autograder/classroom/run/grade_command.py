@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ... import timing
 from ...course import Assignment, CourseError
 from ...grading.canary import CanaryFailed, run_canary
 from ...grading.faults import exception_fault, from_driver
@@ -63,19 +64,10 @@ def ensure_assignment(assignment: Assignment, db_url: str) -> None:
             ) from None
 
 
-def grade_assignment(
-    assignment: Assignment,
-    *,
-    db_url: str | None = None,
-    students: list[str] | None = None,
-    options: BatchOptions | None = None,
-    progress: Progress | None = None,
-    out=print,
-) -> BatchOutcome:
-    """Grade every submission of ``assignment`` (made by :func:`~autograder.course.open_assignment`, which said
-    whether the course is there), record the run, export, report; GradingError when grading cannot start."""
-    options = options or BatchOptions()
-    course = assignment.course  # the course as configured (the grading config stages submissions elsewhere)
+def _checked_course(assignment: Assignment, db_url: str | None, options: BatchOptions):
+    """The run's nbgrader config and grading options, once the course's config, the sandbox and the gradebook
+    (backed up) are checked; GradingError if not."""
+    course = assignment.course
     try:
         grading = options.grading(course.config)
         config = course_config(course.root, db_url, grading)
@@ -102,7 +94,26 @@ def grade_assignment(
         back_up(course.root, db_url)
     except GradebookFault as e:
         raise GradingError(str(e)) from None
-    ensure_assignment(assignment, db_url)
+    return config, grading
+
+
+def grade_assignment(
+    assignment: Assignment,
+    *,
+    db_url: str | None = None,
+    students: list[str] | None = None,
+    options: BatchOptions | None = None,
+    progress: Progress | None = None,
+    out=print,
+) -> BatchOutcome:
+    """Grade every submission of ``assignment`` (made by :func:`~autograder.course.open_assignment`, which said
+    whether the course is there), record the run, export, report; GradingError when grading cannot start."""
+    options = options or BatchOptions()
+    with timing.phase("course config and checks, gradebook backed up"):
+        config, grading = _checked_course(assignment, db_url, options)
+    db_url = config.CourseDirectory.db_url
+    with timing.phase("gradebook opened, assignment registered"):
+        ensure_assignment(assignment, db_url)
     with riding_out_restarts():  # from here on, a PostgreSQL server that restarts is waited for
         return _grade_class(assignment, db_url, students, options, progress, grading, config, out)
 
@@ -127,22 +138,26 @@ def _grade_class(assignment, db_url, students, options, progress, grading, confi
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     try:
-        recorder.finish(outcome.results)
-        changes = run_changes(db_url, assignment.name, recorder.run_id)
+        with timing.phase("run recorded, grades exported, report written"):
+            recorder.finish(outcome.results)
+            changes = run_changes(db_url, assignment.name, recorder.run_id)
     except Exception as e:  # noqa: BLE001 - the grades are recorded; the driver's text goes to the log
         raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
     ungraded = {r.student for r in outcome.results if r.status is Status.ERROR}
     report_dir = assignment.reports
     try:
-        report_dir.mkdir(parents=True, exist_ok=True)
-        grades_csv = export_grades(
-            db_url, assignment.name, course.grades_csv, roster=load_roster(course.root), leave_out=ungraded
-        )
-        tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
-        similar = after_grading(assignment, report_dir, config)
-        index = write_report(
-            outcome.results, report_dir, assignment.name, sections=(changes_section(changes),) + similar.sections
-        )
+        with timing.phase("run recorded, grades exported, report written"):
+            report_dir.mkdir(parents=True, exist_ok=True)
+            grades_csv = export_grades(
+                db_url, assignment.name, course.grades_csv, roster=load_roster(course.root), leave_out=ungraded
+            )
+            tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
+        with timing.phase("similarity"):
+            similar = after_grading(assignment, report_dir, config)
+        with timing.phase("run recorded, grades exported, report written"):
+            index = write_report(
+                outcome.results, report_dir, assignment.name, sections=(changes_section(changes),) + similar.sections
+            )
     except OSError as e:  # a full disk: the grades are in the gradebook; the exports are written again next run
         grades_csv = tests_csv = index = f"not written ({exception_fault(e)})"
         similar = None
@@ -186,14 +201,16 @@ def _grade_class(assignment, db_url, students, options, progress, grading, confi
 def _canary_then_class(assignment, db_url, found, options, progress, grading, pool, out):
     course = assignment.course
     try:  # the reference first, through the same grading: a fault of the kit's own is nobody's grade
-        run_canary(assignment, grading, gradebook=db_url, pool=pool, out=out)
+        with timing.phase("canary"):
+            run_canary(assignment, grading, gradebook=db_url, pool=pool, out=out)
     except CanaryFailed as e:
         raise GradingError(f"no student was graded: the canary failed: {e}") from None
     try:
         recorder = RunRecorder(db_url, assignment.name, grading_inputs(assignment, grading))
     except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
         raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
-    outcome = grade_all(assignment, db_url, found, options, progress, grading, on_graded=recorder.record, pool=pool)
+    with timing.phase("the class graded"):
+        outcome = grade_all(assignment, db_url, found, options, progress, grading, on_graded=recorder.record, pool=pool)
     return outcome, recorder
 
 

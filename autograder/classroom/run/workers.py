@@ -1,0 +1,84 @@
+"""The run's first worker process, started as ``grade`` starts: a fresh Python (spawned) that imports the grading
+and makes its first feedback page ready (:func:`warm_up`) while the command itself imports, checks the course and
+registers the assignment, instead of after.  It is the first process of the run's pool (:func:`take`), which
+grades the canary's reference, then the class, as before.
+
+This module imports only the standard library and the kit's light modules: ``grade`` imports it before the rest.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from ... import timing
+
+_early: dict[int, ProcessPoolExecutor] = {}  # jobs -> the pool started for them, until the run takes it
+
+
+def start(root: Path, name: str, *, jobs: int | None, notebook_budget: float | None, cell_timeout: int | None, db_url):
+    """Start the pool of the run ``grade`` is about to make for the assignment ``name`` of the course at ``root``
+    (its jobs as the run will count them: the course's config and the flags), its first worker warming up.
+    Nothing is started when the run may not be local (a Dask scheduler configured) or the folder has no course
+    config that reads (the run says what is wrong)."""
+    if any(k.startswith("DASK_") for k in os.environ) or Path("~/.config/dask").expanduser().exists():
+        return
+    from ...config import CONFIG_FILE, grading_options, read_course_config
+
+    root = Path(root).resolve()
+    try:
+        if not (root / CONFIG_FILE).is_file():
+            return
+        grading = grading_options(
+            read_course_config(root), jobs=jobs, notebook_budget=notebook_budget, cell_timeout=cell_timeout
+        )
+    except Exception:  # noqa: BLE001 - the run itself reports a broken course
+        return
+    workers = max(1, grading.jobs)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    pool.submit(warm_up, root, name, db_url, grading)
+    _early[workers] = pool
+
+
+def student_copy(assignment, name: str) -> Path | None:
+    """The student copy of the notebook ``name`` (the one registering the assignment wrote, else the course's
+    release/), which shares its Markdown, its given code and its visible tests with every submission."""
+    for folder in (assignment.registered_release, assignment.release):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def take(jobs: int) -> ProcessPoolExecutor | None:
+    """The pool started for ``jobs`` workers, if one was (then it is the caller's to shut down)."""
+    return _early.pop(max(1, jobs), None)
+
+
+def discard() -> None:
+    """End the pools no run took (the run stopped before grading): their workers are killed, not waited for."""
+    while _early:
+        _, pool = _early.popitem()
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def warm_up(root: Path, name: str, db_url: str | None, options) -> None:
+    """(In the worker) import what grading a student imports, and start making the feedback page ready from the
+    assignment's student copies (in a thread, while the canary is graded); a failure here is left for the
+    grading itself to meet and report."""
+    timing.started("worker start-up, imports")
+    with timing.phase("worker warm-up, the grading imported"):
+        try:
+            from ...course import open_assignment
+            from ...grading import canary, grade  # noqa: F401 - what the canary and the students' grading import
+            from ...grading.feedback import warm_up as feedback_ready
+            from . import batch  # noqa: F401
+
+            assignment = open_assignment(root, name)
+            copies = [student_copy(assignment, path.name) or path for path in assignment.source_notebooks()]
+            feedback_ready(root, db_url, options, copies)
+        except Exception:  # noqa: BLE001, S110 - only a head start
+            pass
