@@ -1,8 +1,11 @@
 """Every grade run kept: a regrade previewed with --dry-run, recorded, compared, exported by what changed.
 
 A class of three, kept short to grade: ada (lesson 1 only, the reference), ben (lesson 3 only, sines and
-cosines swapped) and cy (no notebook at all: graded 0 without a kernel).  The commands that only read
-the history run in this process; grading runs as the user runs it.
+cosines swapped) and cy (no notebook at all: graded 0 without a kernel), by one worker: a second would
+cost its start-up (about 5 s of CPU a run) for two notebooks, and the run's history is written by the
+grading process itself (two workers writing one gradebook at once is test_postgres_gradebook's and
+test_bulk_grading's).  The commands that only read the history run in this process; grading runs as the
+user runs it.
 The instructor then gives lesson 1's test-softmax-values 5 points instead of 3 (only ada passes it)
 and ben resubmits lesson 3 fixed; cy changes in nothing.
 """
@@ -98,7 +101,7 @@ def test_regrade_previewed_recorded_compared_and_exported(tmp_path, request, cap
     db_url = small_class(course)
     if backend == "postgresql":
         db_url = request.getfixturevalue("postgres")
-    grade_cmd = ("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2", "--db-url", db_url)
+    grade_cmd = ("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1", "--db-url", db_url)
     where = ("--course-dir", str(course), "--db-url", db_url)
 
     first = kit(*grade_cmd)
@@ -194,7 +197,7 @@ def test_killed_run_is_unfinished_and_the_next_completes_it(tmp_path, capsys):
     runs = csv_rows(run_cli(capsys, "runs", ASSIGNMENT, "--csv", "--course-dir", str(course)))
     assert [(r["run"], r["finished"], r["students"]) for r in runs] == [("1", "unfinished", "1")]
 
-    again = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
+    again = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
     assert "skipping 1 submission(s)" in again.stdout
     runs = csv_rows(run_cli(capsys, "runs", ASSIGNMENT, "--csv", "--course-dir", str(course)))
     assert [(r["run"], r["finished"] == "unfinished", r["students"]) for r in runs] == [
