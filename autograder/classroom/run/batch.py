@@ -31,6 +31,7 @@ from ...grading.grade import grade_student
 from ...grading.results import Status, StudentResult
 from .gradebook_guard import log_error
 from .progress import Progress
+from .retries import HUNG_TWICE, KILLED_TWICE, WORKER_DEATHS
 
 
 class GradingError(Exception):
@@ -152,16 +153,7 @@ def _grade_on_dask(
 
 
 GRADEBOOK_FAULT = "the gradebook could not be"  # the start of faults.kit_fault's and exception_fault's words for it
-WORKER_DEATHS = 2  # a submission in flight on this many dead grading workers is failed, with that reason
-KILLED_TWICE = (
-    "its grading killed the grading worker process twice (out of memory, or killed by the system); "
-    "it was retried alone once and not graded"
-)
 DEADLINE_GRACE = 120.0  # seconds of a student's grading outside its notebooks (kernels' starts, gradebook, feedback)
-HUNG_TWICE = (
-    "its grading worker hung past its deadline twice (stopped, or stuck on a lock or a file system), "
-    "was stopped each time, and the student was not graded"
-)
 
 
 def student_deadline(assignment: Assignment, grading: GradingOptions) -> float:
@@ -217,10 +209,8 @@ def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: 
 
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
     """The run's worker processes: ``jobs`` at most, fresh Pythons (spawned), started as work is handed to them
-    (the first one perhaps as ``grade`` started: :mod:`.workers`)."""
-    from .workers import take
-
-    return take(jobs) or ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"))
+    (``grade`` takes the pool :mod:`.workers` started as it started, where there is one)."""
+    return ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"))
 
 
 class LocalPool:

@@ -427,11 +427,11 @@ def grade_on_cluster(
 
     ``deadline``: seconds a student's grading process may take on its worker (0: no limit).  A student
     whose grading passed it has what it wrote removed (``forget``) and is graded again, on another worker
-    where there is one; past it twice, the student is ``error`` (:data:`.batch.HUNG_TWICE`)."""
+    where there is one; past it twice, the student is ``error`` (:data:`.retries.HUNG_TWICE`)."""
     from distributed import as_completed
     from distributed.client import FutureCancelledError
 
-    from .batch import HUNG_TWICE, WORKER_DEATHS
+    from .retries import HUNG_TWICE, WORKER_DEATHS
 
     refuse_local_gradebook(db_url)
     try:

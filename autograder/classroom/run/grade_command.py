@@ -19,6 +19,7 @@ from ..lms.export import export_grades, export_tests
 from ..lms.lms import load_roster
 from ..report import changes_section, figures, text_report, write_report
 from ..similarity.similarity_command import after_grading
+from . import workers
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions, worker_pool
 from .gradebook_guard import GradebookFault, back_up, gradebook_fault
 from .progress import Progress
@@ -131,7 +132,7 @@ def _grade_class(assignment, db_url, students, options, progress, grading, confi
     except LimitUnavailable as e:
         raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
     # the run's worker processes (local ones): the canary's reference is graded in one of them, then the class
-    pool = None if options.scheduler else worker_pool(grading.jobs)
+    pool = None if options.scheduler else (workers.take(grading.jobs) or worker_pool(grading.jobs))
     try:
         outcome, recorder = _canary_then_class(assignment, db_url, found, options, progress, grading, pool, out)
     finally:
