@@ -50,6 +50,11 @@ CLASS = {
 BUDGET = ["--notebook-budget", "20", "--cell-timeout", "10"]  # the hanging student costs one short budget
 
 
+def on_cluster(course: Path, cluster, db_url: str, *more: str) -> list[str]:
+    """``autograder grade``'s arguments for ``course`` graded on ``cluster`` into the gradebook at ``db_url``."""
+    return ["grade", ASSIGNMENT, "--course-dir", str(course), "--scheduler", cluster.address, "--db-url", db_url, *more]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -167,17 +172,7 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     make_class(local, CLASS)
     make_class(remote, CLASS)
     kit("grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "2", *BUDGET)
-    command = [
-        "grade",
-        ASSIGNMENT,
-        "--course-dir",
-        str(remote),
-        "--scheduler",
-        cluster.address,
-        "--db-url",
-        gradebooks["cluster"],
-        *BUDGET,
-    ]
+    command = on_cluster(remote, cluster, gradebooks["cluster"], *BUDGET)
     # the instructor's process killed mid-run (its tasks still running on the cluster) ...
     first = subprocess.Popen(
         [sys.executable, "-m", "autograder", *command],
@@ -213,17 +208,7 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     for name in ("worker1", "worker2"):
         assert not any((cluster.root / name).rglob("*.ipynb"))
     # a second run resumes from the state files: nothing is graded again
-    again = kit(
-        "grade",
-        ASSIGNMENT,
-        "--course-dir",
-        str(remote),
-        "--scheduler",
-        cluster.address,
-        "--db-url",
-        gradebooks["cluster"],
-        *BUDGET,
-    )
+    again = kit(*command)
     assert f"skipping {len(CLASS)} submission(s)" in again.stdout
     assert len({row[0] for row in gradebook_rows(gradebooks["cluster"])}) == len(CLASS)
 
@@ -301,17 +286,7 @@ def test_a_grading_hung_inside_a_live_worker_is_stopped_at_its_deadline_and_grad
             sys.executable,
             "-m",
             "autograder",
-            "grade",
-            ASSIGNMENT,
-            "--course-dir",
-            str(course),
-            "--scheduler",
-            cluster.address,
-            "--db-url",
-            gradebooks["hung"],
-            "--worker-deadline",
-            str(deadline),
-            *BUDGET,
+            *on_cluster(course, cluster, gradebooks["hung"], "--worker-deadline", str(deadline), *BUDGET),
         ],
         env=ENV,
         stdout=subprocess.PIPE,
@@ -356,20 +331,7 @@ def test_a_worker_killed_mid_student_loses_nothing(tmp_path, cluster, gradebooks
     course = tmp_path / "course"
     make_class(course, students)
     run = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "autograder",
-            "grade",
-            ASSIGNMENT,
-            "--course-dir",
-            str(course),
-            "--scheduler",
-            cluster.address,
-            "--db-url",
-            gradebooks["killed"],
-            *BUDGET,
-        ],
+        [sys.executable, "-m", "autograder", *on_cluster(course, cluster, gradebooks["killed"], *BUDGET)],
         env=ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -442,17 +404,7 @@ def test_workers_of_another_kit_version_or_without_a_sandbox_are_refused(tmp_pat
         cluster.client().wait_for_workers(len(before) + 2, timeout=120)
         course = tmp_path / "course"
         make_class(course, {"ada": "reference"})
-        result = kit(
-            "grade",
-            ASSIGNMENT,
-            "--course-dir",
-            str(course),
-            "--scheduler",
-            cluster.address,
-            "--db-url",
-            gradebooks["refused"],
-            check=False,
-        )
+        result = kit(*on_cluster(course, cluster, gradebooks["refused"]), check=False)
         assert result.returncode == 2, result.stdout
         assert "refusing to grade on this cluster" in result.stderr
         assert "runs kit" in result.stderr and "cannot sandbox: bubblewrap (bwrap) is not installed" in result.stderr

@@ -265,15 +265,25 @@ class PlaceholderKiller(WorkerKiller):
             time.sleep(0.02)
 
 
+def lingering(notebooks: dict, seconds: float) -> dict:
+    """``notebooks`` with the first one's first solution cell waiting ``seconds``: each try of that notebook runs
+    long enough for its kernel to be killed there, and not on the next notebook (or on the kernel started ahead)."""
+    first = notebooks[sorted(notebooks)[0]]
+    cell = next(c for c in first.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
+    cell.source += f"\nimport time\ntime.sleep({seconds})\n"
+    return notebooks
+
+
 @pytest.fixture(scope="module")
 def killed_server_course(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess, dict[str, WorkerKiller]]:
     """Three correct submissions graded in one run (shared: the damaged-gradebook test goes on from this course):
     alice's worker's fork server killed with the kernels it forked, twice, mid-notebook; bob's sandbox placeholder
     killed twice mid-notebook; victim's fork server killed three times in a row (one notebook's first try and both
-    of its reruns)."""
+    of its reruns: that notebook lingers 4 s in each, as a slow solution would, so no kill lands elsewhere)."""
     course = new_course(tmp_path_factory.mktemp("killed-server") / "course")
-    for student in ("alice", "bob", "victim"):
+    for student in ("alice", "bob"):
         write_submission(course, student, reference_submission())
+    write_submission(course, "victim", lingering(reference_submission(), seconds=4))
     killers = {
         "alice": ServerKiller(course, "alice", times=2),
         "bob": PlaceholderKiller(course, "bob", times=2),

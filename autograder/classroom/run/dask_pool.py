@@ -448,8 +448,9 @@ def grade_on_cluster(
             parcel = make_parcel(assignment, student, db_url, options, version, deadline)
             key = f"grade-{assignment.name}-{student}-{os.urandom(4).hex()}"
             others = [w for w in client.scheduler_info()["workers"] if w != avoid] if avoid else []
-            # others: a preference, not a must (allow_other_workers), so a retry never waits for a worker that left
-            where = {"workers": others, "allow_other_workers": True} if others else {}
+            # others: a must while there are others (the scheduler would otherwise give a retry back to the worker whose
+            # host may hold the dead mount, whenever the others are busy); with no other, the same worker's fresh process
+            where = {"workers": others, "allow_other_workers": False} if others else {}
             future = client.submit(grade_parcel, parcel, key=key, pure=False, **where)
             futures[future] = student
             return future
