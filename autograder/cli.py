@@ -558,11 +558,13 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("export", help="grades for the LMS: nbgrader's grades.csv, or a Canvas / Moodle gradebook CSV")
     p.add_argument("assignment")
+    from .classroom.lms.targets import TARGETS
+
     p.add_argument(
         "--to",
-        choices=("csv", "canvas", "moodle"),
+        choices=tuple(TARGETS),
         default="csv",
-        help="csv: nbgrader's own grades.csv; canvas / moodle: the LMS's gradebook import (default: csv)",
+        help="; ".join(f"{name}: {target.help}" for name, target in TARGETS.items()) + " (default: csv)",
     )
     p.add_argument(
         "--roster",

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.classroom.lms.lms import canvas_table, moodle_table
+from autograder.classroom.lms import targets
+from autograder.classroom.lms.lms import export_to_lms
 from autograder.classroom.lms.roster import RosterError, read_roster
+from autograder.classroom.lms.targets import ExportOptions, rows_for
 from autograder.course import ASSIGNMENT, NOTEBOOKS
 
 from .conftest import REPO, kit
@@ -133,6 +135,38 @@ def test_canvas_missing_as_zero_and_no_assignment_id(plain_course, roster, tmp_p
     scores = nbgrader_scores(plain_course)
     assert [row[-1] for row in table[1:]] == [expected_cell(scores, r[0], "0") for r in ROSTER[1:]]
     assert table[-1][-1] == "0"
+
+
+def test_a_new_target_is_one_entry_in_the_table(plain_course, roster, tmp_path, monkeypatch):
+    """A made-up LMS ("Blackboard", matched by login) added as one entry of TARGETS: the export command
+    writes its file, refuses a roster without its column, and an unknown target is an error."""
+
+    def blackboard_rows(listed, scores, options):
+        return [["Username", options.assignment]] + [
+            [e.login, targets.score_cell(e, scores, options.missing_as_zero)] for e in listed.entries
+        ]
+
+    blackboard = targets.Target(
+        help="Blackboard's grade upload",
+        needs=lambda options: ("login",),
+        needs_why=lambda options: "login, which Blackboard matches users by",
+        rows=blackboard_rows,
+    )
+    monkeypatch.setitem(targets.TARGETS, "blackboard", blackboard)
+    said = []
+    out = export_to_lms(
+        plain_course, ASSIGNMENT, to="blackboard", roster=roster, out=tmp_path / "bb.csv", echo=said.append
+    )
+    scores = nbgrader_scores(plain_course)
+    assert read_back(out) == [["Username", ASSIGNMENT]] + [[r[2], expected_cell(scores, r[0], "")] for r in ROSTER[1:]]
+    assert f"wrote {out}: 3 graded student(s) of 4 in the roster" in said
+    no_login = write_csv(tmp_path / "no-login.csv", [["student_id", "email"], ["reference", "ada@uni.example"]])
+    with pytest.raises(RosterError, match=r"no-login.csv: --to blackboard needs a column login, which Blackboard"):
+        export_to_lms(plain_course, ASSIGNMENT, to="blackboard", roster=no_login, out=tmp_path / "x.csv")
+    assert not (tmp_path / "x.csv").exists()
+    monkeypatch.delitem(targets.TARGETS, "blackboard")
+    with pytest.raises(ValueError, match="unknown export target 'blackboard': the kit exports to csv, canvas, moodle"):
+        export_to_lms(plain_course, ASSIGNMENT, to="blackboard", roster=roster, out=tmp_path / "y.csv")
 
 
 @pytest.mark.parametrize("id_column", ["email", "idnumber"])
@@ -259,15 +293,15 @@ def test_bad_rosters_are_refused_with_file_and_row(tmp_path):
         match=r"thin.csv: --to canvas needs a column canvas_id .*the roster has name, "
         r"sis_user_id, student_id",
     ):
-        canvas_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT)
+        rows_for("canvas", read_roster(thin), {"ada": 100.0}, ExportOptions(ASSIGNMENT))
     with pytest.raises(RosterError, match=r"thin.csv: --to moodle needs a column email"):
-        moodle_table(read_roster(thin), {"ada": 100.0}, ASSIGNMENT)
+        rows_for("moodle", read_roster(thin), {"ada": 100.0}, ExportOptions(ASSIGNMENT))
     gap = tmp_path / "gap.csv"
     gap.write_text("student_id,canvas_id,sis_user_id,email\nada,7,S7,ada@x\nben,,S8,\n", encoding="utf-8")
     with pytest.raises(RosterError, match=r"gap.csv, row 3: student 'ben' has no canvas_id"):
-        canvas_table(read_roster(gap), {"ada": 100.0}, ASSIGNMENT)
+        rows_for("canvas", read_roster(gap), {"ada": 100.0}, ExportOptions(ASSIGNMENT))
     with pytest.raises(RosterError, match=r"gap.csv, row 3: student 'ben' has no email"):
-        moodle_table(read_roster(gap), {"ada": 100.0}, ASSIGNMENT)
+        rows_for("moodle", read_roster(gap), {"ada": 100.0}, ExportOptions(ASSIGNMENT))
     # Canvas's own column headers work as roster columns
     canvas_style = tmp_path / "canvas-style.csv"
     canvas_style.write_text(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from autograder.classroom.report import CHART_FILES, figures, text_report, write_report
+from autograder.classroom.report import CHARTS, figures, text_report, write_report
 from autograder.classroom.similarity.similarity_command import after_grading
 from autograder.course import ASSIGNMENT, Assignment, Course
 from autograder.devtools.personas import write_submission
@@ -24,12 +24,33 @@ def test_a_one_student_run_draws_no_chart_and_says_why(tmp_path):
     folder.mkdir()
     (folder / "scores.png").write_bytes(b"an earlier run's chart")
     index = write_report([student("late", 5)], folder, ASSIGNMENT)
-    assert not [name for name in CHART_FILES if (folder / name).exists()]  # the earlier run's chart is gone too
+    assert not [name for name in CHARTS if (folder / name).exists()]  # the earlier run's chart is gone too
     page = index.read_text()
     assert "<img" not in page
     why = "No charts: 1 submission(s) graded, charts are drawn from 2"
     assert why in page and why in text_report(figures([student("late", 5)]))
     assert "No charts" not in text_report(figures([student("a", 5), student("b", 10)]))
+
+
+def test_a_new_chart_is_one_entry_in_the_table(tmp_path, monkeypatch):
+    """A made-up chart registered in CHARTS alone is drawn, shown on the page, and removed when a later run
+    draws no charts; a chart with nothing to show leaves no file."""
+
+    def zeros_chart(f, plt):
+        fig, ax = plt.subplots()
+        ax.bar(["zero"], [sum(s == 0 for s in f.scores)])
+        return fig
+
+    monkeypatch.setitem(CHARTS, "zeros.png", zeros_chart)
+    monkeypatch.setitem(CHARTS, "nothing.png", lambda f, plt: None)
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "nothing.png").write_bytes(b"an earlier run's chart")
+    page = write_report([student("a", 0), student("b", 10)], folder, ASSIGNMENT).read_text()
+    assert (folder / "zeros.png").read_bytes().startswith(b"\x89PNG") and '<img src="zeros.png"' in page
+    assert not (folder / "nothing.png").exists() and "nothing.png" not in page
+    write_report([student("late", 5)], folder, ASSIGNMENT)
+    assert not (folder / "zeros.png").exists()
 
 
 def test_one_submission_is_not_compared_for_similarity_and_two_are(tmp_path):

@@ -20,7 +20,6 @@ SKIP_IDS = {"not-implemented", "missing", NOT_GRADED}  # an unfinished stub is n
 # Charts are drawn for a class, not for one student (a late submission graded alone): a histogram of one score
 # and pass rates of 0 or 100 % say nothing the text does not, and drawing them (matplotlib) costs seconds.
 CHART_MIN_STUDENTS = 2
-CHART_FILES = ("scores.png", "pass_rate.png", "misconceptions.png", "slowest.png")
 
 
 @dataclass
@@ -133,64 +132,93 @@ def _bin_counts(scores: list[float], top: float) -> list[int]:
     return counts
 
 
-def _charts(f: ClassFigures, folder: Path) -> dict[str, str]:
-    import matplotlib
+# --- the charts: one function each, registered under the file it draws -------------------------------
+# A chart function takes the class's figures and matplotlib's pyplot and returns a figure, or None when
+# the class has nothing for it to show.  CHARTS is the one list: the report draws each one, names its file
+# after the key, and removes an earlier run's file when no chart is drawn.  Adding a chart is one entry.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def _scores_chart(f: ClassFigures, plt):
     from matplotlib.ticker import MaxNLocator
-
-    charts = {}
-
-    def save(fig, name):
-        fig.tight_layout()
-        fig.savefig(folder / name, dpi=110)
-        plt.close(fig)
-        charts[name] = name
-
-    whole_students = MaxNLocator(integer=True)
 
     fig, ax = plt.subplots(figsize=(7, 3.2))
     top = f.max_score or 100.0
     ax.hist(f.scores, bins=[i * top / 10 for i in range(11)], color="#3b75af", edgecolor="white")
     ax.set_xlim(0, top)
     ax.set_ylim(0, max(1, *_bin_counts(f.scores, top)) + 0.5)
-    ax.yaxis.set_major_locator(whole_students)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # whole students
     ax.set_xlabel(f"score (out of {top:g})")
     ax.set_ylabel("students")
     ax.set_title("Score distribution")
-    save(fig, "scores.png")
+    return fig
 
-    if f.pass_rate:
-        fig, ax = plt.subplots(figsize=(8, max(3, 0.28 * len(f.pass_rate))))
-        labels = [k for k, _ in f.pass_rate][::-1]
-        bars = ax.barh(labels, [100 * v for _, v in f.pass_rate][::-1], color="#4c9a52")
-        passed = [f"{round(v * f.ran[k])} of {f.ran[k]}" for k, v in f.pass_rate]
-        ax.bar_label(bars, passed[::-1], fontsize=6, padding=2)
-        ax.set_xlim(0, 100)
-        ax.set_xlabel("% of students passing (of those whose notebook was graded)")
-        ax.set_title("Pass rate per test")
-        ax.tick_params(axis="y", labelsize=7)
-        save(fig, "pass_rate.png")
 
-    if f.misconceptions:
-        fig, ax = plt.subplots(figsize=(8, max(2.5, 0.4 * len(f.misconceptions))))
-        labels = [k for k, _ in f.misconceptions][::-1]
-        bars = ax.barh(labels, [100 * n / max(f.graded, 1) for _, n in f.misconceptions][::-1], color="#c44e52")
-        ax.bar_label(bars, [f"{n} of {f.graded}" for _, n in f.misconceptions][::-1], fontsize=7, padding=2)
-        ax.set_xlim(0, 100)
-        ax.set_xlabel("% of the class")
-        ax.set_title("Misconceptions: students who hit each mistake")
-        save(fig, "misconceptions.png")
+def _pass_rate_chart(f: ClassFigures, plt):
+    if not f.pass_rate:
+        return None
+    fig, ax = plt.subplots(figsize=(8, max(3, 0.28 * len(f.pass_rate))))
+    labels = [k for k, _ in f.pass_rate][::-1]
+    bars = ax.barh(labels, [100 * v for _, v in f.pass_rate][::-1], color="#4c9a52")
+    passed = [f"{round(v * f.ran[k])} of {f.ran[k]}" for k, v in f.pass_rate]
+    ax.bar_label(bars, passed[::-1], fontsize=6, padding=2)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of students passing (of those whose notebook was graded)")
+    ax.set_title("Pass rate per test")
+    ax.tick_params(axis="y", labelsize=7)
+    return fig
 
-    if f.slowest:
-        fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * len(f.slowest))))
-        ax.barh([k for k, _ in f.slowest][::-1], [s for _, s in f.slowest][::-1], color="#8172b2")
-        ax.set_xlabel("seconds to execute")
-        ax.set_title("Slowest notebooks")
-        ax.tick_params(axis="y", labelsize=7)
-        save(fig, "slowest.png")
-    return charts
+
+def _misconceptions_chart(f: ClassFigures, plt):
+    if not f.misconceptions:
+        return None
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.4 * len(f.misconceptions))))
+    labels = [k for k, _ in f.misconceptions][::-1]
+    bars = ax.barh(labels, [100 * n / max(f.graded, 1) for _, n in f.misconceptions][::-1], color="#c44e52")
+    ax.bar_label(bars, [f"{n} of {f.graded}" for _, n in f.misconceptions][::-1], fontsize=7, padding=2)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of the class")
+    ax.set_title("Misconceptions: students who hit each mistake")
+    return fig
+
+
+def _slowest_chart(f: ClassFigures, plt):
+    if not f.slowest:
+        return None
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * len(f.slowest))))
+    ax.barh([k for k, _ in f.slowest][::-1], [s for _, s in f.slowest][::-1], color="#8172b2")
+    ax.set_xlabel("seconds to execute")
+    ax.set_title("Slowest notebooks")
+    ax.tick_params(axis="y", labelsize=7)
+    return fig
+
+
+CHARTS = {
+    "scores.png": _scores_chart,
+    "pass_rate.png": _pass_rate_chart,
+    "misconceptions.png": _misconceptions_chart,
+    "slowest.png": _slowest_chart,
+}
+
+
+def _charts(f: ClassFigures, folder: Path) -> list[str]:
+    """Draws every chart of :data:`CHARTS` that has something to show; the names of the files written.
+    A chart with nothing to show leaves no file of an earlier run behind."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    drawn = []
+    for name, chart in CHARTS.items():
+        fig = chart(f, plt)
+        if fig is None:
+            (folder / name).unlink(missing_ok=True)
+            continue
+        fig.tight_layout()
+        fig.savefig(folder / name, dpi=110)
+        plt.close(fig)
+        drawn.append(name)
+    return drawn
 
 
 def changes_section(changes) -> str:
@@ -220,8 +248,8 @@ def write_report(results: list[StudentResult], folder: Path, assignment: str, se
     if draws_charts(f):
         charts = _charts(f, folder)  # matplotlib is imported there, only when charts are drawn
     else:
-        charts = {}
-        for name in CHART_FILES:  # an earlier run's charts are not this run's
+        charts = []
+        for name in CHARTS:  # an earlier run's charts are not this run's
             (folder / name).unlink(missing_ok=True)
     rows = "".join(
         f"<tr><td>{n / max(f.graded, 1):.0%}</td><td>{n}</td><td><code>{html.escape(k)}</code></td>"

@@ -18,10 +18,8 @@ from pathlib import Path
 
 from ...course import Assignment, Course
 from .canvas_names import CANVAS
-from .roster import MOODLE_IDS, Roster, RosterEntry, RosterError, read_roster
-
-CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-
+from .roster import Roster, RosterEntry, read_roster
+from .targets import ExportOptions, Target, target_named
 
 # --- what was graded -------------------------------------------------------------------------------
 
@@ -40,63 +38,6 @@ def graded_scores(db_url: str, assignment: str) -> dict[str, float]:
             s.student.id: max(0.0, float(s.score or 0.0) - float(s.late_submission_penalty or 0.0))
             for s in gb.assignment_submissions(assignment)
         }
-
-
-def _score_cell(entry: RosterEntry, scores: dict[str, float], missing_as_zero: bool) -> str:
-    if entry.student_id in scores:
-        return f"{scores[entry.student_id]:g}"
-    return "0" if missing_as_zero else ""
-
-
-# --- gradebook files -------------------------------------------------------------------------------
-
-
-def canvas_table(
-    roster: Roster,
-    scores: dict[str, float],
-    assignment: str,
-    assignment_id: str | None = None,
-    missing_as_zero: bool = False,
-) -> list[list[str]]:
-    """Canvas's gradebook import: its five identifying columns, then one column for the assignment."""
-    roster.require("canvas")
-    title = f"{assignment} ({assignment_id})" if assignment_id else assignment
-    table = [CANVAS_FIXED + [title]]
-    for e in roster.entries:
-        if not e.canvas_user_id:
-            raise RosterError(
-                f"{roster.path}, row {e.row}: student {e.student_id!r} has no canvas_id (Canvas's "
-                "user ID), so Canvas could not match the row"
-            )
-        table.append(
-            [
-                e.name or e.student_id,
-                e.canvas_user_id,
-                e.sis_user_id,
-                e.sis_login_id,
-                e.section,
-                _score_cell(e, scores, missing_as_zero),
-            ]
-        )
-    return table
-
-
-def moodle_table(
-    roster: Roster, scores: dict[str, float], assignment: str, id_column: str = "email", missing_as_zero: bool = False
-) -> list[list[str]]:
-    """Moodle's grade import (CSV): the identifier to map to a user (email or idnumber), then the grade."""
-    if id_column not in MOODLE_IDS:
-        raise ValueError(f"Moodle identifies users by one of {', '.join(MOODLE_IDS)}, not {id_column!r}")
-    roster.require("moodle", id_column)
-    table = [[id_column, assignment]]
-    for e in roster.entries:
-        if not getattr(e, id_column):
-            raise RosterError(
-                f"{roster.path}, row {e.row}: student {e.student_id!r} has no {id_column}, "
-                "which Moodle needs to match the row"
-            )
-        table.append([getattr(e, id_column), _score_cell(e, scores, missing_as_zero)])
-    return table
 
 
 def write_table(table: list[list[str]], target: Path) -> Path:
@@ -194,7 +135,7 @@ def feedback_zip(assignment: Assignment, target: Path) -> FeedbackZip:
     return FeedbackZip(Path(target), files, unnamed, unsent)
 
 
-# --- the export command -----------------------------------------------------------------------------
+# --- the export command: its steps, in order ----------------------------------------------------------
 
 
 def export_to_lms(
@@ -212,85 +153,97 @@ def export_to_lms(
     changed_since: int | None = None,
     echo=print,
 ) -> Path:
-    """``python -m autograder export``: grades.csv (nbgrader's), or a Canvas / Moodle gradebook file;
-    ``changed_since``: only the students whose score changed since that recorded grade run."""
-    from dataclasses import replace
-
-    from ..history.history import History
-    from ..history.regrade import changed_since as changed_since_run
+    """``python -m autograder export``: the file of the target ``to`` (:data:`~.targets.TARGETS`: nbgrader's
+    grades.csv, a Canvas or a Moodle gradebook file); ``changed_since``: only the students whose score
+    changed since that recorded grade run."""
     from ..history.regrade import gradebook_url
-    from .export import export_grades
 
-    course_dir = Path(course_dir).resolve()
-    if to in ("canvas", "moodle") and roster is None:
-        raise ValueError(f"--to {to} needs --roster: the LMS identifies students by the roster's ids")
+    target = target_named(to)
+    options = ExportOptions(assignment, assignment_id, missing_as_zero, moodle_id)
     listed = read_roster(roster) if roster else None
-    if listed is not None:
-        listed.require(to, moodle_id)  # before anything is read or written
-        note = listed.unknown_note()
-        if note:
-            echo(note)
+    target.require(to, listed, options)  # before anything is read or written
+    if listed is not None and listed.unknown_note():
+        echo(listed.unknown_note())
+    course_dir = Path(course_dir).resolve()
     db_url = gradebook_url(course_dir, db_url)
     exported = Assignment(Course(course_dir), assignment)
     scores = graded_scores(db_url, assignment)
     since = ""
     if changed_since is not None:
-        with History(db_url) as history:
-            changed = set(changed_since_run(history, assignment, changed_since))
-        scores = {s: v for s, v in scores.items() if s in changed}
-        if listed is not None:
-            listed = replace(listed, entries=[e for e in listed.entries if e.student_id in changed])
-        echo(
-            f"{len(changed)} student(s) whose score changed since run {changed_since}: "
-            f"{', '.join(sorted(changed)) or 'none'}"
-        )
+        scores, listed = _changed_only(db_url, assignment, changed_since, scores, listed, echo)
         since = f"-changed-since-run{changed_since}"
-    if to == "csv":
-        grades_csv = exported.course.grades_csv
-        target = export_grades(
-            db_url,
-            assignment,
-            Path(out or grades_csv.with_name(f"{grades_csv.stem}{since}.csv")),
-            roster=load_roster(course_dir),
-            students=set(scores) if since else None,
-        )
-        echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
+    if target.rows is None:
+        written = _write_grades_csv(exported, db_url, out, since, scores, echo)
     else:
-        target = Path(out or exported.export_file(f"{to}{since}"))
-        if to == "canvas":
-            table = canvas_table(listed, scores, assignment, assignment_id, missing_as_zero)
-        elif to == "moodle":
-            table = moodle_table(listed, scores, assignment, moodle_id, missing_as_zero)
-        else:
-            raise ValueError(f"unknown export target {to!r} (csv, canvas or moodle)")
-        write_table(table, target)
-        missing = [e.student_id for e in listed.entries if e.student_id not in scores]
-        echo(
-            f"wrote {target}: {len(listed.entries) - len(missing)} graded student(s) of {len(listed.entries)} "
-            "in the roster"
-        )
-        if missing:
-            what = "0" if missing_as_zero else "an empty cell"
-            echo(f"{len(missing)} roster student(s) without a graded submission get {what}: {', '.join(missing)}")
+        written = Path(out or exported.export_file(f"{to}{since}"))
+        _write_roster_file(target, listed, scores, options, written, echo)
     if listed is not None:
-        strays = outside_roster(listed, scores)
-        if strays:
-            echo(
-                f"WARNING: {len(strays)} graded student(s) are not in the roster {roster} and are not in {target.name}:"
-            )
-            for student, score in strays.items():
-                echo(f"  {student}: {score:g}")
+        _warn_outside_roster(listed, scores, roster, written, echo)
     if feedback:
-        packed = feedback_zip(exported, Path(feedback))
-        echo(f"wrote {packed.path}: {len(packed.files)} feedback file(s) named as in the LMS download")
-        if packed.unnamed:
-            echo(
-                f"{len(packed.unnamed)} student(s) were not collected from an LMS download, so their feedback "
-                f"is filed under their student id: {', '.join(packed.unnamed)}"
-            )
-        for student, notebooks in sorted(packed.unsent.items()):
-            echo(
-                f"{student} did not send {len(notebooks)} notebook(s) ({', '.join(notebooks)}); their feedback "
-                "pages carry the LMS name of the notebooks sent, so Re-Upload attaches them to the same student"
-            )
+        _pack_feedback(exported, Path(feedback), echo)
+    return written
+
+
+def _changed_only(db_url, assignment, run, scores, listed, echo):
+    """The scores and the roster cut down to the students whose score changed since grade run ``run``."""
+    from dataclasses import replace
+
+    from ..history.history import History
+    from ..history.regrade import changed_since
+
+    with History(db_url) as history:
+        changed = set(changed_since(history, assignment, run))
+    echo(f"{len(changed)} student(s) whose score changed since run {run}: {', '.join(sorted(changed)) or 'none'}")
+    scores = {s: v for s, v in scores.items() if s in changed}
+    if listed is not None:
+        listed = replace(listed, entries=[e for e in listed.entries if e.student_id in changed])
+    return scores, listed
+
+
+def _write_grades_csv(exported: Assignment, db_url: str, out, since: str, scores: dict[str, float], echo) -> Path:
+    from .export import export_grades
+
+    grades_csv = exported.course.grades_csv
+    target = export_grades(
+        db_url,
+        exported.name,
+        Path(out or grades_csv.with_name(f"{grades_csv.stem}{since}.csv")),
+        roster=load_roster(exported.course.root),
+        students=set(scores) if since else None,
+    )
+    echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     return target
+
+
+def _write_roster_file(target: Target, listed: Roster, scores, options: ExportOptions, path: Path, echo) -> None:
+    write_table(target.rows(listed, scores, options), path)
+    missing = [e.student_id for e in listed.entries if e.student_id not in scores]
+    echo(f"wrote {path}: {len(listed.entries) - len(missing)} graded student(s) of {len(listed.entries)} in the roster")
+    if missing:
+        what = "0" if options.missing_as_zero else "an empty cell"
+        echo(f"{len(missing)} roster student(s) without a graded submission get {what}: {', '.join(missing)}")
+
+
+def _warn_outside_roster(listed: Roster, scores, roster_path, written: Path, echo) -> None:
+    strays = outside_roster(listed, scores)
+    if strays:
+        echo(
+            f"WARNING: {len(strays)} graded student(s) are not in the roster {roster_path} and are not in {written.name}:"
+        )
+        for student, score in strays.items():
+            echo(f"  {student}: {score:g}")
+
+
+def _pack_feedback(exported: Assignment, path: Path, echo) -> None:
+    packed = feedback_zip(exported, path)
+    echo(f"wrote {packed.path}: {len(packed.files)} feedback file(s) named as in the LMS download")
+    if packed.unnamed:
+        echo(
+            f"{len(packed.unnamed)} student(s) were not collected from an LMS download, so their feedback "
+            f"is filed under their student id: {', '.join(packed.unnamed)}"
+        )
+    for student, notebooks in sorted(packed.unsent.items()):
+        echo(
+            f"{student} did not send {len(notebooks)} notebook(s) ({', '.join(notebooks)}); their feedback "
+            "pages carry the LMS name of the notebooks sent, so Re-Upload attaches them to the same student"
+        )

@@ -7,8 +7,8 @@
     student_id, name, login, lms_id, canvas_id, sis_user_id, sis_login_id, section, email, idnumber
 
 ``collect`` maps LMS names and ids to student ids with it (:meth:`Roster.lookup`); ``export --to canvas``
-and ``--to moodle`` take each row's identifiers from it, after :meth:`Roster.require` has checked that
-the header has the column that LMS matches students by.  A roster that cannot be trusted (no
+and ``--to moodle`` take each row's identifiers from it, once the target (:mod:`.targets`) has checked
+that the header has the column that LMS matches students by.  A roster that cannot be trusted (no
 ``student_id`` column, an empty or duplicated student id, one LMS id given to two students, a header
 that is a misspelt column) is refused with the file and row.  Other headers the kit does not use (a
 Canvas export's score columns, say) are named in :attr:`Roster.unknown` for the caller to report.
@@ -84,20 +84,6 @@ class Roster:
         return {
             getattr(e, key).lower(): e.student_id for e in self.entries for key in LOOKUP_COLUMNS if getattr(e, key)
         }
-
-    def require(self, target: str, moodle_id: str = "email") -> None:
-        """Refuse a roster whose header lacks the column ``target`` (canvas, moodle) matches students by."""
-        needed = CANVAS_IDS if target == "canvas" else (moodle_id,) if target == "moodle" else ()
-        if needed and not self.columns & set(needed):
-            what = (
-                "canvas_id (Canvas's user ID; the header 'ID' or lms_id work too), which Canvas's gradebook "
-                "import matches students by"
-                if target == "canvas"
-                else f"{moodle_id}, which Moodle's grade import matches users by"
-            )
-            raise RosterError(
-                f"{self.path}: --to {target} needs a column {what}; the roster has {', '.join(sorted(self.columns))}"
-            )
 
     def unknown_note(self) -> str | None:
         if not self.unknown:
