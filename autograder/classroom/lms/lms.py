@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...course import Assignment, Course
+from ..history.scale import check_scale, current_total
 from .canvas_names import CANVAS
 from .roster import MOODLE_IDS, Roster, RosterEntry, RosterError, read_roster
 
@@ -26,9 +27,10 @@ CANVAS_FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 # --- what was graded -------------------------------------------------------------------------------
 
 
-def graded_scores(db_url: str, assignment: str) -> dict[str, float]:
+def graded_scores(db_url: str, assignment: str, total: float | None = None) -> dict[str, float]:
     """student id -> final score (nbgrader's ``score``: raw score minus late penalty, at least 0)
-    for every student with a graded submission of ``assignment``."""
+    for every student with a graded submission of ``assignment``; with ``total``, OffScale unless every
+    submission is out of that total and within it (:func:`~..history.scale.check_scale`)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(db_url) as gb:
@@ -36,9 +38,15 @@ def graded_scores(db_url: str, assignment: str) -> dict[str, float]:
             gb.find_assignment(assignment)
         except MissingEntry:
             raise ValueError(f"assignment {assignment!r} is not in the gradebook {db_url}") from None
+        submitted = list(gb.assignment_submissions(assignment))
+        if total is not None:
+            check_scale(
+                [(s.student.id, float(s.score or 0.0), float(s.max_score or 0.0)) for s in submitted],
+                total,
+                f"the {assignment} export",
+            )
         return {
-            s.student.id: max(0.0, float(s.score or 0.0) - float(s.late_submission_penalty or 0.0))
-            for s in gb.assignment_submissions(assignment)
+            s.student.id: max(0.0, float(s.score or 0.0) - float(s.late_submission_penalty or 0.0)) for s in submitted
         }
 
 
@@ -232,7 +240,8 @@ def export_to_lms(
             echo(note)
     db_url = gradebook_url(course_dir, db_url)
     exported = Assignment(Course(course_dir), assignment)
-    scores = graded_scores(db_url, assignment)
+    total = current_total(exported)
+    scores = graded_scores(db_url, assignment, total)
     since = ""
     if changed_since is not None:
         with History(db_url) as history:
@@ -253,6 +262,7 @@ def export_to_lms(
             Path(out or grades_csv.with_name(f"{grades_csv.stem}{since}.csv")),
             roster=load_roster(course_dir),
             students=set(scores) if since else None,
+            total=total,
         )
         echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     else:

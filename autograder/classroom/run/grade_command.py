@@ -15,7 +15,8 @@ from ...sandbox.limits import LimitUnavailable, ResourceLimits
 from ..history.changes import format_summary
 from ..history.history import RunRecorder, grading_inputs
 from ..history.regrade import run_changes
-from ..lms.export import export_grades, export_tests
+from ..history.scale import OffScale, check_scale, current_total
+from ..lms.export import export_grades, export_tests, scored_rows
 from ..lms.lms import load_roster
 from ..report import changes_section, figures, text_report, write_report
 from ..similarity.similarity_command import after_grading
@@ -146,19 +147,28 @@ def _grade_class(assignment, db_url, students, options, progress, grading, confi
         raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
     ungraded = {r.student for r in outcome.results if r.status is Status.ERROR}
     report_dir = assignment.reports
-    try:
+    total = current_total(assignment)
+    try:  # every file that carries scores: on the assignment's current total, none above its maximum
+        check_scale(scored_rows(outcome.results), total, "the grades of this run (grades.csv, tests, report)")
         with timing.phase("run recorded, grades exported, report written"):
             report_dir.mkdir(parents=True, exist_ok=True)
             grades_csv = export_grades(
-                db_url, assignment.name, course.grades_csv, roster=load_roster(course.root), leave_out=ungraded
+                db_url,
+                assignment.name,
+                course.grades_csv,
+                roster=load_roster(course.root),
+                leave_out=ungraded,
+                total=total,
             )
-            tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
+            tests_csv = export_tests(outcome.results, report_dir / "tests.csv", total)
         with timing.phase("similarity"):
             similar = after_grading(assignment, report_dir, config)
         with timing.phase("run recorded, grades exported, report written"):
             index = write_report(
                 outcome.results, report_dir, assignment.name, sections=(changes_section(changes),) + similar.sections
             )
+    except OffScale as e:
+        raise GradingError(str(e)) from None
     except OSError as e:  # a full disk: the grades are in the gradebook; the exports are written again next run
         grades_csv = tests_csv = index = f"not written ({exception_fault(e)})"
         similar = None
