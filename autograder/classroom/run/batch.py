@@ -89,6 +89,7 @@ class BatchOptions:
     feedback: bool = True
     scheduler: str | None = None  # a Dask scheduler's address: grade there instead of in local processes
     worker_deadline: float | None = None  # seconds a worker may take for one student (None: from the budgets)
+    wait: bool = False  # another run holds the assignment's lock: wait for it (else stop, saying who holds it)
 
     def grading(self, config) -> GradingOptions:
         """What every grader of the run is handed: the course's options (``config``: its nbgrader config)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 from ... import timing
 from ...course import Assignment, CourseError
 from ...grading.canary import CanaryFailed, run_canary
@@ -23,6 +25,7 @@ from ..similarity.similarity_command import after_grading
 from . import workers
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions, worker_pool
 from .gradebook_guard import GradebookFault, back_up, gradebook_fault
+from .grading_lock import Held, grading_lock
 from .progress import Progress
 
 
@@ -111,13 +114,26 @@ def grade_assignment(
     """Grade every submission of ``assignment`` (made by :func:`~autograder.course.open_assignment`, which said
     whether the course is there), record the run, export, report; GradingError when grading cannot start."""
     options = options or BatchOptions()
-    with timing.phase("course config and checks, gradebook backed up"):
-        config, grading = _checked_course(assignment, db_url, options)
-    db_url = config.CourseDirectory.db_url
-    with timing.phase("gradebook opened, assignment registered"):
-        ensure_assignment(assignment, db_url)
-    with riding_out_restarts():  # from here on, a PostgreSQL server that restarts is waited for
-        return _grade_class(assignment, db_url, students, options, progress, grading, config, out)
+    with ExitStack() as held:  # one grading of an assignment at a time: nothing is read or written before
+        try:
+            held.enter_context(grading_lock(lock_url(assignment, db_url), assignment.name, wait=options.wait))
+        except Held as e:
+            raise GradingError(str(e)) from None
+        with timing.phase("course config and checks, gradebook backed up"):
+            config, grading = _checked_course(assignment, db_url, options)
+        db_url = config.CourseDirectory.db_url
+        with timing.phase("gradebook opened, assignment registered"):
+            ensure_assignment(assignment, db_url)
+        with riding_out_restarts():  # from here on, a PostgreSQL server that restarts is waited for
+            return _grade_class(assignment, db_url, students, options, progress, grading, config, out)
+
+
+def lock_url(assignment: Assignment, db_url: str | None) -> str:
+    """The gradebook the run will use (``db_url``, else the course's), where its lock lives."""
+    try:
+        return course_config(assignment.course.root, db_url).CourseDirectory.db_url
+    except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
+        raise GradingError(f"{assignment.course.root / 'nbgrader_config.py'}: {type(e).__name__}: {e}") from None
 
 
 def _grade_class(assignment, db_url, students, options, progress, grading, config, out) -> BatchOutcome:
