@@ -120,23 +120,38 @@ def cmd_check_thorough(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    if not args.dry_run and not args.scheduler:  # its first worker imports while this process does
-        from . import timing
-        from .classroom.run import workers
+    import signal
+    import time
 
-        with timing.phase("the first worker process started"):
-            workers.start(
-                Path(args.course_dir),
-                jobs=args.jobs,
-                notebook_budget=args.notebook_budget,
-                cell_timeout=args.cell_timeout,
-            )
+    started = time.time()
+    previous = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM ends a run as Ctrl-C does
     try:
+        if not args.dry_run and not args.scheduler:  # its first worker imports while this process does
+            from . import timing
+            from .classroom.run import workers
+
+            with timing.phase("the first worker process started"):
+                workers.start(
+                    Path(args.course_dir),
+                    jobs=args.jobs,
+                    notebook_budget=args.notebook_budget,
+                    cell_timeout=args.cell_timeout,
+                )
         return _grade(args)
+    except KeyboardInterrupt:  # one line, no traceback: what the run recorded, and that the next one goes on
+        from .classroom.run.grade_command import interrupted
+
+        print(f"grade: {interrupted(Path(args.course_dir), args.assignment, args.db_url, started)}", file=sys.stderr)
+        return 130
     finally:
+        signal.signal(signal.SIGTERM, previous)
         from .classroom.run import workers
 
         workers.discard()
+
+
+def _terminated(_signum, _frame):
+    raise KeyboardInterrupt
 
 
 def _grade(args) -> int:
@@ -199,6 +214,8 @@ def cmd_restore_gradebook(args) -> int:
     except (GradebookFault, OSError, Held) as e:
         print(f"restore-gradebook: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # noqa: BLE001 - the gradebook's fault, in one line (others raised again)
+        return gradebook_trouble("restore-gradebook", args, "restore", e)
     print(f"restored {db} from {source}" + (f"; the file it replaced is kept as {kept}" if kept else ""))
     print("grades recorded after that copy was made are not in it: the next `grade` grades those students again")
     return 0

@@ -21,6 +21,7 @@ import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from ..history.inputs import changes as input_changes
 from ..history.inputs import grading_inputs, same_inputs
 from .gradebook_guard import log_error
 from .progress import Progress
-from .retries import HUNG_TWICE, KILLED_TWICE, WORKER_DEATHS
+from .retries import HUNG_TWICE, KILLED_TWICE, WORKER_DEATHS, quiet_interrupts
 
 
 class GradingError(Exception):
@@ -152,6 +153,7 @@ def _grade_on_dask(
             on_result=on_result,
             out=lambda line: print(line, flush=True),
             deadline=options.worker_deadline or student_deadline(assignment, grading),
+            silence=silence_allowed(grading),
             forget=lambda student: forget_grading(assignment, student, db_url),
         )
     except ClusterError as e:
@@ -225,10 +227,25 @@ def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: 
         note.unlink(missing_ok=True)
 
 
+@contextmanager
+def interrupting_workers(pool: ProcessPoolExecutor):
+    """On Ctrl-C or SIGTERM in ``grade``'s own process, its workers are interrupted too (they end their student's
+    grading at once, :func:`.workers.quiet_interrupts`), so that the pool's shutdown does not wait for them."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        for process in list(getattr(pool, "_processes", {}).values()):
+            with suppress(OSError):
+                os.kill(process.pid, signal.SIGINT)
+        raise
+
+
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
     """The run's worker processes: ``jobs`` at most, fresh Pythons (spawned), started as work is handed to them
     (``grade`` takes the pool :mod:`.workers` started as it started, where there is one)."""
-    return ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"))
+    return ProcessPoolExecutor(
+        max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"), initializer=quiet_interrupts
+    )
 
 
 class LocalPool:
@@ -276,7 +293,11 @@ class LocalPool:
             started: dict = {}
             given, first = (first if not suspects else None), None
             try:
-                with given or ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                with (
+                    given
+                    or ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet_interrupts) as pool,
+                    interrupting_workers(pool),
+                ):
                     while futures or (queue and not self.stop):  # once stopped, the students in flight finish
                         while queue and len(futures) < workers and not self.stop:
                             student = queue.pop(0)

@@ -115,10 +115,19 @@ def grade_assignment(
     whether the course is there), record the run, export, report; GradingError when grading cannot start."""
     options = options or BatchOptions()
     with ExitStack() as held:  # one grading of an assignment at a time: nothing is read or written before
+        url = lock_url(assignment, db_url)
         try:
-            held.enter_context(grading_lock(lock_url(assignment, db_url), assignment.name, wait=options.wait))
+            held.enter_context(grading_lock(url, assignment.name, wait=options.wait))
         except Held as e:
             raise GradingError(str(e)) from None
+        except OSError as e:  # the lock file's folder: read-only, full
+            raise GradingError(
+                str(gradebook_fault(assignment.course.root, url, "lock the assignment beside", e))
+            ) from None
+        except Exception as e:  # noqa: BLE001 - a PostgreSQL server down or refusing: one line, the driver's in the log
+            if not from_driver(e):
+                raise
+            raise GradingError(str(gradebook_fault(assignment.course.root, url, "lock the assignment in", e))) from None
         with timing.phase("course config and checks, gradebook backed up"):
             config, grading = _checked_course(assignment, db_url, options)
         db_url = config.CourseDirectory.db_url
@@ -248,3 +257,27 @@ def class_table(outcome: BatchOutcome) -> str:
         score = f"{r.score:g}/{r.max_score:g}" if r.status not in (Status.FAILED, Status.ERROR) else "-"
         lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {student_row(r.reason)}")
     return "\n".join(lines)
+
+
+def interrupted(course_dir, assignment: str, db_url: str | None, started: float) -> str:
+    """What a run stopped by Ctrl-C or SIGTERM (started at ``started``, ``time.time()``) leaves, in one line."""
+    from pathlib import Path
+
+    from ...course import Course
+    from ..history.history import History, stamp
+
+    course = Course(Path(course_dir).resolve())
+    folder = Assignment(course, assignment).state_folder
+    recorded = sum(1 for p in folder.glob("*.json") if p.stat().st_mtime >= started) if folder.is_dir() else 0
+    run = ""
+    try:
+        with History(course_config(course.root, db_url).CourseDirectory.db_url) as history:
+            last = history.runs(assignment)[-1] if history.exists() else None
+        if last is not None and last.finished is None:
+            run = f" in run {last.id} (started {stamp(last.started)} UTC, kept as unfinished)"
+    except Exception:  # noqa: BLE001, S110 - only the run's number is missing from the line
+        pass
+    return (
+        f"stopped: {recorded} student(s) graded and recorded{run}; the one(s) in flight were not. "
+        f"Run `autograder grade {assignment}` again: it goes on with the students not yet graded."
+    )
