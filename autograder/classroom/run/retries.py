@@ -2,6 +2,7 @@
 the last try: the local pool's (:mod:`.batch`) and the Dask cluster's (:mod:`.dask_pool`) alike; and how a worker
 ends when the run is interrupted."""
 
+import os
 import signal
 
 WORKER_DEATHS = 2  # a submission in flight on this many dead (or hung) grading workers is not tried again
@@ -24,4 +25,14 @@ def quiet_interrupts() -> None:
 
 
 def _leave(signum, _frame) -> None:
+    """Once: what the worker still says as it stops (its pipes closing, its kernel's death) is taken back with
+    its grading, so its stderr goes to /dev/null; another Ctrl-C does not cut its cleanups short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 2)
+        os.close(quiet)
+    except OSError:
+        pass
     raise SystemExit(128 + signum)
