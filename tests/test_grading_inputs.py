@@ -214,3 +214,32 @@ def _touch_submission(root: Path, student: str) -> None:
     nb = json.loads(path.read_text())
     nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "my notes"})
     path.write_text(json.dumps(nb))
+
+
+def test_no_export_carries_a_score_off_the_assignments_current_total(tmp_path):
+    """A point change not yet graded (the source says 102, the gradebook's grades are out of 100): grades.csv, the
+    Canvas and the Moodle file are refused in one line naming the student and what to run, the old files kept."""
+    from .conftest import kit
+
+    root = tmp_path / "course"
+    make_class(root, {"ada": {LESSON: persona_notebooks("reference")[LESSON]}})
+    kit("grade", ASSIGNMENT, "--course-dir", str(root), "--jobs", "1")
+    before = Course(root).grades_csv.read_text()
+    edit_source(root, set_points(7))
+    (root / "roster.csv").write_text("student_id,canvas_id,name,email\nada,101,Ada,ada@example.org\n")
+    for to in ("csv", "canvas", "moodle"):
+        told = kit(
+            "export",
+            ASSIGNMENT,
+            "--course-dir",
+            str(root),
+            "--to",
+            to,
+            "--roster",
+            str(root / "roster.csv"),
+            check=False,
+        )
+        assert told.returncode == 2 and told.stderr.count("\n") == 1, (to, told.stderr)
+        assert "not on the assignment's current total of 102 (ada 20/100); run `autograder grade`" in told.stderr
+    assert Course(root).grades_csv.read_text() == before
+    assert not (root / f"{ASSIGNMENT}-canvas.csv").exists() and not (root / f"{ASSIGNMENT}-moodle.csv").exists()

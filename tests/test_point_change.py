@@ -108,6 +108,8 @@ def test_a_point_change_made_as_the_readme_says_is_built_regraded_and_said_once(
     out = kit(*grade).stdout
     assert "regrading 3 unchanged submission(s)" in out and "s01-ada: 22/102 -> 20/100 (-2)" in out, out
     assert files_agree(course, db_url) == {"s01-ada": "20/100", "s02-ben": "0/100", "s03-eli": "20/100"}
+    report = html.unescape((course / "reports" / ASSIGNMENT / "index.html").read_text())
+    assert "5 -> 7 points" not in report and "7 -> 5 points" not in report, "the report still tells of a point change"
     runs = kit("runs", ASSIGNMENT, "--course-dir", str(course), "--db-url", db_url).stdout
     assert re.search(r"^\s+3 .* 13\.33/100 ", runs, re.M) and "/100/102" not in runs, runs
 
