@@ -354,12 +354,41 @@ class GradebookLocker(WorkerKiller):
             time.sleep(0.05)
 
 
+def child_processes(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+class KernelStopper(WorkerKiller):
+    """Stops (SIGSTOP) every kernel the fork server of ``victim``'s grading worker has forked (the notebook's, and
+    the one started ahead for the next), once a notebook is autograded: kernels that never answer again."""
+
+    def run(self):
+        while not self.stop and not self.killed:
+            pid = self.worker()
+            if pid and any(self.autograded.glob("*.ipynb")):
+                for server in child_processes(pid):
+                    with contextlib.suppress(OSError):
+                        if b"forkserver" not in Path(f"/proc/{server}/cmdline").read_bytes():
+                            continue
+                        for kernel in child_processes(server):
+                            os.kill(kernel, signal.SIGSTOP)
+                            self.killed.append(kernel)
+            time.sleep(0.05)
+
+
 CELL_TIMEOUT = 10  # so a grading is presumed hung after 10 s + the grace (HUNG_GRACE) without progress
 
 
-@pytest.mark.parametrize("fault", ["stopped", "lock"])
+@pytest.mark.parametrize("fault", ["stopped", "lock", "kernel"])
 def test_a_hung_worker_is_found_in_seconds_and_its_student_graded_elsewhere(tmp_path, fault):
-    """A worker stopped mid-student (SIGSTOP), or stuck on a gradebook another program holds locked: once its
+    """A worker stopped mid-student (SIGSTOP), stuck on a gradebook another program holds locked, or waiting on
+    kernels that never answer (its forked kernels stopped with SIGSTOP): once its
     grading has made no progress for the cell timeout and a grace (here 10 + 30 s), it is killed, its student is
     graded again on a fresh worker, and the other student is graded; nobody ends `error`. Cost: that silence,
     and a regrading of the students in flight. (With only the old deadline, 120 s + 3 x every notebook's
@@ -376,6 +405,8 @@ def test_a_hung_worker_is_found_in_seconds_and_its_student_graded_elsewhere(tmp_
     silence = CELL_TIMEOUT + HUNG_GRACE
     if fault == "stopped":
         fault_thread = WorkerStopper(course, "victim", times=1)
+    elif fault == "kernel":
+        fault_thread = KernelStopper(course, "victim", times=1)
     else:
         fault_thread = GradebookLocker(course, "victim", hold=silence + 10)
     start = time.monotonic()
@@ -388,10 +419,10 @@ def test_a_hung_worker_is_found_in_seconds_and_its_student_graded_elsewhere(tmp_
                     os.kill(pid, signal.SIGKILL)
     took = time.monotonic() - start
     out = result.stdout[-3000:] + result.stderr[-3000:]
-    assert len(fault_thread.killed) == 1, out
+    assert len(fault_thread.killed) >= 1 if fault == "kernel" else len(fault_thread.killed) == 1, out
     assert result.returncode == 0, out
     # stopped: the victim's worker; on the lock, every worker that writes meanwhile is stuck (the first found is named)
-    who = "victim" if fault == "stopped" else "(victim|alice)"
+    who = "(victim|alice)" if fault == "lock" else "victim"
     assert re.search(rf"{who}: its grading worker \(pid \d+\) made no progress for \d+ s", result.stdout), out
     assert took < 240, f"the run took {took:.0f} s\n{out}"
     scores = {s: score for s, (score, _) in grades(course).items()}
