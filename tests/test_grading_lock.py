@@ -6,6 +6,7 @@ second `grade` waits and then runs.  Real nbgrader, real kernels."""
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
@@ -86,3 +87,31 @@ def test_two_runs_started_together_one_grades_the_other_names_the_lock_and_recor
     assert waiting.returncode == 0 and "skipping 2 submission(s)" in waiting_out[0], waiting_out
     with History(db_url) as history:
         assert [r.students for r in history.runs(ASSIGNMENT)] == [2, 2, 0]
+
+
+def test_on_postgresql_the_lock_is_the_servers_and_names_its_holder(tmp_path, postgres):
+    """With a PostgreSQL gradebook the lock is an advisory lock of the server's, so it holds across machines: held
+    here (as another machine's run would hold it), `grade` and `export` say who holds it (from the kit's row
+    beside the lock) and exit 2; once it is let go, the next taker has it at once."""
+    from autograder.classroom.run.grading_lock import grading_lock
+
+    from .conftest import scratch_course
+
+    course = tmp_path / "course"
+    scratch_course(course)
+    with grading_lock(postgres, ASSIGNMENT, "autograder grade embeddings (elsewhere)"):
+        for command in (["grade", ASSIGNMENT], ["export", ASSIGNMENT]):
+            told = subprocess.run(
+                [sys.executable, "-m", "autograder", *command, "--course-dir", str(course), "--db-url", postgres],
+                env=ENV,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert told.returncode == 2 and told.stderr.count("\n") == 1, told.stderr
+            assert f"`autograder grade embeddings (elsewhere)`, process {os.getpid()} on {socket.gethostname()}" in (
+                told.stderr
+            ), told.stderr
+            assert "advisory lock" in told.stderr, told.stderr
+    with grading_lock(postgres, ASSIGNMENT, "a second taker, once it is free"):
+        pass
