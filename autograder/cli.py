@@ -120,23 +120,38 @@ def cmd_check_thorough(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    if not args.dry_run and not args.scheduler:  # its first worker imports while this process does
-        from . import timing
-        from .classroom.run import workers
+    import signal
+    import time
 
-        with timing.phase("the first worker process started"):
-            workers.start(
-                Path(args.course_dir),
-                jobs=args.jobs,
-                notebook_budget=args.notebook_budget,
-                cell_timeout=args.cell_timeout,
-            )
+    started = time.time()
+    previous = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM ends a run as Ctrl-C does
     try:
+        if not args.dry_run and not args.scheduler:  # its first worker imports while this process does
+            from . import timing
+            from .classroom.run import workers
+
+            with timing.phase("the first worker process started"):
+                workers.start(
+                    Path(args.course_dir),
+                    jobs=args.jobs,
+                    notebook_budget=args.notebook_budget,
+                    cell_timeout=args.cell_timeout,
+                )
         return _grade(args)
+    except KeyboardInterrupt:  # one line, no traceback: what the run recorded, and that the next one goes on
+        from .classroom.run.grade_command import interrupted
+
+        print(f"grade: {interrupted(Path(args.course_dir), args.assignment, args.db_url, started)}", file=sys.stderr)
+        return 130
     finally:
+        signal.signal(signal.SIGTERM, previous)
         from .classroom.run import workers
 
         workers.discard()
+
+
+def _terminated(_signum, _frame):
+    raise KeyboardInterrupt
 
 
 def _grade(args) -> int:
@@ -162,6 +177,7 @@ def _grade(args) -> int:
         cell_timeout=args.cell_timeout,
         scheduler=args.scheduler,
         worker_deadline=args.worker_deadline,
+        wait=args.wait,
     )
     run = dry_run if args.dry_run else grade_assignment  # a dry run is the same run, in scratch space
     try:
@@ -181,16 +197,25 @@ def _grade(args) -> int:
 
 
 def cmd_restore_gradebook(args) -> int:
+    from contextlib import ExitStack
+
     from .classroom.run.gradebook_guard import GradebookFault, restore
+    from .classroom.run.grading_lock import Held, grading_lock
+    from .course import Course
     from .grading.grade import course_config
 
     root = Path(args.course_dir).resolve()
     try:
         db_url = course_config(root, args.db_url).CourseDirectory.db_url
-        db, source, kept = restore(root, db_url, Path(args.source) if args.source else None)
-    except (GradebookFault, OSError) as e:
+        with ExitStack() as held:  # no grade or export of any of the course's assignments meanwhile
+            for assignment in sorted(p.name for p in Course(root).step_root("source").glob("*") if p.is_dir()):
+                held.enter_context(grading_lock(db_url, assignment, "autograder restore-gradebook", wait=args.wait))
+            db, source, kept = restore(root, db_url, Path(args.source) if args.source else None)
+    except (GradebookFault, OSError, Held) as e:
         print(f"restore-gradebook: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # noqa: BLE001 - the gradebook's fault, in one line (others raised again)
+        return gradebook_trouble("restore-gradebook", args, "restore", e)
     print(f"restored {db} from {source}" + (f"; the file it replaced is kept as {kept}" if kept else ""))
     print("grades recorded after that copy was made are not in it: the next `grade` grades those students again")
     return 0
@@ -286,28 +311,37 @@ def cmd_collect(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .classroom.lms.lms import export_to_lms
+    from .classroom.run.grading_lock import grading_lock
+    from .grading.grade import course_config
 
     try:
-        export_to_lms(
-            Path(args.course_dir),
-            args.assignment,
-            to=args.to,
-            roster=Path(args.roster) if args.roster else None,
-            out=Path(args.out) if args.out else None,
-            db_url=args.db_url,
-            assignment_id=args.assignment_id,
-            missing_as_zero=args.missing_as_zero,
-            moodle_id=args.moodle_id,
-            feedback=Path(args.feedback_zip) if args.feedback_zip else None,
-            changed_since=args.changed_since,
-        )
-    except ValueError as e:
+        db_url = course_config(Path(args.course_dir).resolve(), args.db_url).CourseDirectory.db_url
+        with grading_lock(db_url, args.assignment, "autograder export", wait=args.wait):
+            _export(args)
+    except ValueError as e:  # Held too: another run holds the assignment's lock
         print(f"export: {e}", file=sys.stderr)
         return 2
     except Exception as e:  # noqa: BLE001 - the gradebook's fault, in one line (others raised again)
         return gradebook_trouble("export", args, "export the grades from", e)
     return 0
+
+
+def _export(args) -> None:
+    from .classroom.lms.lms import export_to_lms
+
+    export_to_lms(
+        Path(args.course_dir),
+        args.assignment,
+        to=args.to,
+        roster=Path(args.roster) if args.roster else None,
+        out=Path(args.out) if args.out else None,
+        db_url=args.db_url,
+        assignment_id=args.assignment_id,
+        missing_as_zero=args.missing_as_zero,
+        moodle_id=args.moodle_id,
+        feedback=Path(args.feedback_zip) if args.feedback_zip else None,
+        changed_since=args.changed_since,
+    )
 
 
 def cmd_gradescope(args) -> int:
@@ -492,6 +526,12 @@ def main(argv=None) -> int:
         help="grade in scratch space and print what would change against the recorded grades; "
         "the gradebook, grades.csv, feedback, reports and the run history stay as they were",
     )
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="another grade, export or restore-gradebook of the assignment is running: wait for it to end "
+        "(default: say who holds the assignment's lock and exit 2)",
+    )
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser(
@@ -500,6 +540,12 @@ def main(argv=None) -> int:
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.add_argument("--db-url", default=None, help="gradebook URL (default: the course's CourseDirectory.db_url)")
     p.add_argument("--from", dest="source", default=None, help="this copy instead of the newest")
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="another grade, export or restore-gradebook of the assignment is running: wait for it to end "
+        "(default: say who holds the assignment's lock and exit 2)",
+    )
     p.set_defaults(func=cmd_restore_gradebook)
 
     p = sub.add_parser(
@@ -598,6 +644,12 @@ def main(argv=None) -> int:
         type=int,
         metavar="RUN",
         help="only the students whose score changed since this recorded grade run (see `runs`)",
+    )
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="another grade, export or restore-gradebook of the assignment is running: wait for it to end "
+        "(default: say who holds the assignment's lock and exit 2)",
     )
     p.set_defaults(func=cmd_export)
 

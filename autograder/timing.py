@@ -33,16 +33,53 @@ def _write(name: str, start: float, end: float, cpu: float) -> None:
         pass  # only a measurement: the run goes on without it
 
 
+# --- progress: how a grading process shows it is not hung --------------------------------------------------------
+# A grading process names a file (beat_into); each step it finishes (a cell, a kernel started, a phase) sets the
+# file's modification time (beat).  Whoever runs the process (the local pool, a Dask worker) presumes it hung when
+# the file has not moved for the cell timeout and a grace: a stopped process, one stuck on a lock, a kernel that
+# never answers all stop the beats, and no step of grading runs longer than a cell may without one.
+_beats: list[str] = []
+
+
+def beat_into(path: str | os.PathLike | None) -> None:
+    """Make ``path`` (None: no file) this process's progress file, and beat once."""
+    _beats[:] = [os.fspath(path)] if path is not None else []
+    beat()
+
+
+def beat() -> None:
+    """One step of progress: the progress file's modification time is now (nothing without a progress file)."""
+    if _beats:
+        try:
+            os.utime(_beats[0])
+        except OSError:
+            pass  # the file is gone (its grading was taken back): nothing to tell
+
+
+def last_beat(path: str | os.PathLike) -> float | None:
+    """When the process writing ``path`` last made progress (``time.time()``'s clock), None without the file."""
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
 @contextmanager
 def phase(name: str):
-    """Time the block as the phase ``name`` of this process (wall and this process's CPU)."""
+    """Time the block as the phase ``name`` of this process (wall and this process's CPU); its start and end are
+    progress (:func:`beat`)."""
+    beat()
     if not os.environ.get(ENV):
-        yield
+        try:
+            yield
+        finally:
+            beat()
         return
     start, cpu = time.time(), time.process_time()
     try:
         yield
     finally:
+        beat()
         _write(name, start, time.time(), time.process_time() - cpu)
 
 

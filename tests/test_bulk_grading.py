@@ -87,7 +87,7 @@ def test_second_run_skips_unchanged_and_regrades_a_resubmission(graded_two_ways)
     _, course, _, _, _ = graded_two_ways
     write_submission(course, "ben", persona_notebooks("reference"))  # ben resubmits a finished notebook
     result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
-    assert "skipping 5 submission(s) already graded and unchanged" in result.stdout
+    assert "skipping 5 submission(s) already graded and unchanged, with every grading input" in result.stdout
     assert "graded ben: 100/100" in result.stdout
     assert scores(course)["ben"] == 100
 

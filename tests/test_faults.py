@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import csv
 import os
+import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -331,29 +333,98 @@ class WorkerStopper(WorkerKiller):
             time.sleep(0.05)
 
 
-def test_a_hung_worker_is_stopped_at_its_deadline_and_its_student_graded_elsewhere(tmp_path):
-    """A worker stopped mid-student: past the student's deadline (here 45 s) it is killed, its student is graded
-    again on a fresh worker, and the other student is graded; nobody ends `error`. Cost: the deadline, and a
-    regrading of the students in flight.
+class GradebookLocker(WorkerKiller):
+    """Holds the gradebook locked (SQLite's BEGIN EXCLUSIVE, as another program's long transaction) for ``hold``
+    seconds, from the moment ``victim``'s grading has autograded a notebook: every grading that writes to the
+    gradebook meanwhile is stuck on the lock, making no progress."""
 
-    Both hand in the same two lessons: a grading of them takes a few seconds, so the deadline is several times
-    an honest grading even on a loaded machine (alice, whose grading may run again after the victim's worker
-    is killed, passed a 20 s deadline for five lessons twice at load 9 and ended `error`)."""
+    def __init__(self, course: Path, victim: str, hold: float):
+        super().__init__(course, victim, times=1)
+        self.db, self.hold = Course(course).gradebook, hold
+
+    def run(self):
+        while not self.stop and not self.killed:
+            if self.worker() and any(self.autograded.glob("*.ipynb")):
+                con = sqlite3.connect(self.db, timeout=60, isolation_level=None)
+                con.execute("BEGIN EXCLUSIVE")
+                self.killed.append(0)
+                time.sleep(self.hold)
+                con.execute("ROLLBACK")
+                con.close()
+            time.sleep(0.05)
+
+
+def child_processes(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+class KernelStopper(WorkerKiller):
+    """Stops (SIGSTOP) every kernel the fork server of ``victim``'s grading worker has forked (the notebook's, and
+    the one started ahead for the next), once a notebook is autograded: kernels that never answer again."""
+
+    def run(self):
+        while not self.stop and not self.killed:
+            pid = self.worker()
+            if pid and any(self.autograded.glob("*.ipynb")):
+                for server in child_processes(pid):
+                    with contextlib.suppress(OSError):
+                        if b"forkserver" not in Path(f"/proc/{server}/cmdline").read_bytes():
+                            continue
+                        for kernel in child_processes(server):
+                            os.kill(kernel, signal.SIGSTOP)
+                            self.killed.append(kernel)
+            time.sleep(0.05)
+
+
+CELL_TIMEOUT = 10  # so a grading is presumed hung after 10 s + the grace (HUNG_GRACE) without progress
+
+
+@pytest.mark.parametrize("fault", ["stopped", "lock", "kernel"])
+def test_a_hung_worker_is_found_in_seconds_and_its_student_graded_elsewhere(tmp_path, fault):
+    """A worker stopped mid-student (SIGSTOP), stuck on a gradebook another program holds locked, or waiting on
+    kernels that never answer (its forked kernels stopped with SIGSTOP): once its
+    grading has made no progress for the cell timeout and a grace (here 10 + 30 s), it is killed, its student is
+    graded again on a fresh worker, and the other student is graded; nobody ends `error`. Cost: that silence,
+    and a regrading of the students in flight. (With only the old deadline, 120 s + 3 x every notebook's
+    budget, the stopped run had not ended after 300 s.)
+
+    Both hand in the same two lessons: a grading of them takes a few seconds, so the silence is several times any
+    step of an honest grading even on a loaded machine."""
+    from autograder.classroom.run.batch import HUNG_GRACE
+
     lessons = dict(list(reference_submission().items())[:2])
     course = new_course(tmp_path / "course")
     write_submission(course, "alice", lessons)
     write_submission(course, "victim", lessons)
-    stopper = WorkerStopper(course, "victim", times=1)
+    silence = CELL_TIMEOUT + HUNG_GRACE
+    if fault == "stopped":
+        fault_thread = WorkerStopper(course, "victim", times=1)
+    elif fault == "kernel":
+        fault_thread = KernelStopper(course, "victim", times=1)
+    else:
+        fault_thread = GradebookLocker(course, "victim", hold=silence + 10)
+    start = time.monotonic()
     try:
-        result = grade(course, "--jobs", "2", "--worker-deadline", "45", killer=stopper, timeout=300)
+        result = grade(course, "--jobs", "2", "--cell-timeout", str(CELL_TIMEOUT), killer=fault_thread, timeout=400)
     finally:
-        for pid in stopper.killed:  # (without the deadline, nothing else would end it)
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-    assert len(stopper.killed) == 1, result.stdout[-3000:]
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "victim: its grading worker (pid" in result.stdout, result.stdout[-3000:]
-    assert "passed its 45 s deadline: stopped" in result.stdout, result.stdout[-3000:]
+        for pid in fault_thread.killed:  # (without the watch, nothing else would end it)
+            if pid:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+    took = time.monotonic() - start
+    out = result.stdout[-3000:] + result.stderr[-3000:]
+    assert len(fault_thread.killed) >= 1 if fault == "kernel" else len(fault_thread.killed) == 1, out
+    assert result.returncode == 0, out
+    # stopped: the victim's worker; on the lock, every worker that writes meanwhile is stuck (the first found is named)
+    who = "(victim|alice)" if fault == "lock" else "victim"
+    assert re.search(rf"{who}: its grading worker \(pid \d+\) made no progress for \d+ s", result.stdout), out
+    assert took < 240, f"the run took {took:.0f} s\n{out}"
     scores = {s: score for s, (score, _) in grades(course).items()}
     assert scores.keys() == {"alice", "victim"} and scores["victim"] == scores["alice"] > 0, scores
     rows = {(r["student"], r["notebook"], r["test"]): (float(r["points"]), float(r["max"])) for r in per_test(course)}

@@ -256,7 +256,7 @@ def test_runs_of_a_gradebook_without_history_say_how_to_get_one(tmp_path, capsys
 
 def test_a_class_mean_out_of_a_new_total_says_both_totals():
     """After a point change (100 -> 102) the summary's means are not read as one scale."""
-    from autograder.classroom.history.changes import format_diff, format_summary, out_of
+    from autograder.classroom.history.changes import class_mean, format_diff, format_summary, off_total, out_of
 
     def grade(student, score, total, run=1):
         return Grade(student, run, "graded", score, total, tests={("03_sinusoidal", "test-table-even"): (5, 5, None)})
@@ -267,4 +267,8 @@ def test_a_class_mean_out_of_a_new_total_says_both_totals():
     assert "class mean 72.0/100 -> 74.0/102" in format_summary(comparison)
     assert "class mean 72.0/100 -> 74.0/102" in format_diff(comparison)
     assert "class mean 72.0 -> 73.0" in format_summary(compare_grades(before, {**before, "eli": grade("eli", 46, 100)}))
-    assert (out_of(before), out_of(after), out_of({**before, **{"eli": after["eli"]}})) == ("100", "102", "100/102")
+    # a class on two totals (one student regraded on the new points) is on its latest total, never a mixed scale:
+    # its mean is taken over the students on that total only, the other counted apart
+    mixed = {**before, **{"eli": after["eli"]}}
+    assert (out_of(before), out_of(after), out_of(mixed)) == ("100", "102", "102")
+    assert class_mean(mixed) == 46 and off_total(mixed) == 1

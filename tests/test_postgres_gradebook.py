@@ -134,7 +134,7 @@ def test_a_postgresql_restart_mid_run_costs_a_regrade_never_a_wrong_grade(tmp_pa
 def test_a_stopped_server_is_told_in_one_line_by_every_command(tmp_path, postgres):
     """``runs``, ``diff``, ``export`` (and ``grade`` at start) against a PostgreSQL gradebook whose server is
     down: one line naming the gradebook and the log that holds the driver's error, exit 2, no driver's text;
-    ``restore-gradebook`` says a PostgreSQL gradebook is restored with pg_restore.  Told at once: only a run
+    ``restore-gradebook`` too.  Told at once: only a run
     already under way waits for a server to come back.  (Before, runs, diff and export printed psycopg's
     traceback.)"""
     course = tmp_path / "course"
@@ -156,6 +156,46 @@ def test_a_stopped_server_is_told_in_one_line_by_every_command(tmp_path, postgre
             assert time.monotonic() - start < 30, command  # not the run's wait for a restarting server
         result = kit("restore-gradebook", "--course-dir", str(course), "--db-url", postgres, check=False)
         assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
-        assert "is not a SQLite file: restore it with pg_restore" in result.stderr, result.stderr
+        assert result.stderr.startswith("restore-gradebook: cannot ") and postgres in result.stderr, result.stderr
     finally:  # the fixture stops the server it started
         start_postgres(postgres)
+
+
+def test_a_postgresql_gradebook_is_dumped_before_each_run_and_restore_puts_it_back(tmp_path, postgres):
+    """Before each run the kit dumps nbgrader's tables and its run history with pg_dump into
+    .kit/gradebook-backups/ (the last 5 kept, as for SQLite); restore-gradebook gives the newest to pg_restore,
+    after dumping the gradebook it replaces aside, and the next grade regrades the students graded since."""
+    from nbgrader.api import Gradebook
+    from sqlalchemy import create_engine, text
+
+    from autograder.classroom.run.gradebook_guard import KEEP
+
+    course = tmp_path / "course"
+    scratch_course(course)
+    lesson = "01_why_position"
+    write_submission(course, "ada", {lesson: persona_notebooks("reference")[lesson]})
+    grade = ("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1", "--db-url", postgres)
+    kit(*grade)  # the copy made before it: the empty gradebook
+    copies = course / ".kit" / "gradebook-backups"
+    kit(*grade, "--force")  # the copy made before it holds run 1 and ada's grade
+    dumps = sorted(copies.glob("gradebook-*.dump"))
+    assert dumps, sorted(copies.iterdir())
+    write_submission(course, "ben", {lesson: persona_notebooks("stub")[lesson]})
+    kit(*grade)  # run 3 grades ben
+    engine = create_engine(postgres)
+    with engine.begin() as db:  # an administrator's mistake: every grade gone
+        db.execute(text("DELETE FROM grade"))
+    engine.dispose()
+    restored = kit("restore-gradebook", "--course-dir", str(course), "--db-url", postgres)
+    assert "restored " in restored.stdout and ".dump" in restored.stdout, restored.stdout
+    assert list(copies.glob("replaced-*.dump")), sorted(copies.iterdir())  # what it replaced, kept aside
+    with Gradebook(postgres) as gb:
+        graded = {s.student.id: s.score for s in gb.assignment_submissions(ASSIGNMENT)}
+    assert graded == {"ada": 15.0}, graded  # as of the newest copy: before run 3, after run 2
+    runs = kit("runs", ASSIGNMENT, "--course-dir", str(course), "--db-url", postgres).stdout
+    assert [line.split()[0] for line in runs.splitlines()[1:]] == ["1", "2"], runs
+    again = kit(*grade).stdout  # ben, graded after the copy, is graded again; ada is not
+    assert "skipping 1 submission(s)" in again and "graded ben" in again, again
+    for _ in range(KEEP + 1):
+        kit(*grade)
+    assert len(list(copies.glob("gradebook-*.dump"))) == KEEP

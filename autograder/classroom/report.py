@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..grading.notes import class_notes, student_row
 from ..grading.results import NOT_GRADED, Status, StudentResult
-from ..hidden.diagnostics import CATALOGUE, GENERIC, KNOWN_IDS
+from ..hidden.diagnostics import KNOWN_IDS
 
 SKIP_IDS = {"not-implemented", "missing", NOT_GRADED}  # an unfinished stub is not a misconception
 # Charts are drawn for a class, not for one student (a late submission graded alone): a histogram of one score
@@ -81,7 +81,9 @@ def figures(results: list[StudentResult]) -> ClassFigures:
 
 
 def describe(code: str) -> str:
-    return CATALOGUE.get(code) or GENERIC.get(code) or code
+    """What a mistake the report lists is, in words: every id it can list (:data:`KNOWN_IDS`, the catalogue, the
+    relationships such as ``scaled`` and the generic ids) has its description."""
+    return KNOWN_IDS.get(code) or code
 
 
 def text_report(f: ClassFigures) -> str:

@@ -123,11 +123,32 @@ def folder_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
+# What a course root keeps out of git, as the kit's own repository (a course root too) does: the class roster
+# (names, e-mails, LMS ids), submissions, grades, feedback and the kit's records.
+COURSE_GITIGNORE = """\
+roster.csv
+*roster*.csv
+submitted/
+autograded/
+feedback/
+gradebook.db
+gradebook.db-journal
+.gradebook.db.*.lock
+grades.csv
+reports/
+.kit/
+*-canvas.csv
+*-moodle.csv
+feedback-upload.zip
+"""
+
+
 def run_demo(workdir: Path | None = None, jobs: int = 2) -> Path:
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="kit-demo-"))
     course = base / "course"
     print(f"demo course (scratch, never your own): {course}")
     db_url = make_scratch_course(course)
+    (course / ".gitignore").write_text(COURSE_GITIGNORE)  # a course put under git keeps its students' data out
     zip_path, roster = build_class_zip(base / "class-download.zip")
     print(f"\n$ autograder collect {ASSIGNMENT} {zip_path.name} --roster {roster.name}")
     print(collect(course, ASSIGNMENT, zip_path, roster).text())

@@ -13,6 +13,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Float, default
 
+from .. import timing
 from ..cells import cell_name, hidden_calls, is_test_cell
 from ..config import KitConfig
 from . import kernel_ahead
@@ -156,6 +157,7 @@ class BudgetedExecute(Execute):
         if self._checker is not None:  # the kernel learns where to answer the hidden checks
             kwargs["env"] = {**os.environ, **(kwargs.get("env") or {}), **self._checker.env()}
         started = super().start_new_kernel(**kwargs)
+        timing.beat()  # a kernel that answered is progress
         self._graded_km = self.km
         self._start_next_ahead()
         return started
@@ -224,6 +226,7 @@ class BudgetedExecute(Execute):
 
     def preprocess_cell(self, cell, resources, index):
         cell, resources = self._preprocess_cell(cell, resources, index)
+        timing.beat()  # a finished cell is progress: the grading process is not hung (classroom.run's watch)
         return _cap_errors(cell), resources
 
     def _preprocess_cell(self, cell, resources, index):

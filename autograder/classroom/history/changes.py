@@ -106,8 +106,30 @@ def compare_grades(
     return Comparison(before_label, after_label, before, after, changes)
 
 
+def own_total(grades: dict[str, Grade]) -> float | None:
+    """The total a state of the class is on: the one its latest grading was out of (a dry run's, run 0, is the
+    latest); None when nobody is graded."""
+    graded = [g for g in grades.values() if g.status == str(Status.GRADED)]
+    if not graded:
+        return None
+    latest = max(graded, key=lambda g: (g.run_id or float("inf"), g.max_score))
+    return latest.max_score
+
+
+def on_own_total(grades: dict[str, Grade]) -> list[Grade]:
+    """The graded students whose grade is out of the class's own total (:func:`own_total`): the only ones a
+    mean may be taken over, never a mix of scales."""
+    total = own_total(grades)
+    return [g for g in grades.values() if g.status == str(Status.GRADED) and g.max_score == total]
+
+
+def off_total(grades: dict[str, Grade]) -> int:
+    """Graded students out of another total than the class's own (left out of its mean)."""
+    return sum(g.status == str(Status.GRADED) for g in grades.values()) - len(on_own_total(grades))
+
+
 def class_mean(grades: dict[str, Grade]) -> float | None:
-    scores = [g.score for g in grades.values() if g.status == str(Status.GRADED)]
+    scores = [g.score for g in on_own_total(grades)]
     return sum(scores) / len(scores) if scores else None
 
 
@@ -117,12 +139,14 @@ def _mean_text(grades: dict[str, Grade]) -> str:
 
 
 def _totals(grades: dict[str, Grade]) -> set[float]:
-    return {g.max_score for g in grades.values() if g.status == str(Status.GRADED)}
+    total = own_total(grades)
+    return set() if total is None else {total}
 
 
 def out_of(grades: dict[str, Grade]) -> str:
-    """The total the graded students' scores are out of: ``100``; ``100/102`` where they differ."""
-    return "/".join(f"{t:g}" for t in sorted(_totals(grades)))
+    """The total the class's mean is out of (:func:`own_total`): ``100``; empty when nobody is graded."""
+    total = own_total(grades)
+    return "" if total is None else f"{total:g}"
 
 
 def _means_text(before: dict[str, Grade], after: dict[str, Grade]) -> str:

@@ -17,7 +17,6 @@ import json
 import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 
 from sqlalchemy import (
     Column,
@@ -136,10 +135,6 @@ def _now() -> datetime:
 # --- what decides grades -----------------------------------------------------------------------------
 
 
-def _file_hashes(paths: list[Path], root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in sorted(paths)}
-
-
 def kit_version() -> str:
     """The installed kit's version, with its git commit when it runs from a clone."""
     from importlib.metadata import PackageNotFoundError, version
@@ -157,20 +152,11 @@ def kit_version() -> str:
     return f"{found}+g{commit}" if commit else found
 
 
-GRADE_DECIDING = ("notebook_budget", "cell_timeout", "memory_limit_mb", "sandbox")  # not jobs, not feedback
-
-
 def grading_inputs(assignment: Assignment, grading: GradingOptions) -> dict:
-    """What decides a grade besides the submission: the source notebooks (their hidden tests and
-    points), the kit's hidden checks and the run's options that can move a score, each file by its hash."""
-    from ... import hidden
+    """What decides a grade besides the submission (:mod:`.inputs`): the record each run keeps."""
+    from .inputs import grading_inputs as every_input
 
-    hidden_root = Path(hidden.__file__).parent
-    return {
-        "source": _file_hashes(assignment.source_notebooks(), assignment.source),
-        "hidden": _file_hashes(list(hidden_root.rglob("*.py")), hidden_root),
-        "options": {name: getattr(grading, name) for name in GRADE_DECIDING},
-    }
+    return every_input(assignment, grading)
 
 
 def inputs_hash(inputs: dict) -> str:
@@ -179,21 +165,12 @@ def inputs_hash(inputs: dict) -> str:
 
 def what_changed(before: dict | None, after: dict, versions: tuple[str, str] | None = None) -> str:
     """The grading inputs that differ between two runs, in a few words."""
-    if before is None:
-        return "first run"
-    parts = []
-    for kind in ("source", "hidden"):
-        old, new = before.get(kind, {}), after.get(kind, {})
-        names = sorted(n for n in set(old) | set(new) if old.get(n) != new.get(n))
-        if names:
-            parts.append(f"{kind}: " + ", ".join(names))
-    old, new = before.get("options", {}), after.get("options", {})
-    moved = [f"{k} {old.get(k)} -> {new.get(k)}" for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
-    if moved:
-        parts.append("options: " + ", ".join(moved))
-    if versions and versions[0] != versions[1]:
-        parts.append(f"kit {versions[0]} -> {versions[1]}")
-    return "; ".join(parts) or "same inputs"
+    from .inputs import what_changed as inputs_changed
+
+    said = inputs_changed(before, after)
+    if versions and versions[0] != versions[1] and "kit" not in after:  # a record older than the kit's digest
+        said = f"kit {versions[0]} -> {versions[1]}" + ("" if said == "same inputs" else f"; {said}")
+    return said
 
 
 # --- the store -------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import csv
 import io
 from pathlib import Path
 
-from .changes import Comparison, class_mean, compare_grades, out_of
+from .changes import Comparison, class_mean, compare_grades, off_total, out_of
 from .history import History, HistoryError, Run, stamp, what_changed
 
 RUN_COLUMNS = ["run", "started", "finished", "students", "mean", "out_of"]
@@ -39,11 +39,20 @@ def recorded_runs(history: History, assignment: str) -> list[Run]:
 
 def run_rows(history: History, assignment: str) -> list[dict]:
     """Each run, oldest first: when, how many students it graded, the class mean after it and the total it is
-    out of (a point change moves the total: 71.00/100, then 97.50/102), what changed."""
+    out of (a point change moves the total: 71.00/100, then 97.50/102; each run on its own total, never a mix),
+    what changed."""
     rows, previous = [], None
     for run in recorded_runs(history, assignment):
         grades = history.grades_as_of(assignment, run.id)
         mean = class_mean(grades)
+        apart = off_total(grades)
+        inputs = what_changed(
+            previous.inputs if previous else None,
+            run.inputs,
+            (previous.kit_version, run.kit_version) if previous else None,
+        )
+        if apart:
+            inputs += f" ({apart} student(s) graded on another total, left out of the mean: `grade` regrades them)"
         rows.append(
             {
                 "run": run.id,
@@ -52,11 +61,7 @@ def run_rows(history: History, assignment: str) -> list[dict]:
                 "students": run.students,
                 "mean": "" if mean is None else f"{mean:.2f}",
                 "out_of": out_of(grades),
-                "inputs": what_changed(
-                    previous.inputs if previous else None,
-                    run.inputs,
-                    (previous.kit_version, run.kit_version) if previous else None,
-                ),
+                "inputs": inputs,
             }
         )
         previous = run

@@ -6,7 +6,8 @@ import csv
 import os
 from pathlib import Path
 
-from ...grading.results import StudentResult
+from ...grading.results import Status, StudentResult
+from ..history.scale import check_scale
 
 TEST_COLUMNS = ["student", "notebook", "test", "points", "max", "diagnostic", "message"]
 
@@ -53,12 +54,14 @@ def export_grades(
     roster: dict[str, dict[str, str]] | None = None,
     students: set[str] | None = None,
     leave_out: set[str] = frozenset(),
+    total: float | None = None,
 ) -> Path:
     """grades.csv with nbgrader's columns, written by nbgrader's CsvExportPlugin, one row per student sorted
     by student id (``students``: only these); names and emails the gradebook lacks come from ``roster``
     (:func:`~.lms.load_roster`).  The students in ``leave_out`` (not graded in this run: nbgrader would list
-    them at 0) get no row.  Written aside and then moved over the old file: a full disk leaves the previous
-    grades.csv whole."""
+    them at 0) get no row.  With ``total`` (the assignment's current total), a row off that scale stops the
+    export (:func:`~..history.scale.check_scale`), the old file kept.  Written aside and then moved over the
+    old file: a full disk leaves the previous grades.csv whole."""
     from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
 
@@ -71,14 +74,38 @@ def export_grades(
                 name_students(gb, roster)
             plugin.export(gb)
         sort_rows(aside, "student_id", students, leave_out)
+        if total is not None:
+            with open(aside, newline="", encoding="utf-8") as f:
+                rows = [
+                    (r["student_id"], float(r["score"] or 0), float(r["max_score"] or 0)) for r in csv.DictReader(f)
+                ]
+            check_scale(rows, total, str(target))
         os.replace(aside, target)
     finally:
         aside.unlink(missing_ok=True)
     return target
 
 
-def export_tests(results: list[StudentResult], target: Path) -> Path:
-    """One row per student and test cell: points, max and the diagnosis id of a failure."""
+def scored_rows(results: list[StudentResult]) -> list[tuple[str, float, float]]:
+    """(student, score, max) of each graded student, and of each of their tests against the test's own max
+    (a test's max is checked by the student's: only the score may not pass it)."""
+    rows = []
+    for r in results:
+        if r.status in (Status.GRADED, Status.SKIPPED):
+            rows.append((r.student, r.score, r.max_score))
+            rows += [
+                (f"{r.student}/{t.notebook}/{t.test}", t.points, r.max_score)
+                for t in r.tests
+                if t.points > t.max_points
+            ]
+    return rows
+
+
+def export_tests(results: list[StudentResult], target: Path, total: float | None = None) -> Path:
+    """One row per student and test cell: points, max and the diagnosis id of a failure; with ``total``, none
+    off the assignment's current total (:func:`~..history.scale.check_scale`)."""
+    if total is not None:
+        check_scale(scored_rows(results), total, str(target))
     with open(target, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(TEST_COLUMNS)

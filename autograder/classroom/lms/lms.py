@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...course import Assignment, Course
+from ..history.scale import check_scale, current_total
 from .canvas_names import CANVAS
 from .roster import Roster, RosterEntry, read_roster
 from .targets import ExportOptions, Target, target_named
@@ -24,9 +25,10 @@ from .targets import ExportOptions, Target, target_named
 # --- what was graded -------------------------------------------------------------------------------
 
 
-def graded_scores(db_url: str, assignment: str) -> dict[str, float]:
+def graded_scores(db_url: str, assignment: str, total: float | None = None) -> dict[str, float]:
     """student id -> final score (nbgrader's ``score``: raw score minus late penalty, at least 0)
-    for every student with a graded submission of ``assignment``."""
+    for every student with a graded submission of ``assignment``; with ``total``, OffScale unless every
+    submission is out of that total and within it (:func:`~..history.scale.check_scale`)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(db_url) as gb:
@@ -34,9 +36,15 @@ def graded_scores(db_url: str, assignment: str) -> dict[str, float]:
             gb.find_assignment(assignment)
         except MissingEntry:
             raise ValueError(f"assignment {assignment!r} is not in the gradebook {db_url}") from None
+        submitted = list(gb.assignment_submissions(assignment))
+        if total is not None:
+            check_scale(
+                [(s.student.id, float(s.score or 0.0), float(s.max_score or 0.0)) for s in submitted],
+                total,
+                f"the {assignment} export",
+            )
         return {
-            s.student.id: max(0.0, float(s.score or 0.0) - float(s.late_submission_penalty or 0.0))
-            for s in gb.assignment_submissions(assignment)
+            s.student.id: max(0.0, float(s.score or 0.0) - float(s.late_submission_penalty or 0.0)) for s in submitted
         }
 
 
@@ -167,13 +175,14 @@ def export_to_lms(
     course_dir = Path(course_dir).resolve()
     db_url = gradebook_url(course_dir, db_url)
     exported = Assignment(Course(course_dir), assignment)
-    scores = graded_scores(db_url, assignment)
+    total = current_total(exported)
+    scores = graded_scores(db_url, assignment, total)
     since = ""
     if changed_since is not None:
         scores, listed = _changed_only(db_url, assignment, changed_since, scores, listed, echo)
         since = f"-changed-since-run{changed_since}"
     if target.rows is None:
-        written = _write_grades_csv(exported, db_url, out, since, scores, echo)
+        written = _write_grades_csv(exported, db_url, out, since, scores, total, echo)
     else:
         written = Path(out or exported.export_file(f"{to}{since}"))
         _write_roster_file(target, listed, scores, options, written, echo)
@@ -200,7 +209,9 @@ def _changed_only(db_url, assignment, run, scores, listed, echo):
     return scores, listed
 
 
-def _write_grades_csv(exported: Assignment, db_url: str, out, since: str, scores: dict[str, float], echo) -> Path:
+def _write_grades_csv(
+    exported: Assignment, db_url: str, out, since: str, scores: dict[str, float], total: float, echo
+) -> Path:
     from .export import export_grades
 
     grades_csv = exported.course.grades_csv
@@ -210,6 +221,7 @@ def _write_grades_csv(exported: Assignment, db_url: str, out, since: str, scores
         Path(out or grades_csv.with_name(f"{grades_csv.stem}{since}.csv")),
         roster=load_roster(exported.course.root),
         students=set(scores) if since else None,
+        total=total,
     )
     echo(f"wrote {target}: nbgrader's grades ({len(scores)} graded)")
     return target

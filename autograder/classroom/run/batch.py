@@ -3,8 +3,10 @@
 The unit of work is :func:`autograder.grading.grade.grade_student` (assignment + student + gradebook
 URL), so the pool here can be swapped for any engine that runs Python functions in processes.
 A finished student leaves a small state file under ``.kit/<assignment>/`` holding the fingerprint of
-the submission it graded and the result; a later run skips students whose submission is unchanged,
-and a run that was killed simply regrades whoever has no state file yet.  nbgrader's autograde
+the submission it graded, every other grading input it was graded on (:mod:`..history.inputs`: the source
+notebooks' graded cells, the kit, the course's grading options, the versions) and the result; a later run
+skips a student only when the submission and every input are what they were, and a run that was killed
+simply regrades whoever has no state file yet.  nbgrader's autograde
 replaces a student's earlier grades, so regrading never duplicates them.
 """
 
@@ -19,6 +21,7 @@ import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,9 +32,11 @@ from ...grading.execute import KIT_DEATH_RETRIES
 from ...grading.faults import disk_full, exception_fault, from_driver
 from ...grading.grade import grade_student
 from ...grading.results import Status, StudentResult
+from ..history.inputs import changes as input_changes
+from ..history.inputs import grading_inputs, same_inputs
 from .gradebook_guard import log_error
 from .progress import Progress
-from .retries import HUNG_TWICE, KILLED_TWICE, WORKER_DEATHS
+from .retries import HUNG_TWICE, KILLED_TWICE, WORKER_DEATHS, quiet_interrupts
 
 
 class GradingError(Exception):
@@ -54,11 +59,12 @@ def load_state(assignment: Assignment, student: str) -> dict | None:
         return None
 
 
-def save_state(assignment: Assignment, result: StudentResult, digest: str) -> None:
+def save_state(assignment: Assignment, result: StudentResult, key: dict) -> None:
+    """``key``: what the student was graded on (``fingerprint``: the submission's, ``inputs``: every other)."""
     folder = assignment.state_folder
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{result.student}.json.tmp"
-    tmp.write_text(json.dumps({"fingerprint": digest, "result": result.to_dict()}, indent=1))
+    tmp.write_text(json.dumps({**key, "result": result.to_dict()}, indent=1))
     os.replace(tmp, assignment.state_file(result.student))  # atomic: a killed run leaves no half state
 
 
@@ -84,6 +90,7 @@ class BatchOptions:
     feedback: bool = True
     scheduler: str | None = None  # a Dask scheduler's address: grade there instead of in local processes
     worker_deadline: float | None = None  # seconds a worker may take for one student (None: from the budgets)
+    wait: bool = False  # another run holds the assignment's lock: wait for it (else stop, saying who holds it)
 
     def grading(self, config) -> GradingOptions:
         """What every grader of the run is handed: the course's options (``config``: its nbgrader config)
@@ -111,7 +118,7 @@ class BatchOutcome:
 def _grade_on_dask(
     assignment: Assignment,
     db_url: str,
-    todo: dict[str, str],
+    todo: dict[str, dict],
     options: BatchOptions,
     grading: GradingOptions,
     progress: Progress,
@@ -146,10 +153,21 @@ def _grade_on_dask(
             on_result=on_result,
             out=lambda line: print(line, flush=True),
             deadline=options.worker_deadline or student_deadline(assignment, grading),
+            silence=silence_allowed(grading),
             forget=lambda student: forget_grading(assignment, student, db_url),
         )
     except ClusterError as e:
         raise GradingError(str(e)) from None
+
+
+HUNG_GRACE = 30.0  # seconds past the cell timeout a grading may go without progress before it is presumed hung
+
+
+def silence_allowed(grading: GradingOptions) -> float:
+    """Seconds a grading may make no progress (:func:`autograder.timing.beat`: a finished cell, a kernel that
+    answered, a step of grading) before it is presumed hung: the cell timeout, the tightest bound the kit enforces
+    on any one step, and a grace."""
+    return grading.cell_timeout + HUNG_GRACE
 
 
 GRADEBOOK_FAULT = "the gradebook could not be"  # the start of faults.kit_fault's and exception_fault's words for it
@@ -201,16 +219,33 @@ def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: 
         note.write_text(str(os.getpid()))
     except OSError:
         pass  # only a note: grading goes on without it
+    timing.beat_into(note)  # each step of the grading moves the note's time: the pool sees it is not hung
     try:
         return grade_student(assignment, student, db_url, grading)
     finally:
+        timing.beat_into(None)
         note.unlink(missing_ok=True)
+
+
+@contextmanager
+def interrupting_workers(pool: ProcessPoolExecutor):
+    """On Ctrl-C or SIGTERM in ``grade``'s own process, its workers are interrupted too (they end their student's
+    grading at once, :func:`.workers.quiet_interrupts`), so that the pool's shutdown does not wait for them."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        for process in list(getattr(pool, "_processes", {}).values()):
+            with suppress(OSError):
+                os.kill(process.pid, signal.SIGINT)
+        raise
 
 
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
     """The run's worker processes: ``jobs`` at most, fresh Pythons (spawned), started as work is handed to them
     (``grade`` takes the pool :mod:`.workers` started as it started, where there is one)."""
-    return ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"))
+    return ProcessPoolExecutor(
+        max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"), initializer=quiet_interrupts
+    )
 
 
 class LocalPool:
@@ -227,7 +262,7 @@ class LocalPool:
         self,
         assignment: Assignment,
         db_url: str,
-        todo: dict[str, str],
+        todo: dict[str, dict],
         grading: GradingOptions,
         progress: Progress,
         done: dict[str, StudentResult],
@@ -237,6 +272,7 @@ class LocalPool:
         self.assignment, self.db_url, self.todo = assignment, db_url, todo
         self.grading, self.progress, self.done, self.on_graded = grading, progress, done, on_graded
         self.deadline = deadline or student_deadline(assignment, grading)
+        self.silence = silence_allowed(grading)
         self.pending = list(todo)
         self.deaths: dict[str, int] = {}
         self.hung: dict[str, int] = {}  # students whose worker was stopped past its deadline, how often
@@ -257,7 +293,11 @@ class LocalPool:
             started: dict = {}
             given, first = (first if not suspects else None), None
             try:
-                with given or ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                with (
+                    given
+                    or ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet_interrupts) as pool,
+                    interrupting_workers(pool),
+                ):
                     while futures or (queue and not self.stop):  # once stopped, the students in flight finish
                         while queue and len(futures) < workers and not self.stop:
                             student = queue.pop(0)
@@ -283,23 +323,32 @@ class LocalPool:
             self.record(student, StudentResult(student, Status.ERROR, f"the run stopped before it: {self.stop}"))
 
     def stop_hung(self, pool: ProcessPoolExecutor, futures: dict, started: dict) -> None:
-        """A worker past its student's deadline is presumed hung: killed (SIGKILL, which ends a stopped
-        process too), so that its student is graded again elsewhere and it holds no gradebook lock."""
+        """A worker whose grading made no progress for :func:`silence_allowed` seconds (stopped, stuck on a lock,
+        waiting on a kernel that never answers), or past its student's deadline, is presumed hung: killed
+        (SIGKILL, which ends a stopped process too), so that its student is graded again elsewhere and it holds
+        no gradebook lock."""
         now = time.monotonic()
         for future, student in futures.items():
-            if now - started[future] < self.deadline or student in self.hung_now:
+            if student in self.hung_now:
                 continue
+            note = self.assignment.in_flight_note(student)
             try:
-                pid = int(self.assignment.in_flight_note(student).read_text())
+                pid = int(note.read_text())
             except (OSError, ValueError):
                 continue  # not started yet in its worker: its clock starts there
+            last = timing.last_beat(note)
+            quiet = time.time() - last if last is not None else 0.0
+            if quiet < self.silence and now - started[future] < self.deadline:
+                continue
             if pid not in {p.pid for p in getattr(pool, "_processes", {}).values()}:
                 continue
             self.hung_now.add(student)
-            print(
-                f"{student}: its grading worker (pid {pid}) passed its {self.deadline:g} s deadline: stopped",
-                flush=True,
+            why = (
+                f"made no progress for {quiet:.0f} s (the cell timeout and a {HUNG_GRACE:g} s grace)"
+                if quiet >= self.silence
+                else f"passed its {self.deadline:g} s deadline"
             )
+            print(f"{student}: its grading worker (pid {pid}) {why}: stopped", flush=True)
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
@@ -354,6 +403,7 @@ def grade_all(
     grading: GradingOptions | None = None,
     on_graded=None,
     pool: ProcessPoolExecutor | None = None,
+    say=print,
 ) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order.  ``grading``:
     the run's options, by default ``options.grading`` of the course's config; ``pool``: the run's local worker
@@ -365,17 +415,24 @@ def grade_all(
     grading = grading or options.grading(assignment.course.config)
     outcome = BatchOutcome()
     done: dict[str, StudentResult] = {}
-    todo: dict[str, str] = {}
+    todo: dict[str, dict] = {}
+    inputs = grading_inputs(assignment, grading)
+    moved: dict[str, list[str]] = {}  # what changed -> the students regraded for it
     for student, folder in students.items():
-        digest = fingerprint(folder)
+        key = {"fingerprint": fingerprint(folder), "inputs": inputs}
         state = load_state(assignment, student)
-        if not options.force and state and state.get("fingerprint") == digest:
-            result = StudentResult.from_dict(state["result"])
-            result.status = Status.SKIPPED if result.status is Status.GRADED else result.status
-            done[student] = result
-            outcome.skipped += 1
-        else:
-            todo[student] = digest
+        if not options.force and state and state.get("fingerprint") == key["fingerprint"]:
+            if same_inputs(state.get("inputs"), inputs):
+                result = StudentResult.from_dict(state["result"])
+                result.status = Status.SKIPPED if result.status is Status.GRADED else result.status
+                done[student] = result
+                outcome.skipped += 1
+                continue
+            why = "; ".join(input_changes(state.get("inputs"), inputs)) or "grading inputs not recorded before"
+            moved.setdefault(why, []).append(student)
+        todo[student] = key
+    for why, regraded in moved.items():
+        say(f"regrading {len(regraded)} unchanged submission(s): changed since their last grading: {why}")
     progress = progress or Progress(total=len(todo), quiet=True)
     progress.start(len(todo), skipped=outcome.skipped)
 

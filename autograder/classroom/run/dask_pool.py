@@ -45,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ... import timing
 from ...config import CONFIG_FILE, GradingOptions
 from ...course import Assignment, Course
 from ...grading.results import Status, StudentResult
@@ -127,6 +128,7 @@ class Parcel:
     options: GradingOptions  # the run's options, decided once by the instructor's side
     version: str
     deadline: float = 0.0  # seconds the grading process may take before it is presumed hung and killed (0: none)
+    silence: float = 0.0  # seconds it may go without progress (timing.beat) before it is presumed hung (0: no watch)
 
 
 @dataclass
@@ -140,10 +142,17 @@ class Returned:
     worker: str = ""
     hung: bool = False  # the grading process passed the deadline and was killed: nothing of it is kept
     address: str = ""  # the Dask worker's address (to retry a hung student on another)
+    why: str = ""  # why it was presumed hung: no progress for N s, or past its deadline
 
 
 def make_parcel(
-    assignment: Assignment, student: str, db_url: str, options: GradingOptions, version: str, deadline: float = 0.0
+    assignment: Assignment,
+    student: str,
+    db_url: str,
+    options: GradingOptions,
+    version: str,
+    deadline: float = 0.0,
+    silence: float = 0.0,
 ) -> Parcel:
     record = assignment.verdict_record(student)
     config = assignment.root / CONFIG_FILE
@@ -158,6 +167,7 @@ def make_parcel(
         options,
         version,
         deadline,
+        silence,
     )
 
 
@@ -211,14 +221,15 @@ def _grade_in_scratch(parcel: Parcel) -> Returned:
         course.task_file.write_bytes(pickle.dumps(parcel))
         out = course.result_file
         grader = _Grader.take()
-        finished = grader.grade(scratch, parcel.deadline)
+        finished = grader.grade(scratch, parcel.deadline, parcel.silence)
         if grader.hung:
             grader.stop()
             return Returned(
-                StudentResult(parcel.student, Status.ERROR, f"passed its {parcel.deadline:g} s deadline").to_dict(),
+                StudentResult(parcel.student, Status.ERROR, grader.hung).to_dict(),
                 worker=socket.gethostname(),
                 hung=True,
                 address=_worker_address(),
+                why=grader.hung,
             )
         if finished and out.exists():
             grader.give_back()
@@ -252,8 +263,9 @@ def _worker_address() -> str:
 class _Grader:
     """A grading process of this worker, kept between tasks: it reads a scratch course's path per line on
     its stdin, grades the task there and answers ``done``; it leaves when its stdin closes.  One that has
-    not answered by the task's deadline is killed (SIGKILL, which ends a stopped process too; its
-    sandboxed kernels die with it, as bubblewrap's --die-with-parent): ``hung`` says so."""
+    not answered by the task's deadline, or has made no progress (:func:`autograder.timing.beat`, into the scratch
+    course's progress file) for the task's ``silence``, is killed (SIGKILL, which ends a stopped process too; its
+    sandboxed kernels die with it, as bubblewrap's --die-with-parent): ``hung`` says why."""
 
     _idle: list[_Grader] = []
     _lock = threading.Lock()
@@ -267,7 +279,7 @@ class _Grader:
             stderr=self.log,
             text=True,
         )
-        self.hung = False
+        self.hung = ""
 
     @classmethod
     def take(cls) -> _Grader:
@@ -282,28 +294,35 @@ class _Grader:
         with self._lock:
             self._idle.append(self)
 
-    def grade(self, scratch: Path, deadline: float = 0.0) -> bool:
-        """Whether the process graded ``scratch`` (answered ``done``); past ``deadline`` seconds (0: none) it is
-        killed and ``hung`` set, without waiting for it to end (a process stuck on a dead mount may not)."""
+    def grade(self, scratch: Path, deadline: float = 0.0, silence: float = 0.0) -> bool:
+        """Whether the process graded ``scratch`` (answered ``done``); past ``deadline`` seconds, or ``silence``
+        seconds without progress (0: none), it is killed and ``hung`` set, without waiting for it to end (a process
+        stuck on a dead mount may not)."""
         self.log.seek(0)
         self.log.truncate()  # the log holds this task's words only (the process shares the file's offset)
         try:
             self.process.stdin.write(f"{scratch}\n")
             self.process.stdin.flush()
-            return self._answer(deadline) == "done"
+            return self._answer(deadline, silence, progress_file(scratch)) == "done"
         except (BrokenPipeError, OSError):
             return False
 
-    def _answer(self, deadline: float) -> str:
+    def _answer(self, deadline: float, silence: float = 0.0, progress: Path | None = None) -> str:
         """The process's answer line; it writes nothing between tasks, so nothing of it waits in the buffer
         while the pipe is not readable."""
-        if deadline > 0:
-            ends = time.monotonic() + deadline
-            while not select.select([self.process.stdout], [], [], max(0.0, ends - time.monotonic()))[0]:
-                if time.monotonic() >= ends:
-                    self.hung = True
-                    self.process.kill()
-                    return ""
+        if deadline > 0 or silence > 0:
+            begun = time.monotonic()
+            while not select.select([self.process.stdout], [], [], 1.0)[0]:
+                last = timing.last_beat(progress) if progress is not None else None
+                quiet = time.time() - last if last is not None else time.monotonic() - begun
+                if silence > 0 and quiet >= silence:
+                    self.hung = f"made no progress for {quiet:.0f} s (the cell timeout and a grace)"
+                elif deadline > 0 and time.monotonic() - begun >= deadline:
+                    self.hung = f"passed its {deadline:g} s deadline"
+                else:
+                    continue
+                self.process.kill()
+                return ""
         return self.process.stdout.readline().strip()
 
     def last_words(self) -> str:
@@ -316,6 +335,11 @@ class _Grader:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:  # stuck in the kernel (a dead mount): it ends when the kernel lets it
             pass
+
+
+def progress_file(scratch: Path) -> Path:
+    """The file whose modification time a task's grading process moves as it makes progress."""
+    return Path(scratch) / ".kit-progress"
 
 
 def _serve() -> None:
@@ -340,7 +364,11 @@ def _grade_in_child(scratch: Path) -> None:
     course = Course(scratch)
     parcel: Parcel = pickle.loads(course.task_file.read_bytes())
     os.chdir(scratch)
-    result = grade_student(parcel_assignment(scratch, parcel), parcel.student, parcel.db_url, parcel.options)
+    timing.beat_into(progress_file(scratch))  # each step of the grading tells the worker it is not hung
+    try:
+        result = grade_student(parcel_assignment(scratch, parcel), parcel.student, parcel.db_url, parcel.options)
+    finally:
+        timing.beat_into(None)
     course.result_file.write_text(json.dumps(result.to_dict()))
     os.chdir(tempfile.gettempdir())  # the scratch course is removed after the task
 
@@ -420,14 +448,16 @@ def grade_on_cluster(
     on_result: Callable[[str, StudentResult, bool], None],
     out=print,
     deadline: float = 0.0,
+    silence: float = 0.0,
     forget: Callable[[str], None] = lambda student: None,
 ) -> None:
     """Grade ``students`` on the Dask cluster at ``scheduler``; ``on_result`` gets each as it finishes, and
     whether the result is final (False: a refusal or a lost worker, to be graded again by the next run).
 
-    ``deadline``: seconds a student's grading process may take on its worker (0: no limit).  A student
-    whose grading passed it has what it wrote removed (``forget``) and is graded again, on another worker
-    where there is one; past it twice, the student is ``error`` (:data:`.retries.HUNG_TWICE`)."""
+    ``deadline``: seconds a student's grading process may take on its worker (0: no limit); ``silence``: seconds
+    it may go without progress (0: no limit).  A student whose grading passed either has what it wrote removed
+    (``forget``) and is graded again, on another worker where there is one; past it twice, the student is
+    ``error`` (:data:`.retries.HUNG_TWICE`)."""
     from distributed import as_completed
     from distributed.client import FutureCancelledError
 
@@ -445,7 +475,7 @@ def grade_on_cluster(
         futures, hung = {}, {}
 
         def submit(student: str, avoid: str = ""):
-            parcel = make_parcel(assignment, student, db_url, options, version, deadline)
+            parcel = make_parcel(assignment, student, db_url, options, version, deadline, silence)
             key = f"grade-{assignment.name}-{student}-{os.urandom(4).hex()}"
             others = [w for w in client.scheduler_info()["workers"] if w != avoid] if avoid else []
             # others: a must while there are others (the scheduler would otherwise give a retry back to the worker whose
@@ -464,8 +494,8 @@ def grade_on_cluster(
                 if returned.hung:
                     hung[student] = hung.get(student, 0) + 1
                     out(
-                        f"{student}: its grading on worker {returned.address or returned.worker} passed its "
-                        f"{deadline:g} s deadline: stopped"
+                        f"{student}: its grading on worker {returned.address or returned.worker} "
+                        f"{returned.why or f'passed its {deadline:g} s deadline'}: stopped"
                     )
                     forget(student)  # before the retry writes anything
                     if hung[student] < WORKER_DEATHS:

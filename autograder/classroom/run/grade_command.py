@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 from ... import timing
 from ...course import Assignment, CourseError
 from ...grading.canary import CanaryFailed, run_canary
@@ -15,13 +17,15 @@ from ...sandbox.limits import LimitUnavailable, ResourceLimits
 from ..history.changes import format_summary
 from ..history.history import RunRecorder, grading_inputs
 from ..history.regrade import run_changes
-from ..lms.export import export_grades, export_tests
+from ..history.scale import OffScale, check_scale, current_total
+from ..lms.export import export_grades, export_tests, scored_rows
 from ..lms.lms import load_roster
 from ..report import changes_section, figures, text_report, write_report
 from ..similarity.similarity_command import after_grading
 from . import workers
 from .batch import BatchOptions, BatchOutcome, GradingError, grade_all, submissions, worker_pool
 from .gradebook_guard import GradebookFault, back_up, gradebook_fault
+from .grading_lock import Held, grading_lock
 from .progress import Progress
 
 
@@ -110,13 +114,35 @@ def grade_assignment(
     """Grade every submission of ``assignment`` (made by :func:`~autograder.course.open_assignment`, which said
     whether the course is there), record the run, export, report; GradingError when grading cannot start."""
     options = options or BatchOptions()
-    with timing.phase("course config and checks, gradebook backed up"):
-        config, grading = _checked_course(assignment, db_url, options)
-    db_url = config.CourseDirectory.db_url
-    with timing.phase("gradebook opened, assignment registered"):
-        ensure_assignment(assignment, db_url)
-    with riding_out_restarts():  # from here on, a PostgreSQL server that restarts is waited for
-        return _grade_class(assignment, db_url, students, options, progress, grading, config, out)
+    with ExitStack() as held:  # one grading of an assignment at a time: nothing is read or written before
+        url = lock_url(assignment, db_url)
+        try:
+            held.enter_context(grading_lock(url, assignment.name, wait=options.wait))
+        except Held as e:
+            raise GradingError(str(e)) from None
+        except OSError as e:  # the lock file's folder: read-only, full
+            raise GradingError(
+                str(gradebook_fault(assignment.course.root, url, "lock the assignment beside", e))
+            ) from None
+        except Exception as e:  # noqa: BLE001 - a PostgreSQL server down or refusing: one line, the driver's in the log
+            if not from_driver(e):
+                raise
+            raise GradingError(str(gradebook_fault(assignment.course.root, url, "lock the assignment in", e))) from None
+        with timing.phase("course config and checks, gradebook backed up"):
+            config, grading = _checked_course(assignment, db_url, options)
+        db_url = config.CourseDirectory.db_url
+        with timing.phase("gradebook opened, assignment registered"):
+            ensure_assignment(assignment, db_url)
+        with riding_out_restarts():  # from here on, a PostgreSQL server that restarts is waited for
+            return _grade_class(assignment, db_url, students, options, progress, grading, config, out)
+
+
+def lock_url(assignment: Assignment, db_url: str | None) -> str:
+    """The gradebook the run will use (``db_url``, else the course's), where its lock lives."""
+    try:
+        return course_config(assignment.course.root, db_url).CourseDirectory.db_url
+    except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
+        raise GradingError(f"{assignment.course.root / 'nbgrader_config.py'}: {type(e).__name__}: {e}") from None
 
 
 def _grade_class(assignment, db_url, students, options, progress, grading, config, out) -> BatchOutcome:
@@ -146,19 +172,28 @@ def _grade_class(assignment, db_url, students, options, progress, grading, confi
         raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
     ungraded = {r.student for r in outcome.results if r.status is Status.ERROR}
     report_dir = assignment.reports
-    try:
+    total = current_total(assignment)
+    try:  # every file that carries scores: on the assignment's current total, none above its maximum
+        check_scale(scored_rows(outcome.results), total, "the grades of this run (grades.csv, tests, report)")
         with timing.phase("run recorded, grades exported, report written"):
             report_dir.mkdir(parents=True, exist_ok=True)
             grades_csv = export_grades(
-                db_url, assignment.name, course.grades_csv, roster=load_roster(course.root), leave_out=ungraded
+                db_url,
+                assignment.name,
+                course.grades_csv,
+                roster=load_roster(course.root),
+                leave_out=ungraded,
+                total=total,
             )
-            tests_csv = export_tests(outcome.results, report_dir / "tests.csv")
+            tests_csv = export_tests(outcome.results, report_dir / "tests.csv", total)
         with timing.phase("similarity"):
             similar = after_grading(assignment, report_dir, config)
         with timing.phase("run recorded, grades exported, report written"):
             index = write_report(
                 outcome.results, report_dir, assignment.name, sections=(changes_section(changes),) + similar.sections
             )
+    except OffScale as e:
+        raise GradingError(str(e)) from None
     except OSError as e:  # a full disk: the grades are in the gradebook; the exports are written again next run
         grades_csv = tests_csv = index = f"not written ({exception_fault(e)})"
         similar = None
@@ -222,3 +257,27 @@ def class_table(outcome: BatchOutcome) -> str:
         score = f"{r.score:g}/{r.max_score:g}" if r.status not in (Status.FAILED, Status.ERROR) else "-"
         lines.append(f"{r.student:{width}}  {score:>9}  {r.status:7}  {student_row(r.reason)}")
     return "\n".join(lines)
+
+
+def interrupted(course_dir, assignment: str, db_url: str | None, started: float) -> str:
+    """What a run stopped by Ctrl-C or SIGTERM (started at ``started``, ``time.time()``) leaves, in one line."""
+    from pathlib import Path
+
+    from ...course import Course
+    from ..history.history import History, stamp
+
+    course = Course(Path(course_dir).resolve())
+    folder = Assignment(course, assignment).state_folder
+    recorded = sum(1 for p in folder.glob("*.json") if p.stat().st_mtime >= started) if folder.is_dir() else 0
+    run = ""
+    try:
+        with History(course_config(course.root, db_url).CourseDirectory.db_url) as history:
+            last = history.runs(assignment)[-1] if history.exists() else None
+        if last is not None and last.finished is None:
+            run = f" in run {last.id} (started {stamp(last.started)} UTC, kept as unfinished)"
+    except Exception:  # noqa: BLE001, S110 - only the run's number is missing from the line
+        pass
+    return (
+        f"stopped: {recorded} student(s) graded and recorded{run}; the one(s) in flight were not. "
+        f"Run `autograder grade {assignment}` again: it goes on with the students not yet graded."
+    )

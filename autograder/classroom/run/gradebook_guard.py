@@ -1,8 +1,9 @@
 """The gradebook is never the only copy, and its faults are told in one line that says what to do.
 
 Before each run, a SQLite gradebook is checked (``PRAGMA quick_check``) and copied with SQLite's online
-backup into ``.kit/gradebook-backups/`` of the course (the last :data:`KEEP` copies are kept).  A
-PostgreSQL gradebook is not copied by the kit: back it up with ``pg_dump`` (docs/reliability.md).
+backup into ``.kit/gradebook-backups/`` of the course; a PostgreSQL gradebook is copied there too, as a logical
+dump of nbgrader's tables and the kit's run history made by PostgreSQL's own ``pg_dump`` (custom format, which
+``restore`` gives to ``pg_restore``).  Either way the last :data:`KEEP` copies are kept.
 
 A damaged or unreadable gradebook, a read-only or full course folder, and any other gradebook error
 are told in one line naming the file or folder (and, for a damaged gradebook, the copy that restores
@@ -38,8 +39,116 @@ def backup_folder(course_root: Path) -> Path:
 
 
 def backups(course_root: Path) -> list[Path]:
-    """The gradebook's copies, newest first."""
-    return sorted(backup_folder(course_root).glob("gradebook-*.db"), reverse=True)
+    """The gradebook's copies (SQLite files, PostgreSQL dumps), newest first."""
+    folder = backup_folder(course_root)
+    return sorted(
+        [*folder.glob("gradebook-*.db"), *folder.glob("gradebook-*.dump")], key=lambda p: p.name, reverse=True
+    )
+
+
+# --- PostgreSQL: pg_dump and pg_restore ------------------------------------------------------------------------
+
+
+def is_postgres(db_url: str) -> bool:
+    return db_url.split(":", 1)[0].split("+", 1)[0] in ("postgresql", "postgres")
+
+
+def libpq(db_url: str) -> tuple[str, dict[str, str]]:
+    """The gradebook URL as PostgreSQL's own tools take it (no SQLAlchemy driver; the password in PGPASSWORD,
+    not on a command line other users can read), and their environment."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(db_url)
+    env = dict(os.environ)
+    if url.password:
+        env["PGPASSWORD"] = str(url.password)
+    return url.set(drivername="postgresql", password=None).render_as_string(hide_password=False), env
+
+
+def gradebook_tables() -> list[str]:
+    """nbgrader's tables (its schema, and alembic's version of it) and the kit's run history beside them."""
+    from nbgrader.api import Base
+
+    from ..history.history import METADATA
+
+    return sorted({*Base.metadata.tables, "alembic_version", *METADATA.tables})
+
+
+def pg_tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise GradebookFault(
+            f"{name} is not installed: the kit copies a PostgreSQL gradebook with PostgreSQL's own tools before "
+            "each run (apt-get install postgresql-client, or your system's PostgreSQL client package)"
+        )
+    return found
+
+
+def _pg_run(course_root: Path, what: str, command: list[str], env: dict[str, str]) -> None:
+    import subprocess
+
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        error = RuntimeError(f"{Path(command[0]).name} exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+        raise GradebookFault(f"{what} (details: {log_error(course_root, what, error)})")
+
+
+def _pg_back_up(course_root: Path, db_url: str) -> Path:
+    url, env = libpq(db_url)
+    folder = backup_folder(course_root)
+    target = folder / f"gradebook-{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9:09d}.dump"
+    tmp = folder / f".{target.name}.tmp"
+    folder.mkdir(parents=True, exist_ok=True)
+    tables = [arg for table in gradebook_tables() for arg in ("-t", table)]
+    try:
+        _pg_run(
+            course_root,
+            f"the gradebook {redacted(db_url)} could not be copied to {folder} with pg_dump",
+            [pg_tool("pg_dump"), "-Fc", "--no-owner", "-f", str(tmp), *tables, "-d", url],
+            env,
+        )
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def _pg_has_gradebook(course_root: Path, db_url: str) -> bool:
+    """Whether the database holds nbgrader's tables yet (a new one has none until the assignment is registered)."""
+    from sqlalchemy import create_engine, inspect
+
+    engine = create_engine(db_url)
+    try:
+        return inspect(engine).has_table("assignment")
+    except Exception as e:  # noqa: BLE001 - the server is down or refuses: one line, the driver's text in the log
+        raise gradebook_fault(course_root, db_url, "open", e) from None
+    finally:
+        engine.dispose()
+
+
+def redacted(db_url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(db_url).render_as_string(hide_password=True)
+
+
+def _pg_restore(course_root: Path, db_url: str, source: Path) -> Path | None:
+    """Put the dump ``source`` back in one transaction (nbgrader's and the kit's tables as they were); the
+    gradebook as it was before is dumped aside first (None if it could not be: a damaged database)."""
+    kept = None
+    try:
+        kept = _pg_back_up(course_root, db_url)
+        kept = kept.rename(kept.with_name(kept.name.replace("gradebook-", "replaced-", 1)))
+    except GradebookFault:
+        kept = None
+    url, env = libpq(db_url)
+    _pg_run(
+        course_root,
+        f"the copy {source} could not be restored into {redacted(db_url)} with pg_restore",
+        [pg_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--single-transaction", "-d", url, str(source)],
+        env,
+    )
+    return kept
 
 
 def log_error(course_root: Path, what: str, error: BaseException) -> Path:
@@ -118,9 +227,17 @@ def writable(course_root: Path) -> None:
 def back_up(course_root: Path, db_url: str) -> Path | None:
     """Check the course folder and the gradebook, then copy a SQLite gradebook into the course's
     ``.kit/gradebook-backups/`` (SQLite's online backup, so a gradebook in use is copied whole), keeping
-    the last :data:`KEEP`.  Returns the copy (None: PostgreSQL, or no gradebook yet); GradebookFault."""
+    the last :data:`KEEP`; a PostgreSQL gradebook is dumped there (:func:`_pg_back_up`).  Returns the copy (None:
+    no gradebook yet); GradebookFault."""
     course_root = Path(course_root)
     writable(course_root)
+    if is_postgres(db_url):
+        if not _pg_has_gradebook(course_root, db_url):
+            return None
+        target = _pg_back_up(course_root, db_url)
+        for old in backups(course_root)[KEEP:]:
+            old.unlink(missing_ok=True)
+        return target
     db = sqlite_file(db_url)
     if db is None or not db.exists():
         return None
@@ -194,11 +311,16 @@ def restore(course_root: Path, db_url: str, source: Path | None = None) -> tuple
     Returns (gradebook, the copy restored, where the old file was kept)."""
     course_root = Path(course_root)
     db = sqlite_file(db_url)
-    if db is None:
-        raise GradebookFault(f"the gradebook {db_url} is not a SQLite file: restore it with pg_restore")
-    source = Path(source) if source else next(iter(backups(course_root)), None)
+    wanted = ".dump" if db is None else ".db"
+    source = Path(source) if source else next((p for p in backups(course_root) if p.suffix == wanted), None)
     if source is None or not source.exists():
         raise GradebookFault(f"no copy of the gradebook under {backup_folder(course_root)}")
+    if db is None:
+        if not is_postgres(db_url):
+            raise GradebookFault(f"the gradebook {db_url} is neither a SQLite file nor PostgreSQL: restore it yourself")
+        kept = _pg_restore(course_root, db_url, source)
+        forget_later_gradings(course_root, source.stat().st_mtime)
+        return redacted(db_url), source, kept
     try:
         _check(source)
     except sqlite3.DatabaseError:

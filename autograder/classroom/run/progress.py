@@ -21,7 +21,8 @@ class Progress:
         self.total, self.skipped, self.started = total, skipped, time.monotonic()
         if skipped and self.lines:
             print(
-                f"skipping {skipped} submission(s) already graded and unchanged (use --force to regrade)",
+                f"skipping {skipped} submission(s) already graded and unchanged, with every grading input "
+                "(use --force to regrade)",
                 file=sys.stdout,
                 flush=True,
             )

@@ -1,5 +1,9 @@
 """How often a student's grading is tried again when its worker dies or hangs, and what the student is told after
-the last try: the local pool's (:mod:`.batch`) and the Dask cluster's (:mod:`.dask_pool`) alike."""
+the last try: the local pool's (:mod:`.batch`) and the Dask cluster's (:mod:`.dask_pool`) alike; and how a worker
+ends when the run is interrupted."""
+
+import os
+import signal
 
 WORKER_DEATHS = 2  # a submission in flight on this many dead (or hung) grading workers is not tried again
 KILLED_TWICE = (
@@ -7,6 +11,28 @@ KILLED_TWICE = (
     "it was retried alone once and not graded"
 )
 HUNG_TWICE = (
-    "its grading worker hung past its deadline twice (stopped, or stuck on a lock or a file system), "
-    "was stopped each time, and the student was not graded"
+    "its grading worker hung twice (no progress for the cell timeout and a grace, or past its deadline: stopped, "
+    "stuck on a lock or a file system, or waiting on a kernel that never answered), was stopped each time, and the "
+    "student was not graded"
 )
+
+
+def quiet_interrupts() -> None:
+    """(In each worker, as it starts) Ctrl-C or SIGTERM ends the worker as a plain exit: its grading's cleanups run
+    (kernels stopped), and no traceback of its own reaches the terminal; ``grade`` says what the run recorded."""
+    signal.signal(signal.SIGINT, _leave)
+    signal.signal(signal.SIGTERM, _leave)
+
+
+def _leave(signum, _frame) -> None:
+    """Once: what the worker still says as it stops (its pipes closing, its kernel's death) is taken back with
+    its grading, so its stderr goes to /dev/null; another Ctrl-C does not cut its cleanups short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 2)
+        os.close(quiet)
+    except OSError:
+        pass
+    raise SystemExit(128 + signum)

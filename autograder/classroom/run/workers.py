@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from ... import timing
+from .retries import quiet_interrupts
 
 _early: dict[int, ProcessPoolExecutor] = {}  # jobs -> the pool started for them, until the run takes it
 
@@ -37,7 +38,9 @@ def start(root: Path, *, jobs: int | None, notebook_budget: float | None, cell_t
     except Exception:  # noqa: BLE001 - the run itself reports a broken course
         return
     workers = max(1, grading.jobs)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=quiet_interrupts
+    )
     pool.submit(warm_up)
     _early[workers] = pool
 

@@ -1,0 +1,68 @@
+"""Ctrl-C (SIGINT to the terminal's process group) or SIGTERM (to `grade` alone) ends a run in one line: how many
+students it recorded, and that the next `grade` goes on; no traceback, no process left behind, and the next run
+grades only the students not yet graded."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autograder.course import ASSIGNMENT
+from autograder.devtools.demo import persona_notebooks
+
+from .conftest import ENV, make_class, scores
+
+
+@pytest.mark.parametrize("how", ["SIGINT to the group", "SIGTERM to grade"])
+def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_on(tmp_path, how):
+    course = tmp_path / "course"
+    lessons = {k: v for k, v in persona_notebooks("reference").items() if k.startswith(("01", "02"))}
+    make_class(course, {f"s{i}": lessons for i in range(6)})
+    run = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2"],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    graded = 0
+    for line in run.stdout:
+        graded += line.startswith("  graded ")
+        if graded == 2:
+            break
+    stopped_at = time.monotonic()
+    if how.startswith("SIGINT"):
+        os.killpg(run.pid, signal.SIGINT)
+    else:
+        os.kill(run.pid, signal.SIGTERM)
+    _, err = run.communicate(timeout=120)
+    took = time.monotonic() - stopped_at
+    assert run.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    recorded = int(lines[0].split("stopped: ", 1)[1].split(" ")[0])
+    assert recorded >= 2 and "kept as unfinished" in lines[0] and "goes on with the students not yet graded" in lines[0]
+    assert took < 30, took
+    gone_by = time.monotonic() + 15  # the pool's resource tracker and a kernel's sandbox take a moment to end
+    while left := subprocess.run(["pgrep", "-s", str(run.pid)], capture_output=True, text=True).stdout.split():
+        if time.monotonic() > gone_by:
+            shown = subprocess.run(["ps", "-o", "pid,stat,cmd", "-p", ",".join(left)], capture_output=True, text=True)
+            raise AssertionError(f"left behind:\n{shown.stdout}")
+        time.sleep(0.5)
+
+    again = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2"],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"skipping {recorded} submission(s)" in again.stdout, again.stdout[-2000:]
+    assert len(scores(course)) == 6
