@@ -86,6 +86,10 @@ def reference(max_written_mb: int = 256, checker: bool = True, as_user=None) -> 
         uid, wrap = as_user or (None, lambda cmd: cmd)
         for path in [p for folder in folders for p in (folder, *folder.rglob("*"))] if uid is not None else []:
             os.chown(path, uid, uid, follow_symlinks=False)
+        from autograder.sandbox.identity import hand_over, kernel_ids
+
+        ids = kernel_ids() if uid is None else None  # as root: the kit's kernel user, as grading runs it
+        hand_over(ids, *folders)
         cmd = bwrap_command(
             work,
             [],
@@ -93,6 +97,7 @@ def reference(max_written_mb: int = 256, checker: bool = True, as_user=None) -> 
             limits=ResourceLimits(max_written_mb=max_written_mb),
             public=public,
             read_only=folders[2:3] + folders[1:2] if checker else folders[1:2],
+            ids=ids,
         )
         if uid is not None:  # that user's copy of the filter: this process's own is in a folder only it may read
             from autograder.sandbox.seccomp import filter_file

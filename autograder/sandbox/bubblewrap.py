@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .identity import as_kernel_user, hand_over, kernel_ids, stage_unreachable
 from .system_view import PACKAGE_DIR, hidden_roots, system_view, unused_by_kernel
 
 
@@ -39,6 +40,7 @@ def check_sandbox() -> None:
     namespaces, say, or no libseccomp for the system-call filter) is reported before any student is graded."""
     try:
         with tempfile.TemporaryDirectory(prefix="kit-probe-") as folder:
+            hand_over(kernel_ids(), Path(folder))
             result = subprocess.run(
                 bwrap_command(Path(folder), [], []) + ["true"], capture_output=True, text=True, timeout=30
             )
@@ -83,6 +85,7 @@ def bwrap_command(
     cgroup=None,
     public: Path | None = None,
     read_only: list[Path] = (),
+    ids: tuple[int, int] | None | str = "grader's",
 ) -> list[str]:
     """The command prefix that runs a command in the sandbox, in ``workdir``.
 
@@ -92,7 +95,9 @@ def bwrap_command(
     folder holding the kit's public client package), that folder stands in for the kit's package, so
     none of the hidden checks is readable.  ``read_only`` are folders mounted read-only (the checker's
     socket folder, the kernel's connection file): their Unix sockets can be connected to, their files
-    read, and nothing can be written there.
+    read, and nothing can be written there.  ``ids``: the machine's (uid, gid) bubblewrap and so the kernel
+    run as (``identity.kernel_ids``, the default: the kernel user when root grades, None for the grader);
+    the folders above must be open to them (``identity.hand_over``).
     """
     from .arguments import ONE_THREAD, SECCOMP_FD, inner_prefix, outer_prefix, scratch_args
     from .seccomp import FilterUnavailable, filter_file
@@ -177,6 +182,9 @@ def bwrap_command(
     ]
     if limits is not None:
         cmd += inner_prefix(limits, workdir)
+    # never uid 0 on the machine: root hands the sandbox to the kernel user before bubblewrap starts
+    ids = kernel_ids() if ids == "grader's" else ids
+    cmd = stage_unreachable(as_kernel_user(cmd, ids), ids)
     if memory_bytes:
         cmd = ["prlimit", f"--as={memory_bytes}", "--"] + cmd
     return outer_prefix(cgroup, seccomp) + cmd
