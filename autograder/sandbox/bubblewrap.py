@@ -15,8 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .identity import as_kernel_user, hand_over, kernel_ids, stage_unreachable
-from .system_view import PACKAGE_DIR, hidden_roots, system_view, unused_by_kernel
+from .identity import KernelUserInvalid, as_kernel_user, hand_over, kernel_ids, stage_unreachable
+from .system_view import PACKAGE_DIR, dev_view, environment_view, hidden_roots, proc_view, system_view, unused_by_kernel
 
 
 class SandboxUnavailable(RuntimeError):
@@ -86,6 +86,7 @@ def bwrap_command(
     public: Path | None = None,
     read_only: list[Path] = (),
     ids: tuple[int, int] | None | str = "grader's",
+    environment: dict[str, str] | None = None,
 ) -> list[str]:
     """The command prefix that runs a command in the sandbox, in ``workdir``.
 
@@ -110,11 +111,12 @@ def bwrap_command(
             "it needs root: ask an administrator for the package `libseccomp2` (Debian/Ubuntu: apt-get install "
             "libseccomp2; Fedora: libseccomp)"
         ) from None
-    tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp"]
+    tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp", "--remount-ro", "/dev"]
     # a user namespace of its own also when run by root, in which bubblewrap leaves its command no capability
     # in any set (as root without one it would keep the bounding set); no_new_privs is bubblewrap's own
     cmd = [
         bwrap_path(),
+        *environment_view(os.environ if environment is None else environment),  # (first: it clears the environment)
         "--die-with-parent",
         "--new-session",
         "--unshare-user",
@@ -127,8 +129,7 @@ def bwrap_command(
         "--unshare-ipc",
         "--unshare-uts",
         *system_view(),
-        "--dev",
-        "/dev",
+        *dev_view(),
         "--proc",
         "/proc",
         # the sandbox's PID 1 (a forked kernel's placeholder, or bubblewrap's init) shows nothing in /proc: no
@@ -137,6 +138,7 @@ def bwrap_command(
         "/proc/1",
         "--remount-ro",
         "/proc/1",
+        *proc_view(),
         *tmp,
     ]
     covered = hidden_roots(hide)
@@ -183,8 +185,11 @@ def bwrap_command(
     if limits is not None:
         cmd += inner_prefix(limits, workdir)
     # never uid 0 on the machine: root hands the sandbox to the kernel user before bubblewrap starts
-    ids = kernel_ids() if ids == "grader's" else ids
-    cmd = stage_unreachable(as_kernel_user(cmd, ids), ids)
+    try:
+        ids = kernel_ids() if ids == "grader's" else ids
+        cmd = stage_unreachable(as_kernel_user(cmd, ids), ids)
+    except KernelUserInvalid as e:
+        raise SandboxUnavailable(str(e)) from None
     if memory_bytes:
         cmd = ["prlimit", f"--as={memory_bytes}", "--"] + cmd
     return outer_prefix(cgroup, seccomp) + cmd

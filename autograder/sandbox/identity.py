@@ -60,9 +60,7 @@ def as_kernel_user(cmd: list[str], ids: tuple[int, int] | None) -> list[str]:
         return cmd
     setpriv = shutil.which("setpriv")
     if not setpriv:
-        from .bubblewrap import SandboxUnavailable
-
-        raise SandboxUnavailable(
+        raise KernelUserInvalid(
             "grading as root needs setpriv (util-linux) to run every kernel as an unprivileged user "
             "(c.KernelUser.uid); install util-linux, or grade as an unprivileged user"
         )
@@ -82,7 +80,13 @@ def hand_over(ids: tuple[int, int] | None, *paths: Path) -> None:
             st = os.lstat(item)
             if stat.S_ISLNK(st.st_mode):
                 continue
-            extra = 0o050 if stat.S_ISDIR(st.st_mode) else 0o060 if stat.S_ISSOCK(st.st_mode) or stat.S_ISFIFO(st.st_mode) else 0o040
+            extra = (
+                0o050
+                if stat.S_ISDIR(st.st_mode)
+                else 0o060
+                if stat.S_ISSOCK(st.st_mode) or stat.S_ISFIFO(st.st_mode)
+                else 0o040
+            )
             os.chown(item, -1, ids[1], follow_symlinks=False)
             os.chmod(item, stat.S_IMODE(st.st_mode) | extra)
 

@@ -86,6 +86,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             public=public,
             read_only=[*sockets, self._sandbox_runtime],
             ids=ids,
+            environment=kw.get("env"),
         )
         from .forked import as_init, forkable, placeholder_command
 
