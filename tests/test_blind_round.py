@@ -3,8 +3,8 @@ who had read none of the kit's attack tests (``tests/attacks/blind41/``; its REA
 counts as a breach).  Each runs in a cell of a sandboxed kernel, forked and started the ordinary way, as root and as
 an unprivileged user (``tests/blind_round.py``), and reports what it breached.
 
-Nothing may be breached but what docs/threat-model.md lists under *Not defended* (``OPEN``, each with its
-reason); an open breach is asserted as it is, so that closing it makes this test say so.  The round's first score,
+Nothing may be breached but what ``OPEN`` lists, each with its reason (docs/threat-model.md, *Not defended* and
+the blind round's table).  The round's first score,
 against the sandbox of main (393d3e4) and this one, is in docs/threat-model.md.
 """
 
@@ -24,15 +24,15 @@ from .conftest import ENV, REPO, sandbox_or_skip
 
 # breaches the sandbox does not defend (docs/threat-model.md, Not defended), by attack: the probes that may report
 OPEN = {
-    # the grader connects to the kernel's ZMQ sockets by name in a folder the kernel writes (/run/kit): a name swapped
-    # for a symlink is followed by the grader's next connect (only ZMQ's handshake is sent there)
-    "23-run-kit-symlink": {"symlink_in_run_kit", "swap_kernel_socket_for_symlink"},
-    # socket and pipe buffers are kernel memory no process owns: counted by a cgroup's memory limit where the kit
-    # has cgroups (v2, or v1 with kmem accounting), not by the watchdog of the rlimit mechanism
+    # a TCP listener on the loopback of the sandbox's own network namespace, which the kernel itself opened (the
+    # attack cannot tell it from the machine's): reaching it reaches the kernel
+    "06-unix-and-loopback": {"loopback_tcp_reached"},
+    # where Python is installed under /root (pyenv), bubblewrap makes /root/.pyenv/versions in the sandbox to mount
+    # it at its own path: a folder of the sandbox's, mode 0700 and the kernel user's, listing only `versions`
+    "07-root-only-secrets": {"/root/.pyenv"},
+    # socket and pipe buffers are kernel memory no process owns: a cgroup's memory limit counts them where the
+    # kernel accounts them (cgroup v2), the rlimit mechanism's watchdog does not (docs/threat-model.md)
     "18-unattributed-memory": {"unattributed_mb_this_process"},
-    # /dev/shm caps bytes (1 MiB), not names; hard links in /tmp are names, not inodes: the file limit counts /tmp's
-    # inodes only
-    "19-files-outside-count": {"dev_shm_files", "tmp_hard_links"},
 }
 
 
