@@ -1,7 +1,8 @@
 """The sandbox student code runs in: bubblewrap around the grading kernel.
 
 Inside, the kernel sees what Python and NumPy need of the OS (``/usr``, the linker's cache) and Python
-read-only (``system_view``), a private, size-capped /tmp holding its own copy of the submission as its working folder, and the folder of the checker's socket
+read-only (``system_view``), a private, size-capped /tmp holding its own copy of the submission as its
+working folder, and the folder of the checker's socket
 (read-only: a socket can be connected to there, nothing written).  Nothing else of the machine is
 there: not ``source/`` (the reference solutions), the gradebook, any student's ``submitted/``,
 ``autograded/`` or ``feedback/``, other checkouts of the kit, or the kit's own hidden checks and
