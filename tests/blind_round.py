@@ -3,7 +3,8 @@ and read what each reports: ``KITATTACK {"attack": ..., "results": {...}, "breac
 
 ``python -m tests.blind_round forked|started <folder>`` prints the reports as one JSON object (the unprivileged
 run of ``tests/test_blind_round.py`` starts it as uid 65534).  A kernel that dies is started again for the next
-attack, and the attack that killed it is reported as breached ``kernel died``.
+attack; the attack that killed it is reported as breached ("no report"), unless a resource limit stopped it
+(the watchdog's reason is its result: stopping there is what the limit is for).
 """
 
 from __future__ import annotations

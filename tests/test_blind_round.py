@@ -69,11 +69,13 @@ def test_the_blind_round_is_held_for_an_unprivileged_user(folder):
     if why:
         pytest.skip(why)
     mine = Path(tempfile.mkdtemp(prefix="kit-blind-nobody-"))
-    os.chown(mine, NOBODY, NOBODY)
-    env = dict(ENV, HOME=str(mine), TMPDIR=str(mine))
+    for path in (mine, mine / "work", mine / "tmp"):
+        path.mkdir(exist_ok=True)
+        os.chown(path, NOBODY, NOBODY)
+    env = dict(ENV, HOME=str(mine), TMPDIR=str(mine / "tmp"))
     try:
         done = subprocess.run(
-            as_nobody([sys.executable, "-m", "tests.blind_round", "forked", str(mine)]),
+            as_nobody([sys.executable, "-m", "tests.blind_round", "forked", str(mine / "work")]),
             cwd=REPO,
             env=env,
             capture_output=True,
