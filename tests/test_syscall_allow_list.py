@@ -36,11 +36,24 @@ FORMERLY_DENIED = (
 HANDLED = {"mbind": "OpenBLAS's NUMA placement hint"}
 
 
+def twins() -> dict[str, str]:
+    """The twins' part: {call: the measured call it stands for}."""
+    text = seccomp.LIST.read_text().split("## twins", 1)[1].split("\n## ", 1)[0]
+    return {line.split("#")[0].strip(): line.split("#")[1].strip() for line in text.splitlines()[1:] if "#" in line}
+
+
+def test_every_twin_stands_for_a_measured_call():
+    parts = sections()
+    measured = parts["honest"] | parts["hostile"]
+    assert twins() and set(twins()) == parts["twins"], (twins(), parts["twins"])
+    assert set(twins().values()) <= measured, set(twins().values()) - measured
+
+
 def sections() -> dict[str, set[str]]:
     found, part = {}, None
     for line in seccomp.LIST.read_text().splitlines():
         if line.startswith("## "):
-            part = line[3:].split()[0]
+            part = line[3:].split()[0].rstrip(":")
             found[part] = set()
         elif line.split("#", 1)[0].strip():
             found[part].add(line.split("#", 1)[0].strip())
@@ -49,7 +62,7 @@ def sections() -> dict[str, set[str]]:
 
 def test_the_list_has_its_parts_and_nothing_formerly_denied():
     parts = sections()
-    assert set(parts) == {"honest", "hostile", "not"}, set(parts)
+    assert set(parts) == {"honest", "hostile", "twins", "not"}, set(parts)
     assert set(seccomp.allowed()) == set().union(*parts.values())
     assert len(parts["not"]) <= 8, "a call nobody measured is the exception, with its reason"
     assert not set(seccomp.allowed()) & set(FORMERLY_DENIED), set(seccomp.allowed()) & set(FORMERLY_DENIED)
