@@ -86,6 +86,10 @@ def reference(max_written_mb: int = 256, checker: bool = True, as_user=None) -> 
         uid, wrap = as_user or (None, lambda cmd: cmd)
         for path in [p for folder in folders for p in (folder, *folder.rglob("*"))] if uid is not None else []:
             os.chown(path, uid, uid, follow_symlinks=False)
+        from autograder.sandbox.identity import hand_over, kernel_ids
+
+        ids = kernel_ids() if uid is None else None  # as root: the kit's kernel user, as grading runs it
+        hand_over(ids, *folders)
         cmd = bwrap_command(
             work,
             [],
@@ -93,6 +97,7 @@ def reference(max_written_mb: int = 256, checker: bool = True, as_user=None) -> 
             limits=ResourceLimits(max_written_mb=max_written_mb),
             public=public,
             read_only=folders[2:3] + folders[1:2] if checker else folders[1:2],
+            ids=ids,
         )
         if uid is not None:  # that user's copy of the filter: this process's own is in a folder only it may read
             from autograder.sandbox.seccomp import filter_file
@@ -111,17 +116,46 @@ def reference(max_written_mb: int = 256, checker: bool = True, as_user=None) -> 
 
 def assert_nothing_gained(report: dict, max_written_mb: int = 256) -> None:
     """No capability, no_new_privs, the filter in force, every attempt refused, and the only writable places
-    the size-capped tmpfs mounts: /tmp (the working folder's), /dev/shm and the kernel's socket folder."""
+    the size-capped tmpfs mounts: /tmp (the working folder's, and /dev/shm's folder) and the kernel's socket folder."""
     assert report["capabilities"] == NO_CAPABILITIES, report["capabilities"]
     # (a grader that itself runs under a filter, as in a container, passes that one on too)
     assert (report["no_new_privs"], report["seccomp"]) == ("1", "2") and int(report["seccomp_filters"]) >= 1, report
     succeeded = sorted(call for call, answer in report["attempts"].items() if answer == "ok")
     assert not succeeded, f"these succeeded in the sandbox: {succeeded}"
+    # what uid 0 keeps without a capability: no setting of the kernel's or the machine's opens for writing, no
+    # file only its owner may read opens, and no socket family outside the filter's list, high bits or not
+    assert report["ids"]["Uid"] != "0" and report["ids"]["Gid"] != "0", report["ids"]
+    assert report["settings_writable"] == [], report["settings_writable"]
+    assert report["private_readable"] == [], report["private_readable"]
+    from autograder.sandbox.seccomp import SOCKET_FAMILIES
+
+    for how, families in report["socket_families"].items():
+        assert set(families) <= set(SOCKET_FAMILIES.values()), (how, families)
     assert report["writable"] == {
         "/tmp": f"tmpfs {max_written_mb} MiB",
-        "/dev/shm": "tmpfs 1 MiB",
         "/run/kit": "tmpfs 1 MiB",
     }, report["writable"]
+
+
+def host_ids(pid: int) -> dict[str, str]:
+    """A kernel's ids as the machine sees them: ``/proc/<pid>/status`` read outside the sandbox."""
+    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return {key: status[key].split()[0] for key in ("Uid", "Gid")} | {"Groups": status["Groups"].strip()}
+
+
+def assert_not_root(ids: dict[str, str]) -> None:
+    """Never uid or gid 0 on the machine: the kit's kernel user when root grades (no supplementary groups), the
+    grader when a user grades."""
+    import os
+
+    from autograder.sandbox.identity import kernel_ids
+
+    expected = kernel_ids()
+    if expected is not None:
+        assert (ids["Uid"], ids["Gid"], ids["Groups"]) == (str(expected[0]), str(expected[1]), ""), ids
+    else:
+        assert (ids["Uid"], ids["Gid"]) == (str(os.getuid()), str(os.getgid())), ids
+    assert "0" not in (ids["Uid"], ids["Gid"], *ids["Groups"].split()), ids
 
 
 def assert_audited(report: dict, max_written_mb: int = 256, checker: bool = True, as_user=None) -> None:

@@ -198,10 +198,12 @@ def test_devtools_are_out_of_sight_in_the_sandbox(tmp_path):
     import sys
 
     from autograder.sandbox import PACKAGE_DIR, bwrap_command
+    from autograder.sandbox.identity import hand_over, kernel_ids
 
     from .conftest import sandbox_or_skip
 
     sandbox_or_skip()
+    hand_over(kernel_ids(), tmp_path)  # the kernel's folder, open to the kernel user (as the kernel manager does)
     assert any((PACKAGE_DIR / "devtools" / "mutants").glob("lesson*.py"))  # there is something to hide
     probe = (
         "import json, os, autograder.hidden.lesson02; "

@@ -99,6 +99,59 @@ def test_writing_past_the_cap_in_the_socket_folder_fails_at_the_cap(tmp_path):
     sandbox_or_skip()
     out, how = run_kernel(True, tmp_path, FILL_SOCKETS)
     assert how == "forked"
-    assert out["errors"] == ["ENOSPC", "ENOSPC"], out
+    # (fallocate is not on the system-call filter's allow list: refused before it reaches the cap)
+    assert out["errors"] in (["ENOSPC", "ENOSPC"], ["EPERM", "ENOSPC"]), out
     assert 0 < out["written"] <= SOCKETS_BYTES, out
     assert out["folder"] == SOCKETS and "kernel-1" in out["sockets"], out
+
+
+def _sandbox_processes(km) -> list[int]:
+    """Global pids of the sandbox's processes: bubblewrap (the launcher), everything under it, and a forked
+    kernel with everything under it."""
+    from autograder.sandbox.forked import _descendants
+
+    roots = [km.provisioner.pid] + ([km._forked_pid] if km.started_as == "forked" else [])
+    return roots + [pid for root in roots for pid in _descendants(root)]
+
+
+@pytest.mark.parametrize("way", ["forked", "started", "fallback"])
+def test_no_process_of_the_sandbox_is_root_on_the_machine(tmp_path, way):
+    """Read from outside (``/proc/<pid>/status``): bubblewrap, the placeholder and the kernel, on every way a kernel
+    comes up, are the kit's kernel user with no supplementary group when root grades, the grader otherwise."""
+    import asyncio
+
+    from traitlets.config import Config
+
+    from autograder.sandbox import SandboxedKernelManager
+
+    from .audit import assert_not_root, host_ids
+
+    sandbox_or_skip()
+    folder = tmp_path / "submission"
+    folder.mkdir()
+
+    async def run():
+        c = Config()
+        c.SandboxedKernelManager.fork_kernels = way != "started"
+        km = SandboxedKernelManager(config=c, kernel_name="python3")
+        await km.start_kernel(cwd=str(folder))
+        kc = km.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=60)
+            pids = _sandbox_processes(km)
+            return km.started_as, {pid: host_ids(pid) for pid in pids}
+        finally:
+            kc.stop_channels()
+            await km.shutdown_kernel(now=True)
+
+    with pytest.MonkeyPatch.context() as patch:
+        if way == "fallback":
+            forked._server.stop()
+            patch.setattr(forked, "SERVER", folder / "no-such-server.py")
+        how, ids = asyncio.run(run())
+    forked._server.stop()
+    assert how == ("forked" if way == "forked" else "started"), how
+    assert len(ids) >= 2, ids  # bubblewrap and the kernel at least
+    for found in ids.values():
+        assert_not_root(found)

@@ -1,7 +1,8 @@
 """The sandbox student code runs in: bubblewrap around the grading kernel.
 
-Inside, the kernel sees the OS (``/usr``, ``/etc``) and Python read-only, a private, size-capped /tmp
-holding its own copy of the submission as its working folder, and the folder of the checker's socket
+Inside, the kernel sees what Python and NumPy need of the OS (``/usr``, the linker's cache) and Python
+read-only (``system_view``), a private, size-capped /tmp holding its own copy of the submission as its
+working folder, and the folder of the checker's socket
 (read-only: a socket can be connected to there, nothing written).  Nothing else of the machine is
 there: not ``source/`` (the reference solutions), the gradebook, any student's ``submitted/``,
 ``autograded/`` or ``feedback/``, other checkouts of the kit, or the kit's own hidden checks and
@@ -18,10 +19,11 @@ If ``bwrap`` is missing the kit refuses to grade unless sandboxing is switched o
 (``AUTOGRADER_SANDBOX=off``, or ``c.KitConfig.sandbox = False``: see ``autograder.config``), and says so.
 
 This module only hands on the names the rest of the kit uses.  The rooms: ``bubblewrap`` (bwrap's command,
-and whether bubblewrap works here), ``system_view`` (what of the machine's file system the kernel sees),
+and whether bubblewrap works here), ``identity`` (whose the kernel is on the machine: never uid 0),
+``system_view`` (what of the machine the kernel sees: an allow list),
 ``kernel_manager`` (the kernel manager that starts each kernel in its sandbox), ``forked`` and
 ``forkserver`` (kernels forked into their sandboxes), ``limits``, ``cgroups``, ``arguments`` and
-``watchdog`` (the resource limits), ``seccomp`` (the system-call filter every kernel runs under),
+``watchdog`` (the resource limits), ``seccomp`` (the system-call filter every kernel runs under: an allow list),
 ``summary`` (what ``grade`` prints about the limits).
 """
 

@@ -9,7 +9,7 @@ from .cgroups import Cgroup
 from .limits import SCRATCH, SOCKETS, SOCKETS_BYTES, MiB, ResourceLimits
 
 SUBMITTED = f"{SCRATCH}/.kit-submitted"  # inside the sandbox: the submission, read-only, copied into the working folder
-SHM_BYTES = MiB  # /dev/shm: room for POSIX semaphores (multiprocessing locks), not for data
+SHM = f"{SCRATCH}/.kit-shm"  # inside the sandbox: what /dev/shm links to
 SECCOMP_FD = 9  # the descriptor outer_prefix opens the system-call filter on; bubblewrap reads and closes it
 ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -27,18 +27,12 @@ def outer_prefix(cgroup: Cgroup | None, seccomp: Path) -> list[str]:
 
 def scratch_args(limits: ResourceLimits, workdir: Path) -> tuple[list[str], str]:
     """bubblewrap arguments for the size-capped tmpfs mounts: the scratch one at /tmp with the working folder
-    in it (a copy of ``workdir``, which is mounted read-only at SUBMITTED), /dev/shm, and the kernel's socket
-    folder (SOCKETS); and the working folder's path."""
+    in it (a copy of ``workdir``, which is mounted read-only at SUBMITTED) and /dev/shm's folder (SHM), and the
+    kernel's socket folder (SOCKETS); and the working folder's path."""
     inside = f"{SCRATCH}/{workdir.name or 'work'}"
     if inside == SUBMITTED:
         inside = f"{SCRATCH}/work"
     return [
-        "--size",
-        str(SHM_BYTES),
-        "--tmpfs",
-        "/dev/shm",
-        "--remount-ro",
-        "/dev",
         "--size",
         str(SOCKETS_BYTES),
         "--tmpfs",
@@ -47,6 +41,15 @@ def scratch_args(limits: ResourceLimits, workdir: Path) -> tuple[list[str], str]
         str(limits.max_written_mb * MiB),
         "--tmpfs",
         SCRATCH,
+        # /dev/shm (POSIX semaphores, shared memory) is a folder of the scratch tmpfs: its bytes and its files count
+        # against the notebook's limits with the rest (a tmpfs of its own capped bytes, not names)
+        "--dir",
+        SHM,
+        "--symlink",
+        SHM,
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
         "--dir",
         inside,
         "--ro-bind",
@@ -62,6 +65,7 @@ def inner_prefix(limits: ResourceLimits, workdir: Path) -> list[str]:
         f"--nproc={limits.max_processes}",
         f"--nofile={limits.max_open_files}",
         f"--fsize={limits.max_written_mb * MiB}",
+        "--core=0",  # no core dump: a crash's memory is not written anywhere (the machine's core_pattern may be a pipe)
         "--",
     ]
     copy = 'cp -R -- "$1"/. . 2>/dev/null; shift; exec "$@"'

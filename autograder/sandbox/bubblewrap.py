@@ -15,7 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .system_view import PACKAGE_DIR, hidden_roots, system_view, unused_by_kernel
+from .identity import KernelUserInvalid, as_kernel_user, hand_over, kernel_ids, stage_unreachable
+from .system_view import PACKAGE_DIR, dev_view, environment_view, hidden_roots, proc_view, system_view, unused_by_kernel
 
 
 class SandboxUnavailable(RuntimeError):
@@ -39,6 +40,7 @@ def check_sandbox() -> None:
     namespaces, say, or no libseccomp for the system-call filter) is reported before any student is graded."""
     try:
         with tempfile.TemporaryDirectory(prefix="kit-probe-") as folder:
+            hand_over(kernel_ids(), Path(folder))
             result = subprocess.run(
                 bwrap_command(Path(folder), [], []) + ["true"], capture_output=True, text=True, timeout=30
             )
@@ -83,6 +85,8 @@ def bwrap_command(
     cgroup=None,
     public: Path | None = None,
     read_only: list[Path] = (),
+    ids: tuple[int, int] | None | str = "grader's",
+    environment: dict[str, str] | None = None,
 ) -> list[str]:
     """The command prefix that runs a command in the sandbox, in ``workdir``.
 
@@ -92,7 +96,9 @@ def bwrap_command(
     folder holding the kit's public client package), that folder stands in for the kit's package, so
     none of the hidden checks is readable.  ``read_only`` are folders mounted read-only (the checker's
     socket folder, the kernel's connection file): their Unix sockets can be connected to, their files
-    read, and nothing can be written there.
+    read, and nothing can be written there.  ``ids``: the machine's (uid, gid) bubblewrap and so the kernel
+    run as (``identity.kernel_ids``, the default: the kernel user when root grades, None for the grader);
+    the folders above must be open to them (``identity.hand_over``).
     """
     from .arguments import ONE_THREAD, SECCOMP_FD, inner_prefix, outer_prefix, scratch_args
     from .seccomp import FilterUnavailable, filter_file
@@ -105,11 +111,12 @@ def bwrap_command(
             "it needs root: ask an administrator for the package `libseccomp2` (Debian/Ubuntu: apt-get install "
             "libseccomp2; Fedora: libseccomp)"
         ) from None
-    tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp"]
+    tmp = scratch_args(limits, workdir)[0] if limits is not None else ["--tmpfs", "/tmp", "--remount-ro", "/dev"]
     # a user namespace of its own also when run by root, in which bubblewrap leaves its command no capability
     # in any set (as root without one it would keep the bounding set); no_new_privs is bubblewrap's own
     cmd = [
         bwrap_path(),
+        *environment_view(os.environ if environment is None else environment),  # (first: it clears the environment)
         "--die-with-parent",
         "--new-session",
         "--unshare-user",
@@ -122,8 +129,7 @@ def bwrap_command(
         "--unshare-ipc",
         "--unshare-uts",
         *system_view(),
-        "--dev",
-        "/dev",
+        *dev_view(),
         "--proc",
         "/proc",
         # the sandbox's PID 1 (a forked kernel's placeholder, or bubblewrap's init) shows nothing in /proc: no
@@ -132,6 +138,7 @@ def bwrap_command(
         "/proc/1",
         "--remount-ro",
         "/proc/1",
+        *proc_view(),
         *tmp,
     ]
     covered = hidden_roots(hide)
@@ -177,6 +184,12 @@ def bwrap_command(
     ]
     if limits is not None:
         cmd += inner_prefix(limits, workdir)
+    # never uid 0 on the machine: root hands the sandbox to the kernel user before bubblewrap starts
+    try:
+        ids = kernel_ids() if ids == "grader's" else ids
+        cmd = stage_unreachable(as_kernel_user(cmd, ids), ids)
+    except KernelUserInvalid as e:
+        raise SandboxUnavailable(str(e)) from None
     if memory_bytes:
         cmd = ["prlimit", f"--as={memory_bytes}", "--"] + cmd
     return outer_prefix(cgroup, seccomp) + cmd

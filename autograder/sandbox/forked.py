@@ -113,8 +113,11 @@ class ForkServer:
 
     def _start(self) -> subprocess.Popen:
         from .arguments import ONE_THREAD
+        from .system_view import kept_environment
 
-        env = dict(os.environ)
+        env = kept_environment(
+            os.environ
+        )  # a forked kernel's /proc/self/environ is the server's: nothing of the grader's
         env.update({name: "1" for name in ONE_THREAD})  # NumPy sizes its BLAS threads at import, as in a sandbox
         env.update(HOME="/tmp", MPLCONFIGDIR="/tmp")  # Python finds its user site at start from HOME, as in a sandbox
         from .seccomp import filter_file

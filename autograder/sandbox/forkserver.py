@@ -100,11 +100,23 @@ def environment(pid: int) -> dict[str, str]:
     return {os.fsdecode(k): os.fsdecode(v) for k, v in items}
 
 
+with open("/proc/sys/kernel/cap_last_cap") as _f:  # read here: the sandbox shows no /proc/sys
+    CAP_LAST_CAP = int(_f.read())
+
+
+def take_ids(credentials: dict[str, str]) -> None:
+    """The placeholder's uid and gid on the machine (``Uid:``/``Gid:`` as the server reads them: never 0, see
+    ``identity``), taken in the sandbox's user namespace, which maps them to themselves, before anything else
+    is dropped; its supplementary groups were dropped by a server run as root before it left the machine's."""
+    uid, gid = (int(credentials[key].split()[0]) for key in ("Uid", "Gid"))
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+
+
 def drop_capabilities() -> None:
     """As bubblewrap leaves its command: no capability in any set, none to gain back (no_new_privs)."""
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    last = int(open("/proc/sys/kernel/cap_last_cap").read())
-    for cap in range(last + 1):
+    for cap in range(CAP_LAST_CAP + 1):
         check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"dropping capability {cap} from the bounding set")
     check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clearing ambient capabilities")
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
@@ -172,10 +184,11 @@ def enter(placeholder: int, cgroup_files: list[str]) -> dict:
     sandbox = {
         "credentials": status(placeholder),
         "environment": environment(placeholder),
-        "rlimits": limits(placeholder),
     }
     # bubblewrap may nest user namespaces: the sandbox's namespaces belong to an outer one, in which the
     # placeholder's own (inner) one was made.  Join the owner, then the namespaces, then the inner one.
+    if os.geteuid() == 0:  # no supplementary group of root's goes with the kernel (setgroups is root's here only)
+        os.setgroups([])
     owner = fcntl.ioctl(fds["ipc"], NS_GET_USERNS)
     current = join_user(owner, os.stat("/proc/self/ns/user").st_ino)
     for ns in NAMESPACES:
@@ -184,6 +197,8 @@ def enter(placeholder: int, cgroup_files: list[str]) -> dict:
     os.chroot(".")
     os.fchdir(cwd)
     join_user(fds["user"], current)  # (the sandbox's /proc shows this process only from its PID namespace)
+    take_ids(sandbox["credentials"])  # the kernel's uid, before the child forks it (never 0 on the machine)
+    sandbox["rlimits"] = limits(placeholder)  # (read as the placeholder's own user: no CAP_SYS_RESOURCE needed)
     for fd in (*fds.values(), root, cwd, owner):
         os.close(fd)
     return sandbox

@@ -20,6 +20,7 @@ from traitlets import Bool, List, Unicode
 
 from ..channel import ENV as CHANNEL_ENV
 from .bubblewrap import bwrap_command
+from .identity import hand_over, kernel_ids
 from .limits import SOCKETS
 
 SOCKETS_INSIDE = f"{SOCKETS}/kernel"  # where the kernel binds its ZMQ sockets, kernel-<n>, in its sandbox
@@ -74,6 +75,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._kernel_files = Path(tempfile.mkdtemp(prefix="kit-files-"))
         visible = self._kernel_files / (workdir.name or "work")
         shutil.copytree(workdir, visible, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb"))
+        ids = kernel_ids(self.config)
         prefix = bwrap_command(
             visible,
             [],
@@ -83,6 +85,8 @@ class SandboxedKernelManager(AsyncKernelManager):
             cgroup=self._cgroup,
             public=public,
             read_only=[*sockets, self._sandbox_runtime],
+            ids=ids,
+            environment=kw.get("env"),
         )
         from .forked import as_init, forkable, placeholder_command
 
@@ -94,6 +98,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         else:
             self.started_why = None
             self._fork = (prefix + kernel_cmd, placeholder_command(self._sandbox_runtime), kernel_cmd)
+        # bubblewrap runs as the kernel's user: the kernel's folders are opened to it
+        hand_over(ids, self._sandbox_runtime, self._kernel_files, *sockets, *([public.parent] if public else []))
+        if self._fork is not None:
             return as_init(prefix) + self._fork[1], kw
         return prefix + kernel_cmd, kw
 

@@ -12,7 +12,7 @@ A submission must not be able to take the grading machine down.  Each graded not
   tmpfs, the sandbox's ``/tmp``, which also holds its working folder (``/tmp/<assignment>``, a copy of
   the submission made when the kernel starts).  Nothing written there reaches the course: only the
   notebook comes back.  The kernel's ZMQ sockets are in a 1 MiB tmpfs of their own (``SOCKETS``), which
-  the grading process reaches through ``/proc/<pid>/root``; ``/dev/shm`` is a 1 MiB tmpfs, and the
+  the grading process reaches through ``/proc/<pid>/root``; ``/dev/shm`` is a folder of the scratch tmpfs, and the
   sandbox's root and the empty folders that cover the course and the kit are read-only.  No host
   folder is writable.  ``RLIMIT_FSIZE`` caps any single file;
 - **files** (``max_files``) on that tmpfs, and **open files** per process (``RLIMIT_NOFILE``).

@@ -1,22 +1,21 @@
-"""The system-call filter of every grading kernel: one definition, built with libseccomp, used by every path.
+"""The system-call filter of every grading kernel: an allow list, built with libseccomp, used by every path.
 
-A kernel has no capability and cannot gain one (``no_new_privs``), so most of what a container runtime
-forbids would fail in it anyway.  Some calls need no capability at all and reach what the sandbox's
-namespaces do not isolate: the kernel keyrings (a key added by one sandbox is found by the next one run by
-the same user), new user namespaces (in which a process holds every capability again, and more of the
-kernel's code is within reach), ``ptrace``, ``userfaultfd``, ``bpf``, ``perf_event_open``, ``io_uring``.
-The filter denies these and what Docker's default profile denies, the anchor: mounts, ``pivot_root`` and
-``chroot``, module and kexec loading, namespaces (``unshare``, ``setns``, ``clone`` with a namespace flag),
-``personality`` changes other than the harmless ones, accounting, quotas, swap, reboot, the clock, the
-kernel log, file handles, I/O ports, VSOCK sockets (which leave the network namespace).
+The filter refuses with ``EPERM`` every call that is not on ``syscalls.txt``, the list of what the kernel,
+ipykernel, NumPy and the kit's channel call while the reference solutions, the stubs and the hostile test
+notebooks are graded, measured with ``strace`` (``tests/syscall_trace.py``; ``tests/test_syscall_allow_list.py``
+fails when a fresh trace and the list disagree).  A call nobody measured is refused before anyone thinks of
+it: the kernel keyrings, mounts, namespaces, ``ptrace``, ``bpf``, ``io_uring``, ``userfaultfd`` and the
+hundreds of others no grading kernel makes.  A denied call fails with ``EPERM`` rather than killing the
+kernel: a curious student gets an error in a cell, not a lost notebook.
 
-It also refuses ``prlimit`` on the sandbox's PID 1 (a forked kernel's placeholder, whose death is the kit's):
-Linux ignores every signal the kernel's code sends it, but would kill it itself at a CPU limit set that way.
-
-Everything else is allowed, and a denied call fails with ``EPERM`` rather than killing the kernel: a
-curious student gets an error in a cell, not a lost notebook.  ``clone3`` answers ``ENOSYS``, as under
-Docker, so that glibc falls back to ``clone``, whose flags a filter can read (``clone3`` passes them in
-memory, out of its sight).
+Some allowed calls are allowed only with some arguments, each rule comparing exactly the bits the kernel
+reads (an ``int`` argument: the low 32 bits, so that ``AF_VSOCK | 1 << 32`` is AF_VSOCK to the filter as to
+the kernel): ``socket`` and ``socketpair`` in the measured families only (``SOCKET_FAMILIES``), ``prctl`` and
+``ioctl`` with the measured options and requests only (``PRCTL_OPTIONS``, ``IOCTL_REQUESTS``); ``clone``
+without a namespace flag; ``prlimit64`` on the calling process only, or as a query (never a limit for the
+sandbox's PID 1, a forked kernel's placeholder, whose death is the kit's).  ``clone3`` answers ``ENOSYS``,
+as under Docker, so that glibc falls back to ``clone``, whose flags a filter can read (``clone3`` passes them
+in memory, out of its sight).  The machine's other ABIs (i386's ``int 0x80``, x32) are refused whole.
 
 bubblewrap installs the filter for what it starts (``--seccomp``); a forked kernel installs the very same
 bytes itself (``forkserver.install_filter``), after it has dropped its capabilities.
@@ -32,94 +31,26 @@ import shutil
 import tempfile
 from pathlib import Path
 
-DENIED = (
-    # the kernel keyrings: not namespaced for root without a user namespace, shared by every sandbox of a user
-    "add_key",
-    "request_key",
-    "keyctl",
-    # file systems and the root: the sandbox's view is bubblewrap's to make
-    "mount",
-    "umount",
-    "umount2",
-    "fsopen",
-    "fsconfig",
-    "fsmount",
-    "fspick",
-    "move_mount",
-    "open_tree",
-    "mount_setattr",
-    "pivot_root",
-    "chroot",
-    "name_to_handle_at",
-    "open_by_handle_at",
-    "quotactl",
-    "quotactl_fd",
-    "swapon",
-    "swapoff",
-    "acct",
-    # namespaces (clone's namespace flags are filtered below)
-    "unshare",
-    "setns",
-    # other processes' memory and descriptors
-    "ptrace",
-    "process_vm_readv",
-    "process_vm_writev",
-    "process_madvise",
-    "pidfd_getfd",
-    "kcmp",
-    # the kernel's own machinery, within reach of an unprivileged process
-    "bpf",
-    "perf_event_open",
-    "userfaultfd",
-    "io_uring_setup",
-    "io_uring_enter",
-    "io_uring_register",
-    "fanotify_init",
-    "lookup_dcookie",
-    "syslog",
-    # the machine: modules, kexec, reboot, clock, I/O ports, names
-    "init_module",
-    "finit_module",
-    "delete_module",
-    "create_module",
-    "kexec_load",
-    "kexec_file_load",
-    "reboot",
-    "settimeofday",
-    "stime",
-    "clock_settime",
-    "clock_settime64",
-    "ioperm",
-    "iopl",
-    "sethostname",
-    "setdomainname",
-    "vhangup",
-    "mbind",
-    "set_mempolicy",
-    "set_mempolicy_home_node",
-    # the 32-bit ABI's multiplexed socket call (it would make VSOCK sockets out of the filter's sight)
-    "socketcall",
-    # obsolete calls no program of today makes
-    "vm86",
-    "vm86old",
-    "nfsservctl",
-    "uselib",
-    "ustat",
-    "sysfs",
-    "_sysctl",
-    "afs_syscall",
-)
-# clone's namespace flags (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET), each denied
-NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
-# personality: PER_LINUX32 and UNAME26 are the flags Docker allows (alone or together); a value with any
-# other of the 32 bits the kernel reads (ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC...) is denied, the query
-# 0xffffffff too, which nothing a kernel runs makes.  (A filter compares one argument once per rule,
-# so each bit is a rule.)
-HARMLESS_PERSONALITY = 0x8 | 0x20000
-AF_VSOCK = 40
-S_IFMT, DEVICES = 0o170000, (0o020000, 0o060000)  # mknod of a character or block device (fifos stay allowed)
-# the compat ABIs of a native architecture: their system calls get the same rules (Docker's archMap)
-COMPAT = {"X86_64": ("X86", "X32"), "AARCH64": ("ARM",)}
+LIST = Path(__file__).with_name("syscalls.txt")
+# socket families a kernel may make, measured: Unix sockets (ZMQ's ipc transport, the checker's channel), IPv4
+# (ZMQ and Python probe it; the network namespace has only a loopback), netlink (glibc's getifaddrs)
+SOCKET_FAMILIES = {"AF_UNIX": 1, "AF_INET": 2, "AF_NETLINK": 16}
+INT = 0xFFFFFFFF  # the bits of an int argument
+# clone's namespace flags (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET): clone without any
+NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+# prctl's options and ioctl's requests the measured kernels made (both read as int by the kernel): naming a thread
+# (ZMQ's); isatty, a terminal's size, non-blocking mode, and cp's reflink attempt.  No terminal control (TIOCSTI).
+PRCTL_OPTIONS = {"PR_SET_NAME": 15}
+IOCTL_REQUESTS = {"TCGETS": 0x5401, "TIOCGWINSZ": 0x5413, "FIONBIO": 0x5421, "FICLONE": 0x40049409}
+# calls allowed only with the arguments their rules allow, and the one that answers ENOSYS
+WITH_RULES = ("socket", "socketpair", "clone", "prlimit64", "prctl", "ioctl")
+ENOSYS = ("clone3",)
+
+
+def allowed() -> list[str]:
+    """The calls of ``syscalls.txt`` (one a line; ``#`` comments)."""
+    lines = (line.split("#", 1)[0].strip() for line in LIST.read_text().splitlines())
+    return [line for line in lines if line]
 
 
 class FilterUnavailable(RuntimeError):
@@ -134,28 +65,31 @@ def filter_bytes() -> bytes:
     except (ImportError, RuntimeError, OSError) as e:  # pyseccomp raises RuntimeError without libseccomp
         raise FilterUnavailable(f"libseccomp cannot be loaded ({e})") from None
     eperm = sc.ERRNO(errno.EPERM)
-    rules = sc.SyscallFilter(sc.ALLOW)
-    native = os.uname().machine.upper().replace("-", "_")
-    for arch in COMPAT.get(native, ()):
-        try:
-            rules.add_arch(getattr(sc.Arch, arch))
-        except OSError:  # a compat ABI this libseccomp does not know: its calls meet the bad-arch action
-            pass
-    for name in DENIED:
-        if sc.resolve_syscall(sc.Arch.NATIVE, name) != -1:  # a name this libseccomp does not know at all
-            rules.add_rule(eperm, name)
-    rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
-    for flag in NAMESPACE_FLAGS:
-        rules.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
-    rules.add_rule(eperm, "socket", sc.Arg(0, sc.EQ, AF_VSOCK))
-    # no new resource limits for the sandbox's PID 1 (the kernel reads pid_t: the low 32 bits of the argument)
-    rules.add_rule(eperm, "prlimit64", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, 1), sc.Arg(2, sc.NE, 0))
-    for kind in DEVICES:
-        rules.add_rule(eperm, "mknod", sc.Arg(1, sc.MASKED_EQ, S_IFMT, kind))
-        rules.add_rule(eperm, "mknodat", sc.Arg(2, sc.MASKED_EQ, S_IFMT, kind))
-    for bit in (1 << n for n in range(32)):
-        if not bit & HARMLESS_PERSONALITY:
-            rules.add_rule(eperm, "personality", sc.Arg(0, sc.MASKED_EQ, bit, bit))
+    rules = sc.SyscallFilter(eperm)
+    rules.set_attr(sc.Attr.ACT_BADARCH, eperm)  # the machine's other ABIs (i386's int 0x80, x32): refused whole
+    try:
+        rules.set_attr(sc.Attr.CTL_OPTIMIZE, 2)  # a binary tree of the calls, not a list (libseccomp 2.5)
+    except (OSError, ValueError):
+        pass
+    allow = sc.ALLOW
+    for name in allowed():
+        if name in WITH_RULES or name in ENOSYS:
+            continue
+        if sc.resolve_syscall(sc.Arch.NATIVE, name) >= 0:  # a call this machine does not have stays refused
+            rules.add_rule(allow, name)
+    for name in ENOSYS:
+        rules.add_rule(sc.ERRNO(errno.ENOSYS), name)
+    for family in SOCKET_FAMILIES.values():
+        rules.add_rule(allow, "socket", sc.Arg(0, sc.MASKED_EQ, INT, family))
+        rules.add_rule(allow, "socketpair", sc.Arg(0, sc.MASKED_EQ, INT, family))
+    for option in PRCTL_OPTIONS.values():
+        rules.add_rule(allow, "prctl", sc.Arg(0, sc.MASKED_EQ, INT, option))
+    for request in IOCTL_REQUESTS.values():
+        rules.add_rule(allow, "ioctl", sc.Arg(1, sc.MASKED_EQ, INT, request))
+    rules.add_rule(allow, "clone", sc.Arg(0, sc.MASKED_EQ, NAMESPACE_FLAGS, 0))
+    # prlimit64(pid_t pid, ...): on itself (pid 0), or a query (no new limit) of any process
+    rules.add_rule(allow, "prlimit64", sc.Arg(0, sc.MASKED_EQ, INT, 0))
+    rules.add_rule(allow, "prlimit64", sc.Arg(2, sc.EQ, 0))
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)

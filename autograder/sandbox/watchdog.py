@@ -141,7 +141,10 @@ def _counter_colon(text: str, key: str) -> int:
 
 def sandbox_init(launcher_pid: int) -> int | None:
     """The sandbox's PID 1 (bubblewrap's child), whose ``/proc/<pid>/root`` is the sandbox's file system once
-    bubblewrap has built it; None while bubblewrap has not started it."""
+    bubblewrap has built it; None while bubblewrap has not started it.  (Before bubblewrap, the launcher may be
+    a shell that starts processes of its own: ``identity.stage_unreachable``'s mounts.)"""
+    if _read(Path(f"/proc/{launcher_pid}/comm")).strip() != "bwrap":
+        return None
     children = _read(Path(f"/proc/{launcher_pid}/task/{launcher_pid}/children")).split()
     return int(children[0]) if children else None
 

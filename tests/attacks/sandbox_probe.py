@@ -1,6 +1,13 @@
 # The sandbox audit: what this kernel holds and may do, printed as one line of JSON.  Every attempt
 # answers "ok" if the call succeeded, else the error's name; nothing should answer "ok".
-import ctypes as _ct, errno as _errno, json as _json, os as _os, re as _re, signal as _signal, stat as _stat, sys as _sys
+import ctypes as _ct
+import errno as _errno
+import json as _json
+import os as _os
+import re as _re
+import signal as _signal
+import stat as _stat
+import sys as _sys
 
 _libc = _ct.CDLL(None, use_errno=True)
 _libc.syscall.restype = _ct.c_long
@@ -133,6 +140,67 @@ def _named(point, fstype, mode):
     return _re.sub(r"kit-([a-z]+)-[A-Za-z0-9_]+", r"kit-\1-*", point)
 
 
+def _opens(path, flags):
+    try:
+        _os.close(_os.open(path, flags | _os.O_NONBLOCK | _os.O_NOCTTY))
+        return True
+    except OSError:
+        return False
+
+
+def _files(top, skip=()):
+    """Every regular file under ``top`` (not following links), but under ``skip``."""
+    todo = [top]
+    while todo:
+        folder = todo.pop()
+        try:
+            entries = list(_os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.path in skip:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                todo.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                yield entry.path
+
+
+def _settings_writable():
+    """Files of the kernel's settings and of the machine's devices that open for writing (the first 20)."""
+    found = [p for top in ("/proc/sys", "/sys") for p in _files(top) if _opens(p, _os.O_WRONLY)]
+    return sorted(found)[:20]
+
+
+def _private_readable():
+    """Files of the machine that others may not read and that open for reading (the first 20): what root reads
+    without any capability.  The sandbox's own places are left out: its processes in /proc, its tmpfs mounts."""
+    own = {f"/proc/{name}" for name in _os.listdir("/proc") if name.isdigit() or name in ("self", "thread-self")}
+    found = []
+    for path in _files("/", skip=own | {"/dev/pts", "/tmp", "/dev/shm", "/run/kit"}):
+        try:
+            st = _os.lstat(path)
+        except OSError:
+            continue
+        if not st.st_mode & 0o004 and _opens(path, _os.O_RDONLY):
+            found.append(path)
+    return sorted(found)[:20]
+
+
+def _families(high):
+    """The socket families (0-63) a socket can be made in, with ``high`` set in the 64-bit argument too."""
+    nr = {"x86_64": 41, "aarch64": 198}[_os.uname().machine]
+    made = []
+    for family in range(64):
+        for kind in (1, 2, 3, 5):  # SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET
+            fd = _libc.syscall(nr, _ct.c_long(family | high), kind, 0)
+            if fd >= 0:
+                _os.close(fd)
+                made.append(family)
+                break
+    return made
+
+
 _status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
 _mounted = _mounts()
 _report = {
@@ -153,6 +221,11 @@ _report = {
         "userfaultfd": _answer(_libc.syscall(_NR["userfaultfd"], 0)),
         "personality(ADDR_NO_RANDOMIZE)": _in_child(lambda: _libc.personality(0x0040000)),
     },
+    # its ids in its user namespace (the machine's view, /proc/<pid>/status outside, is the tests' to read)
+    "ids": {k: _status[k].split()[0] for k in ("Uid", "Gid")} | {"Groups": _status["Groups"].strip()},
+    "settings_writable": _settings_writable(),
+    "private_readable": _private_readable(),
+    "socket_families": {"plain": _families(0), "high bits": _families(1 << 32)},
     "mounts": sorted({f"{_named(*mount)} {mount[1]} {mount[2]}" for mount in _mounted}),
     "writable": {_named(p, "", "rw"): what for p, what in _writable_places([(p, f) for p, f, _ in _mounted]).items()},
 }
