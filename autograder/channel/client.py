@@ -119,6 +119,13 @@ class Server:
                     setattr(target, str(message.get("name")), self.decode(message.get("value"), arrays))
                     self.send_value("value", None)
                     continue
+                if op == "subtract":  # an optimizer step, in place in the student's own array
+                    table = getattr(target, str(message.get("name")))
+                    if not isinstance(table, np.ndarray):
+                        raise TypeError(f"{message.get('name')} is a {type(table).__name__}, not an array")
+                    table -= self.decode(message.get("value"), arrays)
+                    self.send_value("value", None)
+                    continue
                 if op != "call":
                     raise wire.ProtocolError(f"unknown op {op!r}")
                 args = [self.build(a) for a in self.decode(message.get("args", []), arrays)]

@@ -155,6 +155,12 @@ class Session:
         message, back = self.ask({"op": "setattr", "target": hid, "name": name, "value": a[0]}, arrays)
         self.answer(message, back)
 
+    def subtract(self, hid: int, name: str, value):
+        """``obj.name -= value`` in the kernel, in place in the student's array (an optimizer step)."""
+        a, _, arrays, _ = self.encode([value], {})
+        message, back = self.ask({"op": "subtract", "target": hid, "name": name, "value": a[0]}, arrays)
+        self.answer(message, back)
+
     def done(self, diagnosis: tuple[str, str] | None) -> None:
         """Tell the kernel the diagnosis to show (if it still listens); it decides nothing."""
         try:
