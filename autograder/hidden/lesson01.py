@@ -1017,12 +1017,23 @@ def _softmax_trial(case, rng):
     x = laid(values.astype(case["dtype"]), case["layout"])
     ax = -1 if axis is None else axis
     want = _softmax(x.astype(np.float64), ax)
-    trial = Trial(f"softmax({described('x', x)}" + ("" if axis is None else f", axis={axis}") + ")", None)
+    words = f"softmax({described('x', x)}" + ("" if axis is None else f", axis={axis}") + ")"
+    before = None
+    if case["before"] != "none":
+        other = shape if case["before"] == "same shape" else shape + (2,)
+        before = rng.integers(-3, 4, size=other).astype(case["dtype"])
+        words = f"first = softmax({described('x0', before)}), then {words}"
+    trial = Trial(words, None)
     given = trial.given("x", x)
+    tol = RTOL[case["dtype"]]
 
     def run(softmax):
+        results = []
+        if before is not None:
+            first = softmax(before.copy())
+            results.append(Result("first (held by the caller)", first, _softmax(before.astype(np.float64)), tol))
         got = softmax(given) if axis is None else softmax(given, axis=axis)
-        return [Result("result", got, want, RTOL[case["dtype"]])]
+        return [Result("result", got, want, tol), *results]
 
     trial.run = run
     return trial
@@ -1034,7 +1045,7 @@ def _attention_trial(case, rng):
     B, T, C = case["B"], case["T"], case["C"]
     hs = C if case["hs"] == "C" else case["hs"]
     dtype = case["dtype"]
-    X = laid(_halves(rng, (B, T, C)).astype(dtype), case["layout"])
+    X = laid((_halves(rng, (B, T, C)) * (15 if case["scale"] == "large" else 1)).astype(dtype), case["layout"])
     Ws = [_halves(rng, (C, hs)).astype(dtype) for _ in range(3)]
     X64, W64 = X.astype(np.float64), [w.astype(np.float64) for w in Ws]
     want = _attention(X64, *W64)

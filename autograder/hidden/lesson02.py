@@ -507,7 +507,9 @@ def _embedding_trial(case, rng):
     def run(Embedding):
         emb = Embedding(V, C)
         emb.E = E.copy()
+        trial.stage = "forward"
         out = emb.forward(given)
+        trial.stage = ""
         results = [Result("forward(idx)", out, E[np.asarray(idx, dtype=np.int64)], part="forward")]
         if backward:
             ret = emb.backward(d_in)
@@ -523,14 +525,15 @@ def _bad_ids_trial(case, rng):
     from .oracle import Trial, described
 
     V = 5
-    bad = {"V": V, "V + 3": V + 3, "-1": -1, "-V": -V, "float": 1.5}[case["bad id"]]
+    bad = {"V": V, "V + 3": V + 3, "-1": -1, "-V": -V, "float 1.5": 1.5, "float 2.0": 2.0}[case["bad id"]]
     container = case["bad container"]
+    kind = np.dtype(case["float dtype"]) if isinstance(bad, float) else np.dtype(np.int64)
     if container == "python":
         idx = bad
     elif container == "numpy scalar":
-        idx = np.float64(bad) if isinstance(bad, float) else np.int64(bad)
+        idx = kind.type(bad)
     else:
-        idx = np.array([0, bad, 1], dtype=np.float64 if isinstance(bad, float) else np.int64)
+        idx = np.array([0, bad, 1], dtype=kind)
     allowed = (IndexError, ValueError, TypeError) if isinstance(bad, float) else (IndexError, ValueError)
     trial = Trial(f"Embedding(vocab_size={V}, C=2), forward({described('idx', idx)})", None, raises=allowed)
 

@@ -474,16 +474,18 @@ def _positional_trial(case, rng):
     x = laid(rng.integers(-2, 3, size=(B, T, C)).astype(case["x dtype"]), case["x layout"])
     dout = laid(rng.integers(-2, 3, size=(B, T, C)).astype(case["dout dtype"]), case["dout layout"])
     trial = Trial(
-        f"pe = PositionalEmbedding(block_size={bs}, C={C}) with {described('P', P)}, pe.forward({described('x', x)}), "
-        f"pe.backward({described('dout', dout)})",
+        f"pe = PositionalEmbedding(block_size={bs}, C={C}) with {described('P', P)}, pe.forward({described('x', x)})",
         None,
+        tail=f", pe.backward({described('dout', dout)})",
     )
     gx, gd = trial.given("x", x), trial.given("dout", dout)
 
     def run(PositionalEmbedding):
         pe = PositionalEmbedding(bs, C)
         pe.P = P.copy()
+        trial.stage = "forward"
         out = pe.forward(gx)
+        trial.stage = ""
         results = [Result("forward(x)", out, x.astype(np.float64) + P[:T], RTOL[case["x dtype"]], part="forward")]
         if trial.part == "forward":
             return results
@@ -501,7 +503,7 @@ def _positional_trial(case, rng):
 def _too_long_trial(case, rng, layer=False):
     from .oracle import Trial, described
 
-    bs, B, C = int(rng.integers(1, 5)), int(rng.integers(1, 3)), 2
+    bs, B, C = case["block_size"], case["B"], 2
     T = bs + 1 if case["too long"] == "block_size + 1" else 2 * bs
     if layer:
         V = 3

@@ -535,9 +535,9 @@ def _layer_trial(case, rng):
         f", freeze_positions={frozen})" if how == "constructor" else f"), then layer.freeze_positions = {frozen}"
     )
     trial = Trial(
-        f"layer = {made}, with {described('E', E)} and {described('P', P)}, layer.forward({described('idx', idx)}), "
-        f"layer.backward({described('dout', dout)})",
+        f"layer = {made}, with {described('E', E)} and {described('P', P)}, layer.forward({described('idx', idx)})",
         None,
+        tail=f", layer.backward({described('dout', dout)})",
     )
     gi, gd = trial.given("idx", idx), trial.given("dout", dout)
     d64 = dout.astype(np.float64)
@@ -549,7 +549,9 @@ def _layer_trial(case, rng):
             layer = EmbeddingLayer(V, bs, C)
             layer.freeze_positions = frozen
         layer.E, layer.P = E.copy(), P.copy()
+        trial.stage = "forward"
         out = layer.forward(gi)
+        trial.stage = ""
         results = [Result("forward(idx)", out, E[ids] + P[:T], part="forward")]
         if trial.part == "forward":
             return results

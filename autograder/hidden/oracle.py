@@ -161,6 +161,11 @@ class Trial:
     raises: tuple = ()  # for invalid input: the exception classes allowed
     inputs: list = field(default_factory=list)  # (name, array handed over, its values before)
     part: str = ""  # the hidden check judging it: a trial makes only the calls that check needs
+    tail: str = ""  # the calls made after a forward, written out (not made when the check is the forward's)
+    stage: str = ""  # "forward" while the trial's forward runs
+
+    def said(self) -> str:
+        return self.words + ("" if self.part == "forward" else self.tail)
 
     def given(self, name, array):
         """Hand ``array`` to the student's code, watched so a change in place is seen."""
@@ -186,10 +191,12 @@ def judge(trial: Trial, student, part: str = "") -> None:
     except (Exception, SystemExit) as e:  # noqa: BLE001 - the student's code, on an input of the space
         if trial.raises and isinstance(e, trial.raises):
             return
+        if trial.stage == "forward" and part not in ("", "forward"):
+            return  # the forward's check charges its own crash on this case: a fault is charged once
         if trial.raises:
             names = " or ".join(c.__name__ for c in trial.raises)
             raise Failure("wrong-error", f"it should raise {names}, but raised {type(e).__name__}", "") from None
-        raise Failure("crashed", f"it raised {explain(e, 'your code').splitlines()[0]}", "") from None
+        raise Failure("crashed", f"{explain(e, 'it').splitlines()[0]}", "") from None
     if trial.raises:
         names = " or ".join(c.__name__ for c in trial.raises)
         raise Failure("no-error-raised", f"it should raise {names}, but it returned normally", "")
@@ -199,6 +206,7 @@ def judge(trial: Trial, student, part: str = "") -> None:
     for r in results:
         if part and r.part and r.part != part:
             continue
+        r.got = current(student, r.got)  # a result is the caller's: a later call of the trial must not change it
         if r.want is None:
             if r.got is not None:
                 raise Failure("wrong-value", f"{r.name} should be None, got {type(r.got).__name__}", "")
@@ -211,6 +219,8 @@ def difference(r: Result) -> tuple[str, str, str]:
     """(id, what differs, the two results written out) for a Result that is off: a transform of the right one is
     named only when it holds on this very case."""
     want = np.asarray(r.want, dtype=np.float64)
+    if r.got is None:
+        return "wrong-value", f"{r.name} is None", f"the right {r.name} is {clip(fmt(want, 4, whole=WHOLE))}"
     try:
         got = np.asarray(r.got, dtype=np.float64)
     except (TypeError, ValueError):
@@ -241,14 +251,45 @@ def sweep(unit_name: str, student, trial_of, part: str = "", invalid: bool = Fal
         failure = fails(trial_of, row, seed, student, part, raises)
         if failure is not None:
             row, failure = smallest(UNITS[unit_name], trial_of, row, failure, seed, student, part, raises, invalid)
+            fixed = fails(trial_of, row, 0, student, part, raises)  # the same row drawn the same way at every grading
+            if fixed is not None and family(fixed[1].misconception) == family(failure[1].misconception):
+                failure = fixed
+            failure = verified(trial_of, row, failure, student, part, raises)
             trial, f = failure
             shown = f": {f.shown}" if f.shown else ""
+            where = (
+                "should refuse an input the contract rules out"
+                if invalid
+                else "is wrong on an input the contract allows"
+            )
             raise Diagnosis(
                 f.misconception,
-                f"{UNITS[unit_name].name} is wrong on an input the contract allows: {f.what}.\n"
-                f"Smallest failing case: {trial.words}{shown}.",
+                f"{UNITS[unit_name].name} {where}: {f.what}.\nSmallest failing case: {trial.words}{shown}.",
             )
     return len(rows)
+
+
+def family(misconception: str) -> str:
+    """What kind of failure: a crash, a wrong exception, a side effect, or a wrong value (of any name)."""
+    if misconception in ("crashed", "not-implemented"):
+        return "crash"
+    if misconception in ("wrong-error", "no-error-raised"):
+        return "error"
+    return "side" if misconception == "side-effect" else "value"
+
+
+def verified(trial_of, row, failure, student, part, raises):
+    """A transform named on one case (a scale, swapped columns) is named only when it holds on two more draws of the
+    same row; otherwise the failure is told as what differs, by how much."""
+    trial, f = failure
+    if f.misconception in ("wrong-value", "wrong-shape") or family(f.misconception) != "value":
+        return failure
+    for seed in (1, 2):
+        again = fails(trial_of, row, seed, student, part, raises)
+        if again is None or again[1].misconception != f.misconception:
+            what = f.what.split(" is ", 1)[0] + " is wrong"
+            return trial, Failure("wrong-value", what, f.shown)
+    return failure
 
 
 def fails(trial_of, row, seed, student, part, raises):
@@ -275,7 +316,7 @@ def smallest(unit, trial_of, row, failure, seed, student, part, raises, invalid)
                 tries += 1
                 candidate = dict(row, **{d.name: v})
                 again = fails(trial_of, candidate, seed, student, part, raises)
-                if again is not None and again[1].misconception == failure[1].misconception:
+                if again is not None and family(again[1].misconception) == family(failure[1].misconception):
                     row, failure, changed = candidate, again, True
                     break
     return row, failure
@@ -351,8 +392,24 @@ def sequences(machine_of, unit_name: str, student) -> int:
         failure = replay(machine, seq, student)
         if failure is not None:
             seq, failure = shortest(machine, seq, failure, student)
+            seq, failure = canonical(machine_of, steps, student, seq, failure)
             raise Diagnosis(failure[0], failure[1])
     return count
+
+
+def canonical(machine_of, steps, student, seq, failure):
+    """The first failing sequence of at most len(seq) calls among the short ones every grading tries alike (a forward,
+    then one or two steps, on one fixed machine): the same submission is shown the same sequence at every grading."""
+    for n in (1, 2):
+        for kinds in itertools.product(steps, repeat=n):
+            machine = machine_of(np.random.default_rng(0))
+            short_seq = materialise(machine, [Step("forward other shape", ""), *(Step(k, "") for k in kinds)])
+            if len(short_seq) > len(seq) or not valid(short_seq):
+                continue
+            again = replay(machine, short_seq, student)
+            if again is not None:
+                return short_seq, again
+    return seq, failure
 
 
 def materialise(machine: Machine, seq: list[Step]) -> list[Step]:
@@ -406,11 +463,18 @@ def replay(machine: Machine, seq: list[Step], student):
     tables = {k: np.array(v, copy=True) for k, v in machine.initial_tables().items()}
     grads: dict = {}
     history: list = []  # every right answer so far: (what, value), to tell a stale result
+    handed: list = []  # every result handed out so far: (what, the student's array, its right value)
     flag = False
     last = None
     done: list[str] = []
     try:
         obj = machine.construct(student)
+        for name in ("cache",) + machine.grads:
+            if getattr(obj, name) is not None:
+                return "wrong-value", (
+                    f"{machine.constructor_words()} should start with self.{name} = None (it has no forward or "
+                    f"backward to remember yet); it starts with {fmt(getattr(obj, name))}."
+                )
         for name, value in tables.items():
             setattr(obj, name, np.array(value, copy=True))
         if machine.flag:
@@ -426,7 +490,7 @@ def replay(machine: Machine, seq: list[Step], student):
                 got = obj.forward(given)
                 want = machine.reference_forward(tables, inp)
                 last = inp
-                bad = compare_step(machine, seq, done, "output", got, want, history)
+                bad = compare_step(machine, seq, done, "output", got, want, history, handed, student)
                 if bad:
                     return bad
                 history.append(("output", want))
@@ -442,8 +506,11 @@ def replay(machine: Machine, seq: list[Step], student):
                     bad = compare_step(machine, seq, done, "returned gradient", ret, want_ret, history)
                     if bad:
                         return bad
+                other = machine.reference_backward(tables, last, dout, not flag)[1] if machine.flag else {}
                 for gname, want in want_grads.items():
-                    bad = compare_step(machine, seq, done, gname, getattr(obj, gname), want, history)
+                    bad = compare_step(
+                        machine, seq, done, gname, getattr(obj, gname), want, history, handed, student, other.get(gname)
+                    )
                     if bad:
                         return bad
                     history.append((gname, want))
@@ -454,6 +521,7 @@ def replay(machine: Machine, seq: list[Step], student):
                 else:
                     delta = step.arg * grads["d" + step.table]
                 subtract_in_place(obj, step.table, delta)
+                handed.clear()  # a result may be a view of the table (E[3] is): the step is the caller's own write
                 tables[step.table] = tables[step.table] - delta
             elif step.kind == "replace":
                 setattr(obj, step.table, np.array(step.arg, copy=True))
@@ -470,7 +538,19 @@ def replay(machine: Machine, seq: list[Step], student):
     return None
 
 
-def compare_step(machine, seq, done, name, got, want, history):
+def compare_step(machine, seq, done, name, got, want, history, handed=None, student=None, flipped=None):
+    """None, or (id, message) when ``got`` is not ``want``; ``flipped``: the right value with the flag the other way."""
+    if handed is not None:
+        for ename, egot, ewant in handed:
+            if not same(current(student, egot), ewant, 1e-9):
+                return "side-effect", story(
+                    machine,
+                    seq,
+                    done,
+                    f"the {ename} an earlier call handed out changed afterwards: your code writes into an array it "
+                    f"gave away (a buffer kept and reused). Make a new array at every call",
+                )
+        handed.append((name, got, want))
     if same(got, want, 1e-9):
         return None
     r = Result(name, got, want)
@@ -481,17 +561,18 @@ def compare_step(machine, seq, done, name, got, want, history):
             stale = any(w == name and np.shape(v) == g.shape and same(g, v, 1e-9) for w, v in history)
         except (TypeError, ValueError):
             stale = False
-        if stale:
+        if flipped is not None and not same(flipped, want, 1e-9) and same(g, flipped, 1e-9):
+            misconception = "stale-state"
+            what = (
+                f"{name} is what it would be with {machine.flag} the other way, as it was at an earlier call: "
+                f"backward reads {machine.flag} when it runs, as it is then"
+            )
+        elif stale:
             misconception = "stale-state"
             what = (
                 f"{name} is the right {name} of an earlier call: it keeps a result (or a copy of a table) under "
                 "too little of what it depends on. Compute it from the arguments and the tables as they are at "
                 "every call"
-            )
-        elif machine.flag and name == "dP" and same(g, 0 * g, 1e-12) != same(np.asarray(want), 0 * g, 1e-12):
-            what = (
-                f"dP is what it would be with {machine.flag} the other way: backward reads {machine.flag} when it "
-                "runs, as it is then"
             )
     return misconception, story(machine, seq, done, what, shown)
 
@@ -528,6 +609,17 @@ def shortest(machine, seq, failure, student):
                 break
         else:
             return seq, failure
+
+
+def current(student, value):
+    """What ``value``, handed out by the student's code earlier, holds now: where the kit grades, the kernel is asked
+    (the checker's copy never changes); in the kernel it is the object itself."""
+    from ..channel.proxy import Remote
+
+    for s in student if isinstance(student, tuple) else (student,):
+        if isinstance(s, Remote):
+            return object.__getattribute__(s, "_session").recall(value)
+    return value
 
 
 def valid(seq: list[Step]) -> bool:

@@ -88,6 +88,11 @@ UNITS = {
                     ("small", "wide", "very negative", "ties"),
                     "both signs; a spread wider than exp holds (-800 to 800); all near -1000; equal entries",
                 ),
+                Dim(
+                    "before",
+                    ("none", "same shape", "other shape"),
+                    "called first with another x, whose result the caller still holds (a later call leaves it alone)",
+                ),
             ),
             check="softmax_values",
         ),
@@ -100,6 +105,7 @@ UNITS = {
                 Dim("hs", ("C", 1, 2), "head size, equal to C or not"),
                 Dim("layout", LAYOUTS, "X's memory layout"),
                 Dim("dtype", ("float64", "float32"), "X and the weights of another float dtype"),
+                Dim("scale", ("small", "large"), "X of entries up to 1, or up to 30 (scores around 1000)"),
             ),
             check="attention_values",
         ),
@@ -134,8 +140,13 @@ UNITS = {
                 ),
             ),
             invalid=(
-                Dim("bad id", ("V", "V + 3", "-1", "-V", "float"), "an id of V or more, a negative id, a float id"),
+                Dim(
+                    "bad id",
+                    ("V", "V + 3", "-1", "-V", "float 1.5", "float 2.0"),
+                    "an id of V or more, a negative id, an id of a float type (whole-valued too)",
+                ),
                 Dim("bad container", ("python", "numpy scalar", "array"), "the bad id alone or in an array"),
+                Dim("float dtype", FLOAT_DTYPES, "the float type of a float id"),
             ),
             raises=("IndexError", "ValueError", "TypeError"),
             steps=STATE_STEPS,
@@ -228,7 +239,11 @@ UNITS = {
                 Dim("dout layout", LAYOUTS, "dout's memory layout"),
                 Dim("dout dtype", FLOAT_DTYPES, "dout of every float dtype"),
             ),
-            invalid=(Dim("too long", ("block_size + 1", "2 * block_size"), "T longer than block_size"),),
+            invalid=(
+                Dim("too long", ("block_size + 1", "2 * block_size"), "T longer than block_size"),
+                Dim("block_size", (1, 4), "block_size"),
+                Dim("B", (1, 2, 5), "batch, smaller and larger than T"),
+            ),
             raises=("ValueError", "AssertionError"),
             steps=STATE_STEPS,
             check="positional_backward_dP",
@@ -251,7 +266,11 @@ UNITS = {
                 Dim("frozen", (False, True), "freeze_positions off or on"),
                 Dim("frozen how", ("constructor", "attribute"), "the flag given to the constructor or set afterwards"),
             ),
-            invalid=(Dim("too long", ("block_size + 1", "2 * block_size"), "T longer than block_size"),),
+            invalid=(
+                Dim("too long", ("block_size + 1", "2 * block_size"), "T longer than block_size"),
+                Dim("block_size", (1, 4), "block_size"),
+                Dim("B", (1, 2, 5), "batch, smaller and larger than T"),
+            ),
             raises=("ValueError", "AssertionError"),
             steps=STATE_STEPS + ("flag",),
             check="layer_backward_dP",
@@ -277,6 +296,9 @@ RULES = (
     "freeze_positions is read by backward when it runs: switching it between a forward and its backward changes that "
     "backward's dP. forward does not depend on it.",
     "Two backwards in a row give the same gradients for the same dout, and the gradient of the second dout for another.",
+    "A result handed out (a return value, self.dE or self.dP after backward) is the caller's: a later call of the unit "
+    "does not write into it. A new object starts with self.cache and its gradients None.",
+    "A replaced table has the shape of the one it replaces.",
 )
 
 
