@@ -1002,28 +1002,39 @@ def _sizes(rng, rank, sizes):
     return tuple(shape)
 
 
+def wide(shape, axis):
+    """Scores from -800 to 800 along ``axis``: every slice of two entries or more holds both ends."""
+    n = shape[axis]
+    line = np.array([-800.0, 800.0, 0.0, 400.0, -400.0][:n] if n <= 5 else np.linspace(-800, 800, n))
+    return np.moveaxis(
+        np.broadcast_to(line, shape[: axis % len(shape)] + shape[axis % len(shape) + 1 :] + (n,)), -1, axis
+    )
+
+
 def _softmax_trial(case, rng):
     from .oracle import RTOL, Result, Trial, described, laid
 
     rank = case["rank"]
     shape = _sizes(rng, rank, case["sizes"])
     axis = {"default": None, "last": rank - 1, "-rank": -rank, "middle": rank // 2}.get(case["axis"], case["axis"])
+    ax = -1 if axis is None else axis
     values = {
         "small": lambda: rng.integers(-3, 4, size=shape).astype(float),
-        "wide": lambda: rng.choice([-800.0, 0.0, 800.0], size=shape),
+        "wide": lambda: wide(shape, ax),
         "very negative": lambda: -1000.0 - rng.integers(0, 4, size=shape),
         "ties": lambda: np.full(shape, 2.0),
     }[case["values"]]()
     x = laid(values.astype(case["dtype"]), case["layout"])
-    ax = -1 if axis is None else axis
     want = _softmax(x.astype(np.float64), ax)
     words = f"softmax({described('x', x)}" + ("" if axis is None else f", axis={axis}") + ")"
     before = None
-    if case["before"] != "none":
-        other = shape if case["before"] == "same shape" else shape + (2,)
-        before = rng.integers(-3, 4, size=other).astype(case["dtype"])
+    if case["before"] != "none" and case["values"] not in ("wide", "very negative"):
+        # the first call's result differs from the second's wherever a slice has two entries or more
+        first = -values if case["before"] == "same shape" else rng.integers(-3, 4, size=shape + (2,))
+        before = np.asarray(first, dtype=np.float64).astype(case["dtype"])
         words = f"first = softmax({described('x0', before)}), then {words}"
-    trial = Trial(words, None)
+    # scores past what exp holds are softmax_stable's to judge, the rest softmax_values's: a fault is charged once
+    trial = Trial(words, None, belongs="stable" if case["values"] in ("wide", "very negative") else "values")
     given = trial.given("x", x)
     tol = RTOL[case["dtype"]]
 
@@ -1120,7 +1131,8 @@ from .oracle import cover, sweeping  # noqa: E402 - after the checks it extends
 cover(
     globals(),
     {
-        "softmax_values": sweeping("softmax(x, axis)", _softmax_trial),
+        "softmax_values": sweeping("softmax(x, axis)", _softmax_trial, "values"),
+        "softmax_stable": sweeping("softmax(x, axis)", _softmax_trial, "stable"),
         "attention_values": sweeping("self_attention(X, Wq, Wk, Wv)", _attention_trial),
         "permutation_gap_with_pos": sweeping("permutation_gap(X, perm, Wq, Wk, Wv, P)", _gap_trial),
     },

@@ -664,7 +664,10 @@ def _sizes_trial(name, reference, first, case, rng, before_of):
         if before is not None:
             fn(*before[:2]) if before[2] is None else fn(*before[:2], base=before[2])
         got = fn(n, C) if base is None else fn(n, C, base=base)
-        return [Result(name, got, reference(int(n), int(C), b), 1e-7)]
+        earlier = ()
+        if before is not None:
+            earlier = (reference(int(before[0]), int(before[1]), DEFAULT_BASE if before[2] is None else before[2]),)
+        return [Result(name, got, reference(int(n), int(C), b), 1e-7, earlier=earlier)]
 
     trial.run = run
     return trial

@@ -40,6 +40,8 @@ class Unit:
     check: str = ""  # the hidden check whose cell the unit's cases are charged to
     invalid_check: str = ""
     steps_check: str = ""
+    # a typical case, one value per dimension: every value of every dimension is also drawn on it (oracle.anchored)
+    typical: dict | None = None
 
     def dim(self, name: str) -> Dim:
         return next(d for d in self.dims + self.invalid if d.name == name)
@@ -95,6 +97,15 @@ UNITS = {
                 ),
             ),
             check="softmax_values",
+            typical={
+                "rank": 2,
+                "sizes": "odd",
+                "axis": -1,
+                "layout": "contiguous",
+                "dtype": "float64",
+                "values": "small",
+                "before": "none",
+            },
         ),
         Unit(
             "self_attention(X, Wq, Wk, Wv)",
@@ -211,6 +222,7 @@ UNITS = {
             ),
             raises=("ValueError",),
             check="table_base_and_length",
+            typical={"T": 7, "C": 8, "base": "default", "int type": "int", "before": "none"},
             invalid_check="table_bad_sizes",
         ),
         Unit(
@@ -225,6 +237,7 @@ UNITS = {
             invalid=(Dim("bad", ("C = 1", "C = 3", "C = 7"), "an odd C"),),
             raises=("ValueError",),
             check="shift_matrix_values",
+            typical={"k": 3, "C": 4, "base": "default", "int type": "int", "before": "none"},
             invalid_check="shift_matrix_odd_C",
         ),
         Unit(

@@ -50,6 +50,11 @@ def catalogue() -> tuple[list[Mutant], list[Mutant]]:
             continue
         mutants += module.MUTANTS
         alternatives += module.ALTERNATIVES
+    from .blind import rounds
+
+    wrong, correct = rounds()  # the blind rounds kept as regression tests
+    mutants += wrong
+    alternatives += correct
     names = [m.name for m in mutants + alternatives]
     duplicated = {n for n in names if names.count(n) > 1}
     if duplicated:
