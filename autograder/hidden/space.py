@@ -125,7 +125,7 @@ UNITS = {
             (
                 Dim("B", (1, 2), "batch"),
                 Dim("T", (3, 4, 5), "sequence length from 3"),
-                Dim("perm", ("cycle", "reverse cycle", "swap then cycle"), "a permutation that is not its own inverse"),
+                Dim("perm", ("cycle", "reverse cycle", "random"), "a permutation that is not its own inverse"),
                 Dim("perm dtype", INT_DTYPES, "perm of every integer dtype"),
                 Dim("P", ("T rows", "longer", "none"), "P of exactly T rows, of more rows, or left out"),
                 Dim("layout", LAYOUTS, "X's memory layout"),
@@ -159,7 +159,7 @@ UNITS = {
                 Dim("bad container", ("python", "numpy scalar", "array"), "the bad id alone or in an array"),
                 Dim("float dtype", FLOAT_DTYPES, "the float type of a float id"),
             ),
-            raises=("IndexError", "ValueError", "TypeError"),
+            raises=("IndexError", "ValueError", "TypeError (for a float id)"),
             steps=STATE_STEPS,
             check="embedding_forward",
             invalid_check="embedding_bad_ids",
