@@ -29,7 +29,17 @@ def test_the_contracts_input_space_table_is_the_one_generated_from_the_space():
 
 def test_every_unit_declares_types_ranks_layouts_and_every_stateful_unit_its_call_sequences():
     words = " ".join(d.says + " " + d.name for u in UNITS.values() for d in u.dims + u.invalid)
-    for needed in ("dtype", "rank", "layout", "axis", "Python int", "NumPy integer scalar", "last id", "last position", "id 0"):
+    for needed in (
+        "dtype",
+        "rank",
+        "layout",
+        "axis",
+        "Python int",
+        "NumPy integer scalar",
+        "last id",
+        "last position",
+        "id 0",
+    ):
         assert needed.lower() in words.lower(), needed
     for unit in UNITS.values():
         assert all(s in STEP_WORDS for s in unit.steps), unit.name

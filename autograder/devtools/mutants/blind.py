@@ -3,7 +3,7 @@ docs/contract.md and the student notebooks alone by someone who had not read ``a
 
 A round is a folder of this package (``blind42/``, its README says how it was written): one file per solution, five
 header lines (notebook, cell, kind, contract, story), then the whole new source of one solution cell.  Every wrong
-one becomes a :class:`Mutant` expecting the diagnosis the hidden checks give it on every seed (``EXPECTS``), every
+one becomes a mutant of the catalogue expecting the diagnosis the hidden checks give it on every seed (``EXPECTS``), every
 correct one an alternative; the practice exercises are worth 0 points, so no hidden check can take points from a
 wrong one (the notebook's own self-check tells it), and they are left out.
 """
@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-
-from . import Mutant
 
 ROUNDS = ("blind42",)
 PRACTICE = ("ex1-naive-scatter", "ex2-freeze", "ex3-full-length")  # 0 points: no hidden check
@@ -50,18 +48,15 @@ def header(text: str) -> dict:
     return dict(re.findall(r"^#\s*(notebook|cell|kind):\s*(\S+)", text, re.M))
 
 
-def rounds() -> tuple[list[Mutant], list[Mutant]]:
-    """(wrong, correct) solutions of every kept blind round."""
-    wrong, correct = [], []
+def rounds() -> list[tuple]:
+    """(name, notebook, cell, expected diagnosis or None for a correct one, source) of every kept blind solution."""
+    solutions = []
     for name in ROUNDS:
         for path in sorted((Path(__file__).parent / name).glob("[0-9]*.py")):
             text = path.read_text()
             meta = header(text)
             if meta["cell"] in PRACTICE:
                 continue
-            if meta["kind"] == "correct":
-                correct.append(Mutant(f"{name}-{path.stem}", meta["notebook"], meta["cell"], None, source=text))
-            else:
-                expects = EXPECTS[path.stem]
-                wrong.append(Mutant(f"{name}-{path.stem}", meta["notebook"], meta["cell"], expects, source=text))
-    return wrong, correct
+            expects = None if meta["kind"] == "correct" else EXPECTS[path.stem]
+            solutions.append((f"{name}-{path.stem}", meta["notebook"], meta["cell"], expects, text))
+    return solutions
