@@ -1026,13 +1026,16 @@ def _softmax_trial(case, rng):
     }[case["values"]]()
     x = laid(values.astype(case["dtype"]), case["layout"])
     want = _softmax(x.astype(np.float64), ax)
-    words = f"softmax({described('x', x)}" + ("" if axis is None else f", axis={axis}") + ")"
     before = None
     if case["before"] != "none" and case["values"] not in ("wide", "very negative"):
         # the first call's result differs from the second's wherever a slice has two entries or more
         first = -values if case["before"] == "same shape" else rng.integers(-3, 4, size=shape + (2,))
         before = np.asarray(first, dtype=np.float64).astype(case["dtype"])
-        words = f"first = softmax({described('x0', before)}), then {words}"
+
+    def words():
+        call = f"softmax({described('x', x)}" + ("" if axis is None else f", axis={axis}") + ")"
+        return call if before is None else f"first = softmax({described('x0', before)}), then {call}"
+
     # scores past what exp holds are softmax_stable's to judge, the rest softmax_values's: a fault is charged once
     trial = Trial(words, None, belongs="stable" if case["values"] in ("wide", "very negative") else "values")
     given = trial.given("x", x)
@@ -1060,8 +1063,9 @@ def _attention_trial(case, rng):
     Ws = [_halves(rng, (C, hs)).astype(dtype) for _ in range(3)]
     X64, W64 = X.astype(np.float64), [w.astype(np.float64) for w in Ws]
     want = _attention(X64, *W64)
-    words = ", ".join(described(n, a) for n, a in zip(("X", "Wq", "Wk", "Wv"), (X, *Ws)))
-    trial = Trial(f"self_attention({words})", None)
+    trial = Trial(
+        lambda: f"self_attention({', '.join(described(n, a) for n, a in zip(('X', 'Wq', 'Wk', 'Wv'), (X, *Ws)))})", None
+    )
     args = [trial.given(n, a) for n, a in zip(("X", "Wq", "Wk", "Wv"), (X, *Ws))]
 
     def run(student):
@@ -1097,10 +1101,12 @@ def _gap_trial(case, rng):
     perm = perm.astype(case["perm dtype"])
     P = None if case["P"] == "none" else _halves(rng, (T + (2 if case["P"] == "longer" else 0), C))
     ref = _correct_gap(lambda *a: _attention(*a), X, perm.astype(np.int64), *Ws, P)
-    words = [described("X", X), described("perm", perm), *(described(n, w) for n, w in zip(("Wq", "Wk", "Wv"), Ws))]
-    if P is not None:
-        words.append(described("P", P))
-    trial = Trial(f"permutation_gap({', '.join(words)})", None)
+
+    def words():
+        said = [described("X", X), described("perm", perm), *(described(n, w) for n, w in zip(("Wq", "Wk", "Wv"), Ws))]
+        return f"permutation_gap({', '.join(said + ([] if P is None else [described('P', P)]))})"
+
+    trial = Trial(words, None)
     args = [trial.given("X", X), trial.given("perm", perm)] + [
         trial.given(n, w) for n, w in zip(("Wq", "Wk", "Wv"), Ws)
     ]

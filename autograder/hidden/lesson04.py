@@ -475,9 +475,12 @@ def _positional_trial(case, rng):
     x = laid(rng.integers(-2, 3, size=(B, T, C)).astype(case["x dtype"]), case["x layout"])
     dout = laid(rng.integers(-2, 3, size=(B, T, C)).astype(case["dout dtype"]), case["dout layout"])
     trial = Trial(
-        f"pe = PositionalEmbedding(block_size={bs}, C={C}) with {described('P', P)}, pe.forward({described('x', x)})",
+        lambda: (
+            f"pe = PositionalEmbedding(block_size={bs}, C={C}) with {described('P', P)}, "
+            f"pe.forward({described('x', x)})"
+        ),
         None,
-        tail=f", pe.backward({described('dout', dout)})",
+        tail=lambda: f", pe.backward({described('dout', dout)})",
     )
     gx, gd = trial.given("x", x), trial.given("dout", dout)
 

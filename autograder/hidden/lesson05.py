@@ -535,9 +535,11 @@ def _layer_trial(case, rng):
         f", freeze_positions={frozen})" if how == "constructor" else f"), then layer.freeze_positions = {frozen}"
     )
     trial = Trial(
-        f"layer = {made}, with {described('E', E)} and {described('P', P)}, layer.forward({described('idx', idx)})",
+        lambda: (
+            f"layer = {made}, with {described('E', E)} and {described('P', P)}, layer.forward({described('idx', idx)})"
+        ),
         None,
-        tail=f", layer.backward({described('dout', dout)})",
+        tail=lambda: f", layer.backward({described('dout', dout)})",
     )
     gi, gd = trial.given("idx", idx), trial.given("dout", dout)
     d64 = dout.astype(np.float64)
