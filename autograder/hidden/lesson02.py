@@ -514,7 +514,7 @@ def _embedding_trial(case, rng):
         trial.stage = "forward"
         out = emb.forward(given)
         trial.stage = ""
-        results = [Result("forward(idx)", out, E[np.asarray(idx, dtype=np.int64)], part="forward")]
+        results = [Result("forward(idx)", out, E[np.asarray(idx, dtype=np.int64)], part="forward", recall=backward)]
         if backward:
             ret = emb.backward(d_in)
             want = scatter_add(np.asarray(idx, dtype=np.int64), dout.astype(np.float64), V)

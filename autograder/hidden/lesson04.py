@@ -490,7 +490,16 @@ def _positional_trial(case, rng):
         trial.stage = "forward"
         out = pe.forward(gx)
         trial.stage = ""
-        results = [Result("forward(x)", out, x.astype(np.float64) + P[:T], RTOL[case["x dtype"]], part="forward")]
+        results = [
+            Result(
+                "forward(x)",
+                out,
+                x.astype(np.float64) + P[:T],
+                RTOL[case["x dtype"]],
+                "forward",
+                recall=trial.part != "forward",
+            )
+        ]
         if trial.part == "forward":
             return results
         dx = pe.backward(gd)

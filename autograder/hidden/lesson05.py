@@ -554,7 +554,7 @@ def _layer_trial(case, rng):
         trial.stage = "forward"
         out = layer.forward(gi)
         trial.stage = ""
-        results = [Result("forward(idx)", out, E[ids] + P[:T], part="forward")]
+        results = [Result("forward(idx)", out, E[ids] + P[:T], part="forward", recall=trial.part != "forward")]
         if trial.part == "forward":
             return results
         ret = layer.backward(gd)

@@ -164,6 +164,7 @@ class Result:
     rtol: float = 1e-9
     part: str = ""  # which hidden check it belongs to ("" = every one of the unit)
     earlier: tuple = ()  # the right results of the calls made before it: a result equal to one of them is stale
+    recall: bool = False  # the trial called the student's code again after it: ask what it holds now
 
 
 @dataclass
@@ -225,7 +226,8 @@ def judge(trial: Trial, student, part: str = "") -> None:
     for r in results:
         if part and r.part and r.part != part:
             continue
-        r.got = current(student, r.got)  # a result is the caller's: a later call of the trial must not change it
+        if r.recall:  # a result is the caller's: a later call of the trial must not change it
+            r.got = current(student, r.got)
         if r.want is None:
             if r.got is not None:
                 raise Failure("wrong-value", f"{r.name} should be None, got {type(r.got).__name__}", "")
@@ -554,8 +556,10 @@ def replay(machine: Machine, seq: list[Step], student):
                     delta = step.arg
                 else:
                     delta = step.arg * grads["d" + step.table]
+                bad = recheck(machine, seq, done, handed, student)  # a result may be a view of the table (E[3] is):
+                if bad:  # after the step, which is the caller's own write, they are not asked again
+                    return bad
                 subtract_in_place(obj, step.table, delta)
-                handed.clear()  # a result may be a view of the table (E[3] is): the step is the caller's own write
                 tables[step.table] = tables[step.table] - delta
             elif step.kind == "replace":
                 setattr(obj, step.table, np.array(step.arg, copy=True))
@@ -569,21 +573,28 @@ def replay(machine: Machine, seq: list[Step], student):
             raise Diagnosis("not-implemented", "A stub still raises NotImplementedError: fill in its stub.") from None
         except (Exception, SystemExit) as e:  # noqa: BLE001 - the student's code, on a sequence the contract allows
             return "crashed", story(machine, seq, done, f"the last call raised {explain(e, 'it').splitlines()[0]}")
+    return recheck(machine, seq, done, handed, student)
+
+
+def recheck(machine, seq, done, handed, student):
+    """None, or (id, message) when a result handed out earlier in the sequence has changed since (asked of the kernel
+    once, before an optimizer step and at the end: not after every call)."""
+    for name, got, want in handed:
+        if not same(current(student, got), want, 1e-9):
+            return "side-effect", story(
+                machine,
+                seq,
+                done,
+                f"the {name} an earlier call handed out changed afterwards: your code writes into an array it gave "
+                "away (a buffer kept and reused). Make a new array at every call",
+            )
+    handed.clear()
     return None
 
 
 def compare_step(machine, seq, done, name, got, want, history, handed=None, student=None, flipped=None):
     """None, or (id, message) when ``got`` is not ``want``; ``flipped``: the right value with the flag the other way."""
     if handed is not None:
-        for ename, egot, ewant in handed:
-            if not same(current(student, egot), ewant, 1e-9):
-                return "side-effect", story(
-                    machine,
-                    seq,
-                    done,
-                    f"the {ename} an earlier call handed out changed afterwards: your code writes into an array it "
-                    f"gave away (a buffer kept and reused). Make a new array at every call",
-                )
         handed.append((name, got, want))
     if same(got, want, 1e-9):
         return None
