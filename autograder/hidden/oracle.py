@@ -94,12 +94,19 @@ def anchored(dims, typical: dict) -> list[dict]:
     return rows
 
 
-def cases(unit_name: str, invalid: bool = False) -> tuple[list[dict], np.random.Generator]:
+def cases(unit_name: str, invalid: bool = False, part: str = "") -> tuple[list[dict], np.random.Generator]:
+    """The cases one check of a unit draws: the pairwise covering array of the dimensions that can change its results
+    (``Dim.parts``), the others at their first, plainest value (so a fault of another check's is not charged here on
+    some draws); typical-case anchors; random cases on top."""
     unit = UNITS[unit_name]
     rng = np.random.default_rng(seed_of(unit_name + ("/invalid" if invalid else "")))
     dims = unit.invalid if invalid else unit.dims
+    mine = [d for d in dims if not part or not d.parts or part in d.parts]
+    rows = covering(mine, rng) if mine else [{}]
+    rows += random_rows(mine, rng, RANDOM_ROWS)
+    rows = [dict({d.name: d.values[0] for d in dims}, **r) for r in rows]  # the others at their plainest value
     anchors = anchored(dims, unit.typical) if unit.typical and not invalid else []
-    return covering(dims, rng) + anchors + random_rows(dims, rng, RANDOM_ROWS), rng
+    return rows + anchors, rng
 
 
 # ------------------------------------------------------------------------------------------------ arrays of the space
@@ -274,7 +281,7 @@ def clip(text: str) -> str:
 def sweep(unit_name: str, student, trial_of, part: str = "", invalid: bool = False, raises: tuple = ()) -> int:
     """Run every case of the unit's covering array (and random rows) on the student's code; on the first failure,
     shrink it and raise the Diagnosis that shows the smallest failing case.  Returns the number of cases run."""
-    rows, rng = cases(unit_name, invalid)
+    rows, rng = cases(unit_name, invalid, part)
     seed = int(rng.integers(1 << 30))
     key = (unit_name, "invalid inputs" if invalid else f"cases ({part or 'all'})")
     DRAWN[key] = DRAWN.get(key, 0) + len(rows)
@@ -414,7 +421,7 @@ def plan(rng, steps, seen: set) -> list[str]:
 def sequences(machine_of, unit_name: str, student) -> int:
     """Drive the unit through random sequences in which every ordered pair of its steps occurs; compare with the
     reference after every call.  On a failure, raise the Diagnosis showing the smallest failing call sequence."""
-    steps = UNITS[unit_name].steps
+    steps = alphabet(UNITS[unit_name].steps, machine_of.tables)
     rng = np.random.default_rng(seed_of(unit_name + "/steps"))
     wanted = {(a, b) for a in steps for b in steps}
     seen: set = {("forward other shape", "forward other shape")} if "forward other shape" not in steps else set()
@@ -431,6 +438,15 @@ def sequences(machine_of, unit_name: str, student) -> int:
             seq, failure = canonical(machine_of, steps, student, seq, failure)
             raise Diagnosis(failure[0], failure[1])
     return count
+
+
+def alphabet(steps, tables) -> list[str]:
+    """The steps a sequence is made of, a table's step once per table ("step in place P"): every ordered pair of them
+    is met, so a step on P is followed by every call, not only a step on E."""
+    out = []
+    for s in steps:
+        out += [f"{s} {t}" for t in tables] if s in ("step in place", "replace table") else [s]
+    return out
 
 
 def canonical(machine_of, steps, student, seq, failure):
@@ -477,15 +493,15 @@ def materialise(machine: Machine, seq: list[Step]) -> list[Step]:
             g = next(gnames, "g")
             dout = machine.new_dout(last_input[1])
             out.append(Step("backward", f"backward({g})", (g, dout, last_input[0])))
-        elif k == "step in place":
-            table = machine.tables[int(machine.rng.integers(len(machine.tables)))]
+        elif k.startswith("step in place"):
+            table = k.split()[-1] if k != "step in place" else machine.tables[0]
             if any(s.kind == "backward" for s in out):
                 out.append(Step("step", f"{table} -= 0.5 * d{table}", 0.5, table))
             else:
                 delta = np.ones_like(machine.initial_tables()[table])
                 out.append(Step("step", f"{table} -= {short(delta)}", delta, table))
-        elif k == "replace table":
-            table = machine.tables[int(machine.rng.integers(len(machine.tables)))]
+        elif k.startswith("replace table"):
+            table = k.split()[-1] if k != "replace table" else machine.tables[0]
             new = machine.initial_tables()[table] + 1.0
             out.append(Step("replace", f"{table} = {short(new)}", new, table))
         elif k == "flag":

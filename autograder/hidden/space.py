@@ -28,6 +28,7 @@ class Dim:
     name: str
     values: tuple  # simplest first
     says: str  # what the dimension is, in the contract's words
+    parts: tuple = ()  # the checks of a unit whose results it can change ((): every one); the others keep its first value
 
 
 @dataclass(frozen=True)
@@ -249,8 +250,8 @@ UNITS = {
                 Dim("C", (1, 2, 5), "width from 1"),
                 Dim("x layout", LAYOUTS, "x's memory layout"),
                 Dim("x dtype", FLOAT_DTYPES, "x of every float dtype"),
-                Dim("dout layout", LAYOUTS, "dout's memory layout"),
-                Dim("dout dtype", FLOAT_DTYPES, "dout of every float dtype"),
+                Dim("dout layout", LAYOUTS, "dout's memory layout", parts=("backward",)),
+                Dim("dout dtype", FLOAT_DTYPES, "dout of every float dtype", parts=("backward",)),
             ),
             invalid=(
                 Dim("too long", ("block_size + 1", "2 * block_size"), "T longer than block_size"),
@@ -269,15 +270,25 @@ UNITS = {
                 Dim("block_size", (1, 4, 7), "block_size from 1"),
                 Dim("T", ("block_size", 1, "odd", "block_size - 1"), "T from 1 to block_size: the last position too"),
                 Dim("B", (1, 2, 3), "batch from 1"),
-                Dim("V", (1, 2, 7, 24), "vocabulary size from 1"),
+                Dim("V", (1, 2, 7, 24), "vocabulary size from 1", parts=("forward", "dE")),
                 Dim("C", (1, 2, 5), "width from 1"),
-                Dim("dtype", INT_DTYPES, "ids of every integer dtype"),
-                Dim("which ids", ("random", "both ends", "last id only", "repeats"), "id 0, the last id, repeats"),
-                Dim("ids layout", LAYOUTS, "the ids' memory layout"),
-                Dim("dout layout", LAYOUTS, "dout's memory layout"),
-                Dim("dout dtype", FLOAT_DTYPES, "dout of every float dtype"),
-                Dim("frozen", (False, True), "freeze_positions off or on"),
-                Dim("frozen how", ("constructor", "attribute"), "the flag given to the constructor or set afterwards"),
+                Dim("dtype", INT_DTYPES, "ids of every integer dtype", parts=("forward", "dE")),
+                Dim(
+                    "which ids",
+                    ("random", "both ends", "last id only", "repeats"),
+                    "id 0, the last id, repeats",
+                    parts=("forward", "dE"),
+                ),
+                Dim("ids layout", LAYOUTS, "the ids' memory layout", parts=("forward", "dE")),
+                Dim("dout layout", LAYOUTS, "dout's memory layout", parts=("dE", "dP")),
+                Dim("dout dtype", FLOAT_DTYPES, "dout of every float dtype", parts=("dE", "dP")),
+                Dim("frozen", (False, True), "freeze_positions off or on", parts=("dE", "dP")),
+                Dim(
+                    "frozen how",
+                    ("constructor", "attribute"),
+                    "the flag given to the constructor or set afterwards",
+                    parts=("dE", "dP"),
+                ),
             ),
             invalid=(
                 Dim("too long", ("block_size + 1", "2 * block_size"), "T longer than block_size"),
