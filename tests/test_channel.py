@@ -223,3 +223,33 @@ def test_the_checkers_socket_fits_however_deep_the_temporary_folder(tmp_path, mo
         assert socket_folder("kit-channel-", len("checker.sock")).parent == short  # where it fits, TMPDIR it is
     finally:
         shutil.rmtree(short)
+
+
+class Buffered:
+    """Keeps one output buffer and hands it out at every call, and a table an optimizer steps in place."""
+
+    def __init__(self):
+        self.buffer, self.table = np.zeros(2), np.arange(3, dtype=np.float64)
+        self.view = self.table[:2]  # a view kept of the table: only a step in place reaches it
+
+    def scaled(self, k):
+        self.buffer[...] = k
+        return self.buffer
+
+
+def test_the_checker_sees_what_an_array_handed_out_holds_now_and_steps_a_table_in_place():
+    """issue 42: a result written over by a later call is seen through the channel ("recall"), and an optimizer step
+    ("subtract") changes the student's own array, as E -= lr * dE does in one process."""
+    session, Remote = serve(Buffered)
+    b = Remote()
+    first = b.scaled(1.0)
+    b.scaled(2.0)
+    assert list(first) == [1.0, 1.0], "the checker's copy never changes"
+    assert list(session.recall(first)) == [2.0, 2.0], "the kernel's array was written over by the second call"
+    mine = np.ones(2)
+    assert session.recall(mine) is mine, "an array the kernel never handed out is itself"
+    held = b.table  # a copy, as every attribute crosses
+    session.subtract(object.__getattribute__(b, "_id"), "table", np.ones(3))
+    assert list(b.table) == [-1.0, 0.0, 1.0] and list(held) == [0.0, 1.0, 2.0]
+    assert list(b.view) == [-1.0, 0.0], "the step wrote into the student's array, it did not replace it"
+    session.done(None)

@@ -32,6 +32,7 @@ from . import ENV, wire
 from .fixtures import Fixture
 
 MAX_HANDLES = 100_000
+MAX_KEPT = 4096  # arrays handed out that the checker may ask about again (op "recall")
 MAX_MESSAGE = 2000
 
 
@@ -47,7 +48,15 @@ class Server:
     def __init__(self, sock: socket.socket):
         self.sock = sock
         self.objects: dict[int, object] = {}
+        self.kept: list = []  # arrays handed out, by the number their answer carried
         self.ids: dict[int, int] = {}
+
+    def keep(self, result) -> dict:
+        """Remember an array handed out, so the checker can ask later what it holds then (op "recall")."""
+        if not isinstance(result, np.ndarray) or len(self.kept) >= MAX_KEPT:
+            return {}
+        self.kept.append(result)
+        return {"kept": len(self.kept) - 1}
 
     def handle_of(self, obj) -> wire.Handle:
         key = id(obj)
@@ -109,14 +118,27 @@ class Server:
             op = message.get("op")
             if op == "done":
                 return message.get("diagnosis")
+            if op == "recall":  # an array handed out earlier, as it is now: a later call may have written into it
+                n = message.get("kept")
+                if not (isinstance(n, int) and 0 <= n < len(self.kept)):
+                    raise wire.ProtocolError("no such result")
+                self.send_value("value", self.kept[n])
+                continue
             try:
                 target = self.resolve(message.get("target"), "", "")
                 if op == "getattr":
                     result = getattr(target, str(message.get("name")))
-                    self.send_value("value", result)
+                    self.send_value("value", result, self.keep(result))
                     continue
                 if op == "setattr":
                     setattr(target, str(message.get("name")), self.decode(message.get("value"), arrays))
+                    self.send_value("value", None)
+                    continue
+                if op == "subtract":  # an optimizer step, in place in the student's own array
+                    table = getattr(target, str(message.get("name")))
+                    if not isinstance(table, np.ndarray):
+                        raise TypeError(f"{message.get('name')} is a {type(table).__name__}, not an array")
+                    table -= self.decode(message.get("value"), arrays)
                     self.send_value("value", None)
                     continue
                 if op != "call":
@@ -134,7 +156,7 @@ class Server:
             except BaseException as e:  # noqa: BLE001 - the student's code raised: the answer is its type
                 self.send_error(e, after=arrays, calls=[f.calls for f in fixtures])
                 continue
-            self.send_value("value", result, {"calls": [f.calls for f in fixtures]}, after=arrays)
+            self.send_value("value", result, {"calls": [f.calls for f in fixtures], **self.keep(result)}, after=arrays)
 
     def send_error(self, e: BaseException, after=None, calls=None):
         if isinstance(e, KeyboardInterrupt):

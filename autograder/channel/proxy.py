@@ -18,6 +18,8 @@ import builtins
 import re
 import socket
 
+import numpy as np
+
 from . import wire
 from .fixtures import Fixture, watched
 
@@ -51,6 +53,7 @@ class Session:
         self.sock, self.deadline = sock, deadline
         self.broken: str | None = None
         self.requests = 0
+        self.kept: dict = {}  # id of an array the kernel handed out -> (that array, the kernel's number for it)
 
     # -- plumbing
     def fail(self, why: str):
@@ -135,7 +138,10 @@ class Session:
         if "value" not in message:
             self.fail("the kernel's answer has no value")
         try:
-            return wire.decode(message["value"], arrays, self.resolve)
+            value = wire.decode(message["value"], arrays, self.resolve)
+            if isinstance(value, np.ndarray) and isinstance(message.get("kept"), int):
+                self.kept[id(value)] = (value, message["kept"])
+            return value
         except wire.ProtocolError as e:
             self.fail(f"the kernel answered with something that is not plain data ({e})")
 
@@ -153,6 +159,20 @@ class Session:
     def setattr(self, hid: int, name: str, value):
         a, _, arrays, _ = self.encode([value], {})
         message, back = self.ask({"op": "setattr", "target": hid, "name": name, "value": a[0]}, arrays)
+        self.answer(message, back)
+
+    def recall(self, value):
+        """What an array the kernel handed out holds now in the kernel (``value`` itself if it is not one)."""
+        kept = self.kept.get(id(value))
+        if kept is None or kept[0] is not value:
+            return value
+        message, back = self.ask({"op": "recall", "kept": kept[1]}, [])
+        return self.answer(message, back)
+
+    def subtract(self, hid: int, name: str, value):
+        """``obj.name -= value`` in the kernel, in place in the student's array (an optimizer step)."""
+        a, _, arrays, _ = self.encode([value], {})
+        message, back = self.ask({"op": "subtract", "target": hid, "name": name, "value": a[0]}, arrays)
         self.answer(message, back)
 
     def done(self, diagnosis: tuple[str, str] | None) -> None:

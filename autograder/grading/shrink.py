@@ -40,6 +40,7 @@ UNNAMED_FACTOR = "the right values times "
 MAX_CASES = 100  # cases run on the student's code per failing check (2 to 10 calls each)
 SECONDS = 8.0  # and at most this much time (a search through the channel takes 1-4 s), within the cell's time
 MARGIN = 2.0  # seconds of the cell's time left untouched, for the verdict to reach the kernel
+SHOWN = "Smallest failing"  # a message that shows its smallest case (or call sequence) already
 SMALL = 3  # a search cut short by the budget is shown only if every size of its case is at most this
 
 
@@ -127,6 +128,8 @@ def search(
     """(case, :class:`~autograder.hidden.cases.Outcome`) of the smallest case found that fails the same way, or
     None (see :func:`smallest_failing_case`)."""
     if not searched(misconception, message) or (session is not None and session.broken is not None):
+        return None
+    if SHOWN in message:  # the input space's oracle (hidden.oracle) has shrunk this case already
         return None
     try:
         from hypothesis import HealthCheck, Phase, Verbosity, find, settings

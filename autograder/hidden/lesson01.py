@@ -982,3 +982,166 @@ def permutation_gap_with_pos(permutation_gap, self_attention):
             f"{label} should be {want:.6g}, the largest |self_attention(X[:, perm] + P[:T]) - "
             f"self_attention(X + P[:T])[:, perm]|; yours returned {got:.6g}.",
         )
+
+
+# --------------------------------------------------------------------------- the input space's trials (hidden.space)
+
+
+def _halves(rng, shape):
+    """Small numbers a student can work by hand: multiples of 1/2 from -2 to 2."""
+    return rng.integers(-4, 5, size=shape) / 2.0
+
+
+def _sizes(rng, rank, sizes):
+    if sizes == "ones":
+        return (1,) * rank
+    if sizes == "odd":
+        return tuple(int(rng.choice([3, 5])) for _ in range(rank))
+    shape = [int(rng.integers(2, 5)) for _ in range(rank)]
+    shape[int(rng.integers(rank))] = 1
+    return tuple(shape)
+
+
+def wide(shape, axis):
+    """Scores from -800 to 800 along ``axis``: every slice of two entries or more holds both ends."""
+    n = shape[axis]
+    line = np.array([-800.0, 800.0, 0.0, 400.0, -400.0][:n] if n <= 5 else np.linspace(-800, 800, n))
+    return np.moveaxis(
+        np.broadcast_to(line, shape[: axis % len(shape)] + shape[axis % len(shape) + 1 :] + (n,)), -1, axis
+    )
+
+
+def _softmax_trial(case, rng):
+    from .oracle import RTOL, Result, Trial, described, laid
+
+    rank = case["rank"]
+    shape = _sizes(rng, rank, case["sizes"])
+    axis = {"default": None, "last": rank - 1, "-rank": -rank, "middle": rank // 2}.get(case["axis"], case["axis"])
+    ax = -1 if axis is None else axis
+    values = {
+        "small": lambda: rng.integers(-3, 4, size=shape).astype(float),
+        "wide": lambda: wide(shape, ax),
+        "very negative": lambda: -1000.0 - rng.integers(0, 4, size=shape),
+        "ties": lambda: np.full(shape, 2.0),
+    }[case["values"]]()
+    x = laid(values.astype(case["dtype"]), case["layout"])
+    want = _softmax(x.astype(np.float64), ax)
+    before = None
+    if case["before"] != "none" and case["values"] not in ("wide", "very negative"):
+        # the first call's result differs from the second's wherever a slice has two entries or more
+        first = -values if case["before"] == "same shape" else rng.integers(-3, 4, size=shape + (2,))
+        before = np.asarray(first, dtype=np.float64).astype(case["dtype"])
+
+    def words():
+        call = f"softmax({described('x', x)}" + ("" if axis is None else f", axis={axis}") + ")"
+        return call if before is None else f"first = softmax({described('x0', before)}), then {call}"
+
+    # scores past what exp holds are softmax_stable's to judge, the rest softmax_values's: a fault is charged once
+    trial = Trial(words, None, belongs="stable" if case["values"] in ("wide", "very negative") else "values")
+    given = trial.given("x", x)
+    tol = RTOL[case["dtype"]]
+
+    def run(softmax):
+        results = []
+        if before is not None:
+            first = softmax(before.copy())
+            results.append(
+                Result("first (held by the caller)", first, _softmax(before.astype(np.float64)), tol, recall=True)
+            )
+        got = softmax(given) if axis is None else softmax(given, axis=axis)
+        return [Result("result", got, want, tol), *results]
+
+    trial.run = run
+    return trial
+
+
+def _attention_trial(case, rng):
+    from .oracle import RTOL, Result, Trial, described, laid, same
+
+    B, T, C = case["B"], case["T"], case["C"]
+    hs = C if case["hs"] == "C" else case["hs"]
+    dtype = case["dtype"]
+    X = laid((_halves(rng, (B, T, C)) * (15 if case["scale"] == "large" else 1)).astype(dtype), case["layout"])
+    Ws = [_halves(rng, (C, hs)).astype(dtype) for _ in range(3)]
+    X64, W64 = X.astype(np.float64), [w.astype(np.float64) for w in Ws]
+    want = _attention(X64, *W64)
+    trial = Trial(
+        lambda: f"self_attention({', '.join(described(n, a) for n, a in zip(('X', 'Wq', 'Wk', 'Wv'), (X, *Ws)))})", None
+    )
+    args = [trial.given(n, a) for n, a in zip(("X", "Wq", "Wk", "Wv"), (X, *Ws))]
+
+    def run(student):
+        self_attention, softmax = student
+        got = self_attention(*args)
+        # any constant scale of the scores is attention_scaling's to judge, and a wrong softmax softmax_values's
+        for s in _scales(C, hs).values():
+            if same(got, _attention(X64, *W64, s), RTOL[dtype]):
+                return []
+        try:
+            if same(
+                got, _attention(X64, *W64, softmax=lambda z: np.asarray(softmax(z), dtype=np.float64)), RTOL[dtype]
+            ):
+                return []
+        except Exception:  # noqa: BLE001 - the student's softmax is judged by its own tests
+            pass
+        return [Result("output", got, want, RTOL[dtype])]
+
+    trial.run = run
+    return trial
+
+
+def _gap_trial(case, rng):
+    from .oracle import Result, Trial, described, laid
+
+    B, T = case["B"], case["T"]
+    C, hs = 2, 2
+    X = laid(_halves(rng, (B, T, C)), case["layout"])
+    Ws = [_halves(rng, (C, hs)) for _ in range(3)]
+    perm = {"cycle": np.roll(np.arange(T), 1), "reverse cycle": np.roll(np.arange(T), -1)}.get(case["perm"])
+    if perm is None:
+        perm = _perm(rng, T)
+    perm = perm.astype(case["perm dtype"])
+    P = None if case["P"] == "none" else _halves(rng, (T + (2 if case["P"] == "longer" else 0), C))
+    ref = _correct_gap(lambda *a: _attention(*a), X, perm.astype(np.int64), *Ws, P)
+
+    def words():
+        said = [described("X", X), described("perm", perm), *(described(n, w) for n, w in zip(("Wq", "Wk", "Wv"), Ws))]
+        return f"permutation_gap({', '.join(said + ([] if P is None else [described('P', P)]))})"
+
+    trial = Trial(words, None)
+    args = [trial.given("X", X), trial.given("perm", perm)] + [
+        trial.given(n, w) for n, w in zip(("Wq", "Wk", "Wv"), Ws)
+    ]
+    P_in = None if P is None else trial.given("P", P)
+
+    def run(student):
+        permutation_gap, self_attention = student
+        got = permutation_gap(*args) if P is None else permutation_gap(*args, P=P_in)
+        try:
+            value = float(got)
+        except (TypeError, ValueError):
+            return [Result("gap", got, ref)]
+        if P is None:
+            return [] if abs(value) < 1e-9 else [Result("gap", value, 0.0)]
+        wants = [ref]
+        try:  # the gap from the student's own self_attention passes too: its faults are charged once
+            wants.append(_correct_gap(self_attention, X, perm, *Ws, P))
+        except Exception:  # noqa: BLE001
+            pass
+        return [] if any(_gap_matches(value, w) for w in wants) else [Result("gap", value, ref, 1e-7)]
+
+    trial.run = run
+    return trial
+
+
+from .oracle import cover, sweeping  # noqa: E402 - after the checks it extends
+
+cover(
+    globals(),
+    {
+        "softmax_values": sweeping("softmax(x, axis)", _softmax_trial, "values"),
+        "softmax_stable": sweeping("softmax(x, axis)", _softmax_trial, "stable"),
+        "attention_values": sweeping("self_attention(X, Wq, Wk, Wv)", _attention_trial),
+        "permutation_gap_with_pos": sweeping("permutation_gap(X, perm, Wq, Wk, Wv, P)", _gap_trial),
+    },
+)

@@ -443,3 +443,219 @@ def _opposite(a, b):
     if not opposite.any():
         return None
     return tuple(int(i) for i in np.unravel_index(int(np.argmin(np.where(opposite, np.abs(a + b), np.inf))), a.shape))
+
+
+# --------------------------------------------------------------------------- the input space's trials (hidden.space)
+
+
+def id_array(case, rng, V, shape):
+    """Ids of ``shape`` below V, as the space's "which ids" asks: any, both ends, the last id alone, one repeated."""
+    which = case.get("which ids", "random")
+    ids = rng.integers(0, V, size=shape)
+    flat = ids.reshape(-1)
+    if which == "both ends":
+        flat[0], flat[-1] = V - 1, 0
+        if flat.size == 1:
+            flat[0] = V - 1
+    elif which == "last id only":
+        flat[:] = V - 1
+    elif which == "repeats" and flat.size >= 2:
+        flat[:] = flat[0]
+    return ids
+
+
+SHAPES = {
+    "(1, 1)": (1, 1),
+    "0-d array": (),
+    "numpy scalar": (),
+    "python int": (),
+    "1-d": (5,),
+    "(B, T)": (2, 3),
+    "3-d": (2, 1, 3),
+}
+
+
+def ids_of(case, rng, V):
+    """The ids a case hands to forward, in its container, dtype and layout."""
+    from .oracle import laid
+
+    kind = case["ids"]
+    ids = id_array(case, rng, V, SHAPES[kind]).astype(case.get("dtype", "int64"))
+    if kind == "python int":
+        return int(ids)
+    if kind == "numpy scalar":
+        return ids[()]
+    return laid(ids, case.get("layout", "contiguous"))
+
+
+def _embedding_trial(case, rng):
+    from .oracle import RTOL, Result, Trial, described, laid
+
+    V, C = case["V"], case["C"]
+    E = rng.integers(-3, 4, size=(V, C)).astype(float)
+    idx = ids_of(case, rng, V)
+    backward = "dout layout" in case
+    if backward:
+        dtype = case["dout dtype"]
+        dout = laid(rng.integers(-2, 3, size=np.shape(idx) + (C,)).astype(dtype), case["dout layout"])
+    trial = Trial(
+        lambda: (
+            f"Embedding(vocab_size={V}, C={C}) with {described('E', E)}, forward({described('idx', idx)})"
+            + (f", backward({described('dout', dout)})" if backward else "")
+        ),
+        None,
+    )
+    given = trial.given("idx", idx)
+    d_in = trial.given("dout", dout) if backward else None
+
+    def run(Embedding):
+        emb = Embedding(V, C)
+        emb.E = E.copy()
+        trial.stage = "forward"
+        out = emb.forward(given)
+        trial.stage = ""
+        results = [Result("forward(idx)", out, E[np.asarray(idx, dtype=np.int64)], part="forward", recall=backward)]
+        if backward:
+            ret = emb.backward(d_in)
+            want = scatter_add(np.asarray(idx, dtype=np.int64), dout.astype(np.float64), V)
+            results += [Result("backward's return value", ret, None), Result("dE", emb.dE, want, RTOL[dtype])]
+        return results
+
+    trial.run = run
+    return trial
+
+
+def _bad_ids_trial(case, rng):
+    from .oracle import Trial, described
+
+    V = 5
+    bad = {"V": V, "V + 3": V + 3, "-1": -1, "-V": -V, "float 1.5": 1.5, "float 2.0": 2.0}[case["bad id"]]
+    container = case["bad container"]
+    kind = np.dtype(case["float dtype"]) if isinstance(bad, float) else np.dtype(np.int64)
+    if container == "python":
+        idx = bad
+    elif container == "numpy scalar":
+        idx = kind.type(bad)
+    else:
+        idx = np.array([0, bad, 1], dtype=kind)
+    allowed = (IndexError, ValueError, TypeError) if isinstance(bad, float) else (IndexError, ValueError)
+    trial = Trial(lambda: f"Embedding(vocab_size={V}, C=2), forward({described('idx', idx)})", None, raises=allowed)
+
+    def run(Embedding):
+        return [Result_none(Embedding(V, 2).forward(idx))]
+
+    trial.run = run
+    return trial
+
+
+def Result_none(got):
+    from .oracle import Result
+
+    return Result("forward(idx)", got, None)
+
+
+class EmbeddingMachine:
+    """Embedding driven through call sequences (hidden.oracle.sequences)."""
+
+    tables, grads, flag = ("E",), ("dE",), ""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.V, self.C = int(rng.integers(2, 5)), int(rng.integers(1, 3))
+        self.E = rng.integers(-2, 3, size=(self.V, self.C)).astype(float)
+
+    def construct(self, Embedding):
+        return Embedding(self.V, self.C)
+
+    def constructor_words(self) -> str:
+        return f"emb = Embedding(vocab_size={self.V}, C={self.C})"
+
+    def initial_tables(self) -> dict:
+        return {"E": self.E}
+
+    def new_input(self, shape=None):
+        if shape is None:
+            shape = (int(self.rng.integers(1, 3)), int(self.rng.integers(1, 4)))
+        return self.rng.integers(0, self.V, size=shape)
+
+    def new_dout(self, inp):
+        return self.rng.integers(-2, 3, size=np.shape(inp) + (self.C,)).astype(float)
+
+    def reference_forward(self, tables, idx):
+        return tables["E"][idx]
+
+    def reference_backward(self, tables, idx, dout, flag):
+        return None, {"dE": scatter_add(idx, dout, self.V)}
+
+
+def _numgrad_trial(case, rng):
+    from .lesson01 import _sizes
+    from .oracle import Result, Trial, described, laid
+
+    shape = _sizes(rng, case["rank"], case["sizes"])
+    x = laid(rng.integers(-4, 5, size=shape) / 2.0, case["layout"])
+    eps = 1e-6 if case["eps"] == "default" else case["eps"]
+    want = 3 * x**2 + 4 * x + eps**2  # the central difference of sum(x**3 + 2 x**2), exactly
+    f = _f_cubic(watch(x))
+    trial = Trial(
+        lambda: (
+            f"numerical_gradient(f, {described('x', x)}"
+            + ("" if case["eps"] == "default" else f", eps={eps:g}")
+            + ") with f = lambda: np.sum(x**3 + 2 * x**2)"
+        ),
+        None,
+    )
+    trial.inputs.append(("x", x, x.copy()))  # put back exactly
+
+    def run(numerical_gradient):
+        got = numerical_gradient(f, x) if case["eps"] == "default" else numerical_gradient(f, x, eps)
+        return [Result("gradient", got, want, 1e-5)]
+
+    trial.run = run
+    return trial
+
+
+def _rel_error_trial(case, rng):
+    from .lesson01 import _sizes
+    from .oracle import RTOL, Result, Trial, described, laid
+
+    shape = _sizes(rng, case["rank"], case["sizes"])
+    a = rng.integers(1, 5, size=shape) / 2.0
+    b = rng.integers(1, 5, size=shape) / 2.0
+    if case["signs"] == "opposite":
+        b = -b
+    elif case["signs"] == "mixed":
+        a, b = a * rng.choice([-1, 1], size=shape), b * rng.choice([-1, 1], size=shape)
+    elif case["signs"] == "zeros":
+        a.reshape(-1)[0] = b.reshape(-1)[0] = 0.0
+    a, b = (laid(v.astype(case["dtype"]), case[k]) for v, k in ((a, "a layout"), (b, "b layout")))
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    want = float(np.max(np.abs(a64 - b64) / np.maximum(1e-12, np.abs(a64) + np.abs(b64))))
+    trial = Trial(lambda: f"rel_error({described('a', a)}, {described('b', b)})", None)
+    ga, gb = trial.given("a", a), trial.given("b", b)
+
+    def run(rel_error):
+        got = rel_error(ga, gb)
+        try:
+            got = float(got)
+        except (TypeError, ValueError):
+            pass
+        return [Result("value", got, want, RTOL[case["dtype"]])]
+
+    trial.run = run
+    return trial
+
+
+from .oracle import cover, sequencing, sweeping  # noqa: E402 - after the checks it extends
+
+cover(
+    globals(),
+    {
+        "embedding_forward": sweeping("Embedding.forward(idx)", _embedding_trial, "forward"),
+        "embedding_bad_ids": sweeping("Embedding.forward(idx)", _bad_ids_trial, invalid=True),
+        "embedding_backward": sweeping("Embedding.backward(dout)", _embedding_trial, "backward"),
+        "embedding_backward_fresh": sequencing("Embedding.forward(idx)", EmbeddingMachine),
+        "numerical_gradient_values": sweeping("numerical_gradient(f, x, eps)", _numgrad_trial),
+        "rel_error_values": sweeping("rel_error(a, b)", _rel_error_trial),
+    },
+)

@@ -617,3 +617,111 @@ def shift_matrix_odd_C(shift_matrix):
         (ValueError,),
         "with an odd C the last sin column has no cos partner, so no (C, C) matrix shifts it",
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# the input space's trials (hidden.space)
+# ----------------------------------------------------------------------------------------------
+
+
+def integer(value: int, kind: str):
+    """``value`` as a Python int or a NumPy integer scalar of ``kind``, widened where it does not fit."""
+    if kind == "int":
+        return int(value)
+    t = np.dtype(kind)
+    if not np.iinfo(t).min <= value <= np.iinfo(t).max:
+        t = np.dtype("int64") if value < 0 else np.dtype("uint16" if value < 65536 else "uint64")
+    return t.type(value)
+
+
+def _base_of(base):
+    """(the base argument, or None to leave it out; its value)"""
+    if base == "default":
+        return None, DEFAULT_BASE
+    if base == "int 100":
+        return 100, 100.0
+    return base, base
+
+
+def _written(name, n, C, base) -> str:
+    kind = "" if type(n) is int else f" (NumPy {type(n).__name__})"
+    return f"{name}({n}{kind}, {C}" + ("" if base is None else f", base={base!r}") + ")"
+
+
+def _sizes_trial(name, reference, first, case, rng, before_of):
+    from .oracle import Result, Trial
+
+    kind = case["int type"]
+    n, C = integer(case[first], kind), integer(case["C"], kind)
+    base, b = _base_of(case["base"])
+    before = before_of(case["before"], case[first], case["C"], base)
+    words = _written(name, n, C, base)
+    if before is not None:
+        words = f"{_written(name, *before)}, then {words}"
+    trial = Trial(words, None)
+
+    def run(fn):
+        if before is not None:
+            fn(*before[:2]) if before[2] is None else fn(*before[:2], base=before[2])
+        got = fn(n, C) if base is None else fn(n, C, base=base)
+        earlier = ()
+        if before is not None:
+            earlier = (reference(int(before[0]), int(before[1]), DEFAULT_BASE if before[2] is None else before[2]),)
+        return [Result(name, got, reference(int(n), int(C), b), 1e-7, earlier=earlier)]
+
+    trial.run = run
+    return trial
+
+
+def _table_before(before, T, C, base):
+    return {
+        "none": None,
+        "same T other C": (T, C + 1, base),
+        "other T": (T + 3, C, base),
+        "other base": (T, C, 50.0),
+    }[before]
+
+
+def _shift_before(before, k, C, base):
+    return {"none": None, "same k other C": (k, C + 2, base), "other k": (k + 5, C, base), "other base": (k, C, 50.0)}[
+        before
+    ]
+
+
+def _table_trial(case, rng):
+    return _sizes_trial("sinusoidal_table", _reference_table, "T", case, rng, _table_before)
+
+
+def _shift_trial(case, rng):
+    return _sizes_trial("shift_matrix", _reference_shift, "k", case, rng, _shift_before)
+
+
+def _bad_table_trial(case, rng):
+    from .oracle import Trial
+
+    T, C = {"T = 0": (0, 4), "C = 0": (3, 0), "T = -2": (-2, 4), "T = 2.5": (2.5, 4), "C = 3.0": (3, 3.0)}[case["bad"]]
+    trial = Trial(f"sinusoidal_table({T!r}, {C!r})", None, raises=(ValueError,))
+    trial.run = lambda fn: [fn(T, C)]
+    return trial
+
+
+def _bad_shift_trial(case, rng):
+    from .oracle import Trial
+
+    C = int(case["bad"].split("= ")[1])
+    trial = Trial(f"shift_matrix(2, {C})", None, raises=(ValueError,))
+    trial.run = lambda fn: [fn(2, C)]
+    return trial
+
+
+from .oracle import cover, sweeping  # noqa: E402 - after the checks it extends
+
+cover(
+    globals(),
+    {
+        "table_base_and_length": sweeping("sinusoidal_table(T, C, base)", _table_trial),
+        "table_bad_sizes": sweeping("sinusoidal_table(T, C, base)", _bad_table_trial, invalid=True),
+        "shift_matrix_values": sweeping("shift_matrix(k, C, base)", _shift_trial),
+        "shift_matrix_odd_C": sweeping("shift_matrix(k, C, base)", _bad_shift_trial, invalid=True),
+    },
+)

@@ -348,7 +348,8 @@ def distinct_cases(rng, block_size, lo_T=2):
     block_size pairwise distinct, so every check meets a partial and a full window."""
     cases = []
     for parity, T in zip(parities(rng), (pick(rng, lo_T, block_size), block_size)):
-        B = pick(rng, 2, 6, (T, block_size))
+        # B below block_size: a batch longer than block_size is the forward's case (its sweep draws it every grading)
+        B = pick(rng, 2, min(6, block_size), (T, block_size))
         cases.append((B, T, pick_width(rng, parity, (B, T, block_size))))
     return cases
 
@@ -443,3 +444,143 @@ def positional_backward_fresh(PositionalEmbedding):
         call("PositionalEmbedding.backward", pe.backward, G.copy())
         second = comparable(f"self.dP after a second backward (T={T}, block_size={block_size})", pe.dP)
         same_gradient_again("dP", first, second)
+
+
+# --------------------------------------------------------------------------- the input space's trials (hidden.space)
+
+
+def length(case, rng, block_size) -> int:
+    """T as the space's "T" asks: block_size (the last position), 1, an odd one, block_size - 1."""
+    odd = [t for t in range(1, block_size + 1, 2)]
+    return {
+        "block_size": block_size,
+        1: 1,
+        "odd": int(rng.choice(odd)),
+        "block_size - 1": max(1, block_size - 1),
+    }[case["T"]]
+
+
+def dP_of(dout, block_size):
+    dP = np.zeros((block_size, dout.shape[-1]))
+    dP[: dout.shape[1]] = dout.astype(np.float64).sum(axis=0)
+    return dP
+
+
+def _positional_trial(case, rng):
+    from .oracle import RTOL, Result, Trial, described, laid
+
+    bs, B, C = case["block_size"], case["B"], case["C"]
+    T = length(case, rng, bs)
+    P = rng.integers(-3, 4, size=(bs, C)).astype(float)
+    x = laid(rng.integers(-2, 3, size=(B, T, C)).astype(case["x dtype"]), case["x layout"])
+    dout = laid(rng.integers(-2, 3, size=(B, T, C)).astype(case["dout dtype"]), case["dout layout"])
+    trial = Trial(
+        lambda: (
+            f"pe = PositionalEmbedding(block_size={bs}, C={C}) with {described('P', P)}, "
+            f"pe.forward({described('x', x)})"
+        ),
+        None,
+        tail=lambda: f", pe.backward({described('dout', dout)})",
+    )
+    gx, gd = trial.given("x", x), trial.given("dout", dout)
+
+    def run(PositionalEmbedding):
+        pe = PositionalEmbedding(bs, C)
+        pe.P = P.copy()
+        trial.stage = "forward"
+        out = pe.forward(gx)
+        trial.stage = ""
+        results = [
+            Result(
+                "forward(x)",
+                out,
+                x.astype(np.float64) + P[:T],
+                RTOL[case["x dtype"]],
+                "forward",
+                recall=trial.part != "forward",
+            )
+        ]
+        if trial.part == "forward":
+            return results
+        dx = pe.backward(gd)
+        tol = RTOL[case["dout dtype"]]
+        return results + [
+            Result("dP", pe.dP, dP_of(dout, bs), tol, part="backward"),
+            Result("gradient for x that backward returns", dx, dout.astype(np.float64), tol, part="backward"),
+        ]
+
+    trial.run = run
+    return trial
+
+
+def _too_long_trial(case, rng, layer=False):
+    from .oracle import Trial, described
+
+    bs, B, C = case["block_size"], case["B"], 2
+    T = bs + 1 if case["too long"] == "block_size + 1" else 2 * bs
+    if layer:
+        V = 3
+        idx = rng.integers(0, V, size=(B, T))
+        trial = Trial(
+            f"EmbeddingLayer(vocab_size={V}, block_size={bs}, C={C}).forward({described('idx', idx)})",
+            None,
+            raises=(ValueError, AssertionError),
+        )
+        trial.run = lambda cls: [cls(V, bs, C).forward(idx)]
+        return trial
+    x = rng.integers(-2, 3, size=(B, T, C)).astype(float)
+    trial = Trial(
+        f"PositionalEmbedding(block_size={bs}, C={C}).forward({described('x', x)})",
+        None,
+        raises=(ValueError, AssertionError),
+    )
+    trial.run = lambda cls: [cls(bs, C).forward(x)]
+    return trial
+
+
+class PositionalMachine:
+    """PositionalEmbedding driven through call sequences (hidden.oracle.sequences)."""
+
+    tables, grads, flag = ("P",), ("dP",), ""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.bs, self.C = int(rng.integers(2, 4)), int(rng.integers(1, 3))
+        self.P = rng.integers(-2, 3, size=(self.bs, self.C)).astype(float)
+
+    def construct(self, PositionalEmbedding):
+        return PositionalEmbedding(self.bs, self.C)
+
+    def constructor_words(self) -> str:
+        return f"pe = PositionalEmbedding(block_size={self.bs}, C={self.C})"
+
+    def initial_tables(self) -> dict:
+        return {"P": self.P}
+
+    def new_input(self, shape=None):
+        if shape is None:
+            shape = (int(self.rng.integers(1, 3)), int(self.rng.integers(1, self.bs + 1)), self.C)
+        return self.rng.integers(-2, 3, size=shape).astype(float)
+
+    def new_dout(self, x):
+        return self.rng.integers(-2, 3, size=np.shape(x)).astype(float)
+
+    def reference_forward(self, tables, x):
+        return x + tables["P"][: x.shape[1]]
+
+    def reference_backward(self, tables, x, dout, flag):
+        return dout, {"dP": dP_of(dout, self.bs)}
+
+
+from .oracle import cover, sequencing, sweeping  # noqa: E402 - after the checks it extends
+
+UNIT = "PositionalEmbedding(block_size, C)"
+cover(
+    globals(),
+    {
+        "positional_forward": sweeping(UNIT, _positional_trial, "forward"),
+        "positional_too_long": sweeping(UNIT, _too_long_trial, invalid=True),
+        "positional_backward_dP": sweeping(UNIT, _positional_trial, "backward"),
+        "positional_backward_fresh": sequencing(UNIT, PositionalMachine),
+    },
+)

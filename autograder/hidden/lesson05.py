@@ -512,3 +512,113 @@ def layer_freeze_after_construction(EmbeddingLayer):
             "After layer.freeze_positions = False, backward should compute dP again, but dP stayed all zero. The "
             "flag is read at every backward; it does not stick once set.",
         )
+
+
+# --------------------------------------------------------------------------- the input space's trials (hidden.space)
+
+
+def _layer_trial(case, rng):
+    from .lesson02 import id_array, scatter_add
+    from .lesson04 import dP_of, length
+    from .oracle import RTOL, Result, Trial, described, laid
+
+    bs, B, C, V = case["block_size"], case["B"], case["C"], case["V"]
+    T = length(case, rng, bs)
+    E = rng.integers(-3, 4, size=(V, C)).astype(float)
+    P = rng.integers(-3, 4, size=(bs, C)).astype(float)
+    ids = id_array(case, rng, V, (B, T))
+    idx = laid(ids.astype(case["dtype"]), case["ids layout"])
+    dtype = case["dout dtype"]
+    dout = laid(rng.integers(-2, 3, size=(B, T, C)).astype(dtype), case["dout layout"])
+    frozen, how = case["frozen"], case["frozen how"]
+    made = f"EmbeddingLayer(vocab_size={V}, block_size={bs}, C={C}" + (
+        f", freeze_positions={frozen})" if how == "constructor" else f"), then layer.freeze_positions = {frozen}"
+    )
+    trial = Trial(
+        lambda: (
+            f"layer = {made}, with {described('E', E)} and {described('P', P)}, layer.forward({described('idx', idx)})"
+        ),
+        None,
+        tail=lambda: f", layer.backward({described('dout', dout)})",
+    )
+    gi, gd = trial.given("idx", idx), trial.given("dout", dout)
+    d64 = dout.astype(np.float64)
+
+    def run(EmbeddingLayer):
+        if how == "constructor":
+            layer = EmbeddingLayer(V, bs, C, freeze_positions=frozen)
+        else:
+            layer = EmbeddingLayer(V, bs, C)
+            layer.freeze_positions = frozen
+        layer.E, layer.P = E.copy(), P.copy()
+        trial.stage = "forward"
+        out = layer.forward(gi)
+        trial.stage = ""
+        results = [Result("forward(idx)", out, E[ids] + P[:T], part="forward", recall=trial.part != "forward")]
+        if trial.part == "forward":
+            return results
+        ret = layer.backward(gd)
+        tol = RTOL[dtype]
+        return results + [
+            Result("backward's return value", ret, None, part="dE"),
+            Result("dE", layer.dE, scatter_add(ids, d64, V), tol, part="dE"),
+            Result("dP", layer.dP, np.zeros((bs, C)) if frozen else dP_of(dout, bs), tol, part="dP"),
+        ]
+
+    trial.run = run
+    return trial
+
+
+class LayerMachine:
+    """EmbeddingLayer driven through call sequences, the flag switched between any two calls."""
+
+    tables, grads, flag = ("E", "P"), ("dE", "dP"), "freeze_positions"
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.V, self.bs, self.C = int(rng.integers(2, 4)), int(rng.integers(2, 4)), int(rng.integers(1, 3))
+        self.E = rng.integers(-2, 3, size=(self.V, self.C)).astype(float)
+        self.P = rng.integers(-2, 3, size=(self.bs, self.C)).astype(float)
+
+    def construct(self, EmbeddingLayer):
+        return EmbeddingLayer(self.V, self.bs, self.C)
+
+    def constructor_words(self) -> str:
+        return f"layer = EmbeddingLayer(vocab_size={self.V}, block_size={self.bs}, C={self.C})"
+
+    def initial_tables(self) -> dict:
+        return {"E": self.E, "P": self.P}
+
+    def new_input(self, shape=None):
+        if shape is None:
+            shape = (int(self.rng.integers(1, 3)), int(self.rng.integers(1, self.bs + 1)))
+        return self.rng.integers(0, self.V, size=shape)
+
+    def new_dout(self, idx):
+        return self.rng.integers(-2, 3, size=np.shape(idx) + (self.C,)).astype(float)
+
+    def reference_forward(self, tables, idx):
+        return tables["E"][idx] + tables["P"][: idx.shape[1]]
+
+    def reference_backward(self, tables, idx, dout, flag):
+        from .lesson02 import scatter_add
+        from .lesson04 import dP_of
+
+        dP = np.zeros((self.bs, self.C)) if flag else dP_of(dout, self.bs)
+        return None, {"dE": scatter_add(idx, dout, self.V), "dP": dP}
+
+
+from .lesson04 import _too_long_trial  # noqa: E402
+from .oracle import cover, sequencing, sweeping  # noqa: E402 - after the checks it extends
+
+UNIT = "EmbeddingLayer(vocab_size, block_size, C)"
+cover(
+    globals(),
+    {
+        "layer_forward": sweeping(UNIT, _layer_trial, "forward"),
+        "layer_too_long": sweeping(UNIT, lambda case, rng: _too_long_trial(case, rng, layer=True), invalid=True),
+        "layer_backward_dE": sweeping(UNIT, _layer_trial, "dE"),
+        "layer_backward_dP": sweeping(UNIT, _layer_trial, "dP"),
+        "layer_backward_fresh": sequencing(UNIT, LayerMachine),
+    },
+)

@@ -1,0 +1,62 @@
+"""Blind rounds kept as regression tests: realistic wrong solutions and independent correct ones, written from
+docs/contract.md and the student notebooks alone by someone who had not read ``autograder/hidden/``.
+
+A round is a folder of this package (``blind42/``, its README says how it was written): one file per solution, five
+header lines (notebook, cell, kind, contract, story), then the whole new source of one solution cell.  Every wrong
+one becomes a mutant of the catalogue expecting the diagnosis the hidden checks give it on every seed (``EXPECTS``), every
+correct one an alternative; the practice exercises are worth 0 points, so no hidden check can take points from a
+wrong one (the notebook's own self-check tells it), and they are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROUNDS = ("blind42",)
+PRACTICE = ("ex1-naive-scatter", "ex2-freeze", "ex3-full-length")  # 0 points: no hidden check
+
+# the diagnosis each wrong solution is told on every seed (tests/test_check_consistency.py holds it to that)
+EXPECTS = {
+    "01-softmax-mean-centred": "softmax-unstable",
+    "02-softmax-shape-buffer": "wrong-value",
+    "03-attention-inline-softmax": "wrong-value",
+    "04-gap-first-sequence": "wrong-value",
+    "07-embedding-rank2-backward": "wrong-value",
+    "08-embedding-int64-only": "crashed",
+    "09-embedding-float-ids-cast": "no-error-raised",
+    "10-embedding-no-asarray": "crashed",
+    "11-embedding-dE-buffer-in-init": "wrong-value",
+    "12-numgrad-flat-view": "wrong-value",
+    "13-numgrad-rank2-loop": "wrong-value",
+    "14-relerr-global-ratio": "wrong-value",
+    "15-relerr-abs-of-sum": "wrong-value",
+    "18-table-cache-ignores-base": "stale-state",
+    "19-table-isinstance-int": "crashed",
+    "20-shift-repeated-product": "wrong-value",
+    "21-shift-cache-k-C": "wrong-value",
+    "24-pos-stale-slab": "stale-state",
+    "25-pos-len-x": "crashed",
+    "27-layer-uint8-flat-index": "crashed",
+    "28-layer-slot-loop-scatter": "wrong-gradient",
+    "29-layer-freeze-read-in-forward": "wrong-value",
+    "30-layer-position-block-cache": "stale-state",
+}
+
+
+def header(text: str) -> dict:
+    return dict(re.findall(r"^#\s*(notebook|cell|kind):\s*(\S+)", text, re.M))
+
+
+def rounds() -> list[tuple]:
+    """(name, notebook, cell, expected diagnosis or None for a correct one, source) of every kept blind solution."""
+    solutions = []
+    for name in ROUNDS:
+        for path in sorted((Path(__file__).parent / name).glob("[0-9]*.py")):
+            text = path.read_text()
+            meta = header(text)
+            if meta["cell"] in PRACTICE:
+                continue
+            expects = None if meta["kind"] == "correct" else EXPECTS[path.stem]
+            solutions.append((f"{name}-{path.stem}", meta["notebook"], meta["cell"], expects, text))
+    return solutions

@@ -1,0 +1,99 @@
+"""The input space is declared once (autograder/hidden/space.py) and docs/contract.md's table is generated from it;
+the hidden checks draw every value and every pair of it (issue 42)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+from autograder.hidden import oracle
+from autograder.hidden.space import BEGIN, END, STEP_WORDS, UNITS, table
+
+from .conftest import REPO
+
+pytestmark = pytest.mark.inprocess
+
+
+def test_the_contracts_input_space_table_is_the_one_generated_from_the_space():
+    text = (REPO / "docs" / "contract.md").read_text()
+    assert BEGIN in text and END in text, "docs/contract.md has lost the markers of the generated table"
+    written = text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+    assert written == table().strip(), (
+        "docs/contract.md's input-space table differs from autograder/hidden/space.py: regenerate it with "
+        "`python -m autograder.hidden.space`"
+    )
+
+
+def test_every_unit_declares_types_ranks_layouts_and_every_stateful_unit_its_call_sequences():
+    words = " ".join(d.says + " " + d.name for u in UNITS.values() for d in u.dims + u.invalid)
+    for needed in (
+        "dtype",
+        "rank",
+        "layout",
+        "axis",
+        "Python int",
+        "NumPy integer scalar",
+        "last id",
+        "last position",
+        "id 0",
+    ):
+        assert needed.lower() in words.lower(), needed
+    for unit in UNITS.values():
+        assert all(s in STEP_WORDS for s in unit.steps), unit.name
+    stateful = [u for u in UNITS.values() if u.steps]
+    assert {"step in place", "replace table", "backward again", "forward other shape"} <= set(stateful[0].steps)
+    assert any("flag" in u.steps for u in stateful)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_grading_draws_every_pair_of_values_of_every_unit(seed, monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_SEED", str(seed))
+    for name, unit in UNITS.items():
+        rows, _ = oracle.cases(name)
+        for a, b in itertools.combinations(unit.dims, 2):
+            met = {(r[a.name], r[b.name]) for r in rows}
+            missing = {(x, y) for x in a.values for y in b.values} - met
+            assert not missing, f"{name}: pairs of {a.name} and {b.name} never drawn: {sorted(missing, key=str)[:5]}"
+
+
+def test_the_covering_array_is_made_from_the_gradings_seed():
+    one = oracle.covering(UNITS["softmax(x, axis)"].dims, np.random.default_rng(1))
+    two = oracle.covering(UNITS["softmax(x, axis)"].dims, np.random.default_rng(2))
+    assert one != two and one == oracle.covering(UNITS["softmax(x, axis)"].dims, np.random.default_rng(1))
+
+
+def test_a_stale_cache_after_an_optimizer_step_is_shown_as_its_smallest_call_sequence():
+    """A forward that keeps its output under the ids alone goes stale after P -= 0.5 * dP (in place): the failing
+    call sequence is shrunk and told in the student's words, the mistake named only because it is verified."""
+    from autograder.hidden.lesson05 import LayerMachine
+
+    class Cached:
+        def __init__(self, V, block_size, C, seed=42, freeze_positions=False):
+            rng = np.random.default_rng(seed)
+            self.E, self.P = rng.standard_normal((V, C)), rng.standard_normal((block_size, C))
+            self.freeze_positions, self.cache, self.dE, self.dP, self.memo = freeze_positions, None, None, None, {}
+
+        def forward(self, idx):
+            key = idx.tobytes() + bytes(idx.shape)
+            if key not in self.memo:
+                self.memo[key] = self.E[idx] + self.P[: idx.shape[1]]
+            self.cache = idx
+            return self.memo[key].copy()
+
+        def backward(self, dout):
+            self.dE = np.zeros_like(self.E)
+            np.add.at(self.dE, self.cache, dout)
+            self.dP = np.zeros_like(self.P)
+            if not self.freeze_positions:
+                self.dP[: dout.shape[1]] = dout.sum(axis=0)
+
+    with pytest.raises(oracle.Diagnosis) as caught:
+        oracle.sequences(LayerMachine, "EmbeddingLayer(vocab_size, block_size, C)", Cached)
+    d = caught.value
+    assert d.misconception == "stale-state", d.message
+    line = re.search(r"Smallest failing call sequence: .*", d.message, re.S).group(0)
+    assert re.search(r"forward\(A\), .*(-= |= ).*forward\(A\)", line), line
+    assert "your output is" in line and "the right output is" in line, line
