@@ -210,6 +210,13 @@ def explain(error, what="Your code", sizes=None):
                     f"(size {named(a[k])} against {named(b[k])}): one of them was built along the wrong axis (an "
                     "index, a sum or a transpose over another axis than intended) or kept the wrong length there."
                 )
+    if "truth value of an array" in text:
+        return (
+            f"{said}. Python's max, min, `if`, `and` and `or` want one number and were given an array of several, "
+            "which has no single truth value (a.any() or a.all() is seldom what is meant). Use NumPy's forms, which "
+            "work entry by entry: np.maximum(a, b) for max, np.minimum(a, b) for min, np.where(condition, a, b) for "
+            "an if, & and | for and and or."
+        )
     words = text.split()
     if len(words) == 12 and words[0] == "index" and words[2:6] == ["is", "out", "of", "bounds"]:
         i, k, n = words[1], words[8], words[11]  # "index 7 is out of bounds for axis 0 with size 3"
@@ -409,6 +416,40 @@ def _moved(got, want, axis, scale, most=1024):
     return f"the right {_plural(word)} in the wrong places: your {_at(word, k)} is what belongs in {_at(word, j)}"
 
 
+GRADIENT_NAMES = ("dE", "dP", "dx", "gradient")
+
+
+def shape_fix(name, got, want):
+    """What to change when ``name`` came out with shape ``got`` where ``want`` belongs: which axis is off and the
+    usual cause, and for a gradient the rule that it has the shape of what it is the gradient of."""
+    got, want = tuple(got), tuple(want)
+    missing = len(want) - len(got)
+    axes = "axis" if abs(missing) == 1 else "axes"
+    if missing == 0 and sorted(got) == sorted(want):
+        said = (
+            "The same sizes in another order: an axis was swapped (a transpose, or the sizes passed in another order)."
+        )
+    elif missing > 0:
+        said = (
+            f"It has {missing} {axes} too few: a sum, mean or max over an axis (add keepdims=True if the axis must "
+            "stay), or an index that picked single entries, took an axis away."
+        )
+    elif missing < 0:
+        said = (
+            f"It has {-missing} {axes} too many: two arrays of different shapes were broadcast against each other, "
+            "or a result was kept per batch row where one for the whole batch belongs."
+        )
+    else:
+        k = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
+        said = (
+            f"Axis {k} has {got[k]} entries where {want[k]} belong: check the slice or the size that built that "
+            "axis (a table sliced to the T slots used, P[:T], or not sliced at all)."
+        )
+    if any(word in name for word in GRADIENT_NAMES):
+        said += " A gradient has the shape of what it is the gradient of: start it from np.zeros_like of that array."
+    return said
+
+
 def expect_array(name, got, shape):
     """``got`` must be a float64 NumPy array of ``shape``; return a plain copy of it (a subclass with its own
     arithmetic or comparisons cannot fool the checks that follow)."""
@@ -417,7 +458,10 @@ def expect_array(name, got, shape):
             "wrong-shape", f"{name} should be a NumPy array of shape {tuple(shape)}, got {type(got).__name__}."
         )
     if got.shape != tuple(shape):
-        raise Diagnosis("wrong-shape", f"{name} should have shape {tuple(shape)}, got {got.shape}.")
+        raise Diagnosis(
+            "wrong-shape",
+            f"{name} should have shape {tuple(shape)}, got {got.shape}. {shape_fix(name, got.shape, shape)}",
+        )
     if got.dtype != np.float64:
         raise Diagnosis("wrong-dtype", f"{name} should be float64, got {got.dtype}.")
     return np.array(got, dtype=np.float64, copy=True, subok=False)
