@@ -764,13 +764,24 @@ with self_check("Exercise 2"), crashes_explained():
     G = np.random.default_rng(5).standard_normal((2, 12, 6))
     dE_change, dP_max, P_moved = freeze_effect(idx, G)
     print(f"dE change {dE_change:.1e} | largest |dP| {dP_max:.1e} | P moved {P_moved:.1e}")
-    if dE_change != 0:
-        raise say("freeze-kills-dE", detail=f"In your experiment dE changed by up to {dE_change:.3g} when the positions "
-                                            "were frozen.")
-    if dP_max != 0:
-        raise say("freeze-ignored", detail=f"In your experiment the frozen layer's dP reaches {dP_max:.3g}.")
-    if P_moved != 0:
-        raise say("freeze-ignored", detail=f"In your experiment the step P -= 0.1 * dP moved the frozen P by {P_moved:.3g}.")
+    if dE_change == 0 and dP_max == 0 and P_moved == 0:
+        pass
+    else:  # your layer itself, frozen after construction, on the same batch: is it the layer or the experiment?
+        full, frozen = EmbeddingLayer(vocab_size, 16, 6, seed=7), EmbeddingLayer(vocab_size, 16, 6, seed=7)
+        frozen.freeze_positions = True
+        for layer in (full, frozen):
+            layer.forward(idx)
+            layer.backward(G)
+        check_frozen(frozen, full, "set after construction")  # raises the layer's own mistake, in the grader's words
+        what = ("dE changed by up to {:.3g} when the positions were frozen".format(dE_change) if dE_change != 0 else
+                f"the frozen layer's dP reaches {dP_max:.3g}" if dP_max != 0 else
+                f"the step P -= 0.1 * dP moved the frozen P by {P_moved:.3g}")
+        raise Diagnosis("wrong-value", f"In your experiment {what}, but your EmbeddingLayer freezes correctly on this "
+                                       "same batch (built with seed=7, frozen after construction): the difference is "
+                                       "in freeze_effect. Build both layers with the same seed, set "
+                                       "freeze_positions = True on one of them only, run forward and backward on both "
+                                       "with idx and G, and take dE, dP and the step from the layer each number names.")
+
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-ex3", "locked": true, "schema_version": 3, "solution": false}
 # ### Exercise 3: a full-length sequence fills every row of dP
@@ -806,7 +817,7 @@ with self_check("Exercise 3"), crashes_explained():
         raise say("dP-tail-not-zero", detail=f"With T=16 of block_size=32, your layer's dP has {rows} rows that are not "
                                              "zero; rows 16..31 should be zero. The fault is in EmbeddingLayer.backward, "
                                              "not in your count.")
-    expect_close("The rows of dP with a gradient for T = 16 and T = 32", np.array([half, full], dtype=float), [16, 32],
+    expect_close("The pair of your counts for T = 16 and T = 32", np.array([half, full], dtype=float), [16, 32], sizes={"C": 16},
                  hint=f"Your layer is right here (for T = 16 its dP has {rows} rows that are not zero): the count in "
                       "rows_with_gradient is what to change. Count the rows of dP that are not entirely zero, "
                       "np.any(dP != 0, axis=1).sum(), not its entries, and embed data[:B * T].reshape(B, T).")
