@@ -348,7 +348,7 @@ with self_check("permutation_gap without positions"):
         X = rng.standard_normal((B, T, C))
         Wq, Wk, Wv = (rng.standard_normal((C, hs)) / 2 for _ in range(3))
         gap = permutation_gap(X, np.array(perm), Wq, Wk, Wv)
-        require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}")
+        require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}: take the max over the whole array of differences, with no axis argument")
         # a self_attention that is itself not equivariant is charged by its own self-checks, not again here
         own = np.max(np.abs(self_attention(X[:, perm], Wq, Wk, Wv) - self_attention(X, Wq, Wk, Wv)[:, perm]))
         if own >= 1e-12 and np.isclose(gap, own):
@@ -370,7 +370,7 @@ with self_check("permutation_gap with positions"):
     P = rng.standard_normal((8, 4))           # block_size 8 > T = 6: only the first 6 rows are used
     X_before, P_before = X.copy(), P.copy()
     gap = permutation_gap(X, np.array([3, 0, 5, 1, 4, 2]), Wq, Wk, Wv, P)
-    require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}")
+    require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}: take the max over the whole array of differences, with no axis argument")
     perm = np.array([3, 0, 5, 1, 4, 2])
     d = (self_attention(X_before[:, perm] + P_before[:6], Wq, Wk, Wv)
          - self_attention(X_before + P_before[:6], Wq, Wk, Wv)[:, perm])  # first - after

@@ -128,11 +128,12 @@ with self_check("Embedding.forward"):
     for ids in (data[:5], data[:12].reshape(3, 4), data[:12].reshape(2, 3, 2)):
         out = emb.forward(ids)
         require(np.shape(out) == ids.shape + (8,), "wrong-shape", (
-            f"forward(ids) for ids of shape {ids.shape} should have shape {ids.shape + (8,)}, got {np.shape(out)}"))
+            f"forward(ids) for ids of shape {ids.shape} should have shape {ids.shape + (8,)}, got {np.shape(out)}: "
+            "index E with the ids as they come, of any shape, without flattening or reshaping them"))
         expect_close(f"forward(ids) for ids of shape {ids.shape}", out, emb.E[ids],
                      hint="Each id is replaced by its row of E: return E[idx].")
     one = np.asarray(emb.forward(np.int64(4)))
-    require(one.shape == (8,), "wrong-shape", f"forward(4) for a single id should be one row of shape (8,), got {one.shape}")
+    require(one.shape == (8,), "wrong-shape", f"forward(4) for a single id should be one row of shape (8,), got {one.shape}: index E with the ids as given (E[idx] has shape idx.shape + (C,)), without reshaping them first")
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-bad-ids", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -168,7 +169,9 @@ with self_check("Embedding.backward"):
     emb = Embedding(4, 2)
     emb.forward(ids)
     require(emb.backward(dX0) is None, "wrong-value", "backward returns None; it stores the gradient in self.dE")
-    require(np.shape(emb.dE) == emb.E.shape, "wrong-shape", f"dE should have the shape of E {emb.E.shape}, got {np.shape(emb.dE)}")
+    require(np.shape(emb.dE) == emb.E.shape, "wrong-shape", f"dE should have the shape of E {emb.E.shape}, got "
+            f"{np.shape(emb.dE)}: one row per id of the table, not one per place in the batch. Start from "
+            "np.zeros_like(self.E) and add each slice of dout to the row of its id.")
     dE = np.array(emb.dE, dtype=float)
     if np.allclose(dE, [[0, 1], [0, 0], [2, 2], [0, 0]]):  # what dE[ids] += dX0 leaves: the last write to row 2 wins
         probe = Embedding(3, 2)  # the smallest case: ids [0, 0] and a dout of ones
@@ -298,7 +301,7 @@ with self_check("numerical_gradient"):
     before = x.copy()
     eps = 1e-3
     g = numerical_gradient(lambda: np.sum(x ** 3), x, eps=eps)
-    require(np.shape(g) == x.shape, "wrong-shape", f"the gradient should have the shape of x {x.shape}, got {np.shape(g)}")
+    require(np.shape(g) == x.shape, "wrong-shape", f"the gradient should have the shape of x {x.shape}, got {np.shape(g)}: start from np.zeros(x.shape) and fill one entry per nudge")
     g = np.asarray(g, dtype=float)
     nudged = x.copy()
     x[...] = before  # judge the values with x as it was; restoring it is checked last

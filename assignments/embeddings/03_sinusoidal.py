@@ -213,7 +213,7 @@ _hidden.table_base_and_length(sinusoidal_table)
 # Self-check: another base, and a long table that stays bounded.
 with self_check("sinusoidal_table, other bases and long tables"):
     pe = sinusoidal_table(3000, 6, base=100.0)
-    require(isinstance(pe, np.ndarray) and pe.shape == (3000, 6), "wrong-shape", f"sinusoidal_table(3000, 6, base=100.0) should have shape (3000, 6), got {np.shape(pe)}")
+    require(isinstance(pe, np.ndarray) and pe.shape == (3000, 6), "wrong-shape", f"sinusoidal_table(3000, 6, base=100.0) should have shape (3000, 6), got {np.shape(pe)}: one row per position (T rows) and one column per dimension (C columns), whatever the base")
     table_mistake(pe, 3000, 6, base=100.0)
     require(np.allclose(pe[:2, :2], [[0, 1], [np.sin(1.0), np.cos(1.0)]]), "wrong-value", (
         f"columns 0 and 1 do not depend on the base: rows 0 and 1 should start [0.0, 1.0] and [0.8415, 0.5403], got "
@@ -367,7 +367,7 @@ _hidden.shift_matrix_odd_C(shift_matrix)
 ### END HIDDEN TESTS
 # Self-check: an odd C has a sine with no partner, so no shift matrix exists.
 with self_check("shift_matrix rejects an odd C"):
-    require(np.shape(shift_matrix(1, 4)) == (4, 4), "wrong-shape", "shift_matrix(1, 4) should work and have shape (4, 4)")
+    require(np.shape(shift_matrix(1, 4)) == (4, 4), "wrong-shape", f"shift_matrix(1, 4) should work and have shape (4, 4), got {np.shape(shift_matrix(1, 4))}: a C x C matrix, one 2 x 2 block per pair of columns on its diagonal")
     try:
         shift_matrix(1, 5)
     except ValueError:

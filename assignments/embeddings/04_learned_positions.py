@@ -163,7 +163,7 @@ with self_check("PositionalEmbedding.forward"):
                                                    "only T > block_size must raise." if T == 5 else
                                                    "The position slab must have shape (T, C): add P[:T], the first T "
                                                    "rows of the table.")) from None
-        require(np.shape(out) == x.shape, "wrong-shape", f"x of shape {x.shape} should give an output of that shape, got {np.shape(out)}")
+        require(np.shape(out) == x.shape, "wrong-shape", f"x of shape {x.shape} should give an output of that shape, got {np.shape(out)}: add the slab P[:T], of shape (T, C), to x; NumPy broadcasts it over the batch")
         require(np.array_equal(x, x0), "side-effect", "forward changed its input x in place; return x + P[:T] as a new array")
         require(np.asarray(out).dtype == np.float64, "wrong-dtype", f"the output should be float64, got {np.asarray(out).dtype}")
         if np.allclose(out, x):
@@ -254,7 +254,7 @@ with self_check("PositionalEmbedding.backward (dx)"):
     dout = np.arange(24.0).reshape(2, 4, 3)
     dx = pe.backward(dout)
     require(dx is not None, "wrong-value", "backward should return the gradient for x (out = x + P[:T], so it is dout itself), got None")
-    require(np.shape(dx) == (2, 4, 3), "wrong-shape", f"the gradient for x has the shape of x, (2, 4, 3); got {np.shape(dx)}")
+    require(np.shape(dx) == (2, 4, 3), "wrong-shape", f"the gradient for x has the shape of x, (2, 4, 3); got {np.shape(dx)}: each entry of x reaches the output once, unchanged, so its gradient is dout itself, not a sum over an axis")
     expect_close("the gradient for x that backward returns", dx, dout, sizes={"B": 2, "T": 4},
                  hint="out = x + P[:T], so each entry of x passes its gradient through unchanged: return dout.")
 

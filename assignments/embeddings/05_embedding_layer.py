@@ -719,6 +719,11 @@ with self_check("Exercise 1"), crashes_explained():
                                               "call super().backward(dout) first and leave self.dP as it computed it; "
                                               "then check dP with the same idx and G you passed to forward and backward, "
                                               "against layer.P, not layer.E.")
+        probe = EmbeddingLayer(vocab_size, 16, G.shape[-1])  # the check moves P, then reads forward again
+        before = np.array(probe.forward(idx), dtype=float, copy=True)
+        probe.E -= 0.5
+        probe.P += 0.25
+        check_forward_after_step(probe, idx, before)  # a forward that misses the move is told here
         raise Diagnosis("wrong-gradient", f"dP of your naive variant fails the gradient check ({err_dP:.2e}), and so "
                                           f"does your EmbeddingLayer's own dP on the same batch ({own:.2e}): fix dP in "
                                           "EmbeddingLayer.backward first (the self-check under it, "
