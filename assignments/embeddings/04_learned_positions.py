@@ -286,12 +286,12 @@ with self_check("PositionalEmbedding.backward starts from zeros"):
 # shape, a gradient predicts the slope `sum(grad * d)`; `slope_error` measures the slope by moving
 # the whole parameter to `x + eps * d` and to `x - eps * d` and dividing the change of `L` by
 # `2 * eps`, and reports the largest gap over five directions. A wrong entry anywhere shows up in
-# every random direction; the same idea checks big layers quickly (PyTorch's `gradcheck` has it as
-# its fast mode).
+# almost every random direction; the same idea checks big layers quickly (PyTorch's `gradcheck`
+# has it as its fast mode).
 #
-# Use `T = 5` with `block_size = 8` so the check also covers the rows nobody used. The numerical
-# gradient of rows 5, 6 and 7 is exactly zero (moving them does not change the loss at all), so a
-# `dP` that puts anything there fails.
+# Use `T = 5` with `block_size = 8` so the check also covers the rows nobody used. The loss does not
+# depend on rows 5, 6 and 7 at all (moving them changes nothing), so a `dP` that puts anything there
+# predicts a slope that is not measured, and fails.
 
 # %% nbgrader={"grade": false, "grade_id": "demo-gradcheck", "locked": true, "schema_version": 3, "solution": false}
 # kit-include: _shared/gradcheck.py
