@@ -135,3 +135,169 @@ def test_practice_messages_point_at_the_exercise_when_the_layer_is_right(tmp_pat
     assert "the difference is in freeze_effect" in rows["ex2-check"].message, text
     assert "the count in rows_with_gradient is what to change" in rows["ex3-check"].message, text
     assert "np.zeros_like(self.P)" not in rows["ex3-check"].message  # the backward was right
+
+
+# ---------------------------------------------------------------- the second trial (at a04087e): 56 wrong versions
+# Each case below is a wrong solution from that trial whose message was false or gave no fix.
+
+
+def softmax_of(*lines):
+    return "def softmax(x, axis=-1):\n" + "".join(f"    {line}\n" for line in lines)
+
+
+def test_a_coincidence_of_one_small_example_is_not_named_as_a_shift(tmp_path):
+    # the max over axis -1, the sum over `axis`: on the (2, 3) example column k happens to hold column k + 1's values
+    wrong = softmax_of(
+        "e = np.exp(x - np.max(x, axis=-1, keepdims=True))", "return e / np.sum(e, axis=axis, keepdims=True)"
+    )
+    rows, text, _ = checked(tmp_path, "01_why_position", {"softmax": wrong})
+    message = rows["test-softmax-values"].message
+    assert not rows["test-softmax-values"].passed and "shifted" not in message, text
+    assert "the max and the sum" in message, text  # the hint names the two reductions
+
+
+def test_a_softmax_that_subtracts_a_max_without_keepdims_is_not_told_it_subtracts_none(tmp_path):
+    wrong = softmax_of("e = np.exp(x - np.max(x, axis=axis))", "return e / np.sum(e, axis=axis, keepdims=True)")
+    rows, text, _ = checked(tmp_path, "01_why_position", {"softmax": wrong})
+    assert "keepdims=True" in rows["test-softmax-values"].message, text  # the crash names the fix
+    stable = rows["test-softmax-stable"].message
+    assert not rows["test-softmax-stable"].passed and "softmax-unstable" not in stable, text
+    assert "keepdims=True" in stable, text
+    for row in ("test-attention-values", "test-attention-scaling", "test-permutation-gap-no-pos"):
+        assert "softmax" in rows[row].message.splitlines()[0], text  # the crash is softmax's, not the caller's
+        assert "self_attention: your code raised" not in rows[row].message, text
+
+
+def test_one_global_max_is_told_as_underflow_not_as_a_missing_max(tmp_path):
+    wrong = softmax_of("e = np.exp(x - x.max())", "return e / np.sum(e, axis=axis, keepdims=True)")
+    rows, text, _ = checked(tmp_path, "01_why_position", {"softmax": wrong})
+    first = rows["test-softmax-stable"].message.splitlines()[0]
+    # the grader names it softmax-unstable too (one voice): the headline itself must fit a max of the whole array
+    assert "underflows" in first and "the max of each slice" in first, text
+    assert "one max of the whole array" in rows["test-softmax-stable"].message, text
+
+
+def test_a_softmax_with_no_max_is_still_told_unstable(tmp_path):
+    wrong = softmax_of("e = np.exp(x)", "return e / np.sum(e, axis=axis, keepdims=True)")
+    rows, text, _ = checked(tmp_path, "01_why_position", {"softmax": wrong})
+    assert rows["test-softmax-stable"].message.startswith("Diagnosis [softmax-unstable]"), text
+    assert text.count("exp(1000)") == 1, text  # said once, in the fix (the trial saw it in the detail and the fix)
+
+
+def test_an_all_zero_numerical_gradient_is_not_told_one_value_per_row(tmp_path):
+    wrong = (
+        "def numerical_gradient(f, x, eps=1e-6):\n    grad = np.zeros(x.size)\n    flat = x.flatten()\n"
+        "    for i in range(flat.size):\n        old = flat[i]\n        flat[i] = old + eps\n        fp = f()\n"
+        "        flat[i] = old - eps\n        fm = f()\n        flat[i] = old\n        grad[i] = (fp - fm) / (2 * eps)\n"
+        "    return grad.reshape(x.shape)\n"
+    )
+    rows, text, _ = checked(tmp_path, "02_token_embeddings", {"numerical-gradient": wrong})
+    message = rows["test-numerical-gradient"].message
+    assert "one value per row" not in message and "copy" in message, text
+
+
+def test_k_dot_t_on_a_3d_array_gets_its_fix(tmp_path):
+    wrong = (
+        "def self_attention(X, Wq, Wk, Wv):\n    Q, K, V = X @ Wq, X @ Wk, X @ Wv\n"
+        "    return softmax(Q @ K.T / np.sqrt(Wq.shape[1]), axis=-1) @ V\n"
+    )
+    rows, text, _ = checked(tmp_path, "01_why_position", {"self-attention": wrong})
+    assert not rows["test-attention-values"].passed, text
+    for row in ("test-attention-values", "test-attention-scaling"):
+        assert "swapaxes(-1, -2)" in rows[row].message, text
+
+
+def test_an_odd_slice_assignment_gets_its_fix(tmp_path):
+    wrong = (
+        "def sinusoidal_table(T, C, base=10000.0):\n    pos = np.arange(T)[:, None]\n"
+        "    i = np.arange(0, C, 2)\n    ang = pos / base ** (i / C)\n    pe = np.zeros((T, C))\n"
+        "    pe[:, 0::2] = np.sin(ang)\n    pe[:, 1::2] = np.cos(ang)\n    return pe\n"
+    )
+    rows, text, _ = checked(tmp_path, "03_sinusoidal", {"sinusoidal-table": wrong})
+    crashed = [r for r in rows.values() if "could not broadcast input array" in r.message]
+    assert crashed and all("the slice" in r.message for r in crashed), text
+
+
+def test_an_in_place_add_in_permutation_gap_is_told_as_a_side_effect(tmp_path):
+    wrong = (
+        "def permutation_gap(X, perm, Wq, Wk, Wv, P=None):\n    T = X.shape[1]\n"
+        "    if P is not None:\n        X += P[:T]\n"
+        "    first = self_attention(X[:, perm], Wq, Wk, Wv)\n    after = self_attention(X, Wq, Wk, Wv)[:, perm]\n"
+        "    return float(np.max(np.abs(first - after)))\n"
+    )
+    rows, text, _ = checked(tmp_path, "01_why_position", {"permutation-gap": wrong})
+    assert "side-effect" in rows["test-permutation-gap-with-pos"].message, text
+
+
+def test_a_naive_experiment_on_top_of_the_right_gradient_does_not_pass_exercise_1(tmp_path):
+    wrong = (
+        "def naive_scatter_errors(idx, G, block_size=16):\n"
+        "    class Naive(EmbeddingLayer):\n        def forward(self, idx):\n            self.idx = idx\n"
+        "            return super().forward(idx)\n\n        def backward(self, dout):\n"
+        "            super().backward(dout)\n            self.dE[self.idx] += dout  # on top, no reset\n\n"
+        "    layer = Naive(vocab_size, block_size, G.shape[-1])\n    layer.forward(idx)\n    layer.backward(G)\n"
+        "    loss = lambda: np.sum(layer.forward(idx) * G)  # noqa: E731\n"
+        "    return slope_error(loss, layer.E, layer.dE), slope_error(loss, layer.P, layer.dP)\n"
+    )
+    rows, text, _ = checked(tmp_path, "05_embedding_layer", {"ex1-naive-scatter": wrong})
+    assert not rows["ex1-check"].passed and "naive_scatter_errors" in rows["ex1-check"].message, text
+
+
+def test_a_crashing_demo_is_shown_like_one_that_says_fail(tmp_path):
+    from autograder.devtools.personas import reference_solutions
+
+    right = reference_solutions(REPO, "04_learned_positions")["positional-embedding"]
+    wrong = right.replace("return dout", "pass  # returns None: the demo's chain rule crashes")
+    assert wrong != right
+    rows, text, ok = checked(tmp_path, "04_learned_positions", {"positional-embedding": wrong})
+    assert rows["demo-gradcheck"].demo and not rows["demo-gradcheck"].passed, text
+    assert "TypeError" in rows["demo-gradcheck"].message and not ok, text
+
+
+def test_hints_write_arrays_with_commas_and_a_scalar_without_an_index(tmp_path):
+    wrong = softmax_of(
+        "e = np.exp(x - np.max(x, axis=-1, keepdims=True))", "return e / np.sum(e, axis=axis, keepdims=True)"
+    )
+    _, text, _ = checked(tmp_path, "01_why_position", {"softmax": wrong})
+    assert "[0.2689 0.7311]" not in text and "[0.7311 0.2689]" not in text
+    gap = (
+        "def permutation_gap(X, perm, Wq, Wk, Wv, P=None):\n    T = X.shape[1]\n    pos = 0.0 if P is None else P[:T]\n"
+        "    first = self_attention(X[:, perm] + pos, Wq, Wk, Wv)\n    after = self_attention(X + pos, Wq, Wk, Wv)\n"
+        "    return float(np.max(np.abs(first - after)))\n"
+    )
+    _, text, _ = checked(tmp_path, "01_why_position", {"permutation-gap": gap})
+    assert "at []" not in text, text
+
+
+def test_two_gradients_that_accumulate_are_both_named_and_not_folded_under_one(tmp_path):
+    wrong = LAYER
+    for grad, table in (("dE", "E"), ("dP", "P")):  # zeroed once, on the first call only
+        zeros = f"        self.{grad} = np.zeros_like(self.{table})\n"
+        wrong = wrong.replace(zeros, f"        if self.{grad} is None:\n    " + zeros)
+    wrong = wrong.replace("self.dP[:T] = dout.sum(axis=0)", "self.dP[:T] += dout.sum(axis=0)")
+    rows, text, _ = checked(tmp_path, "05_embedding_layer", {"embedding-layer": wrong})
+    fresh = rows["test-layer-backward-fresh"].message
+    assert "dE" in fresh and "dP" in fresh, text
+    assert "fixes this row too" not in text, text
+
+
+def test_one_table_mistake_met_by_two_sizes_is_told_in_full_once(tmp_path):
+    from autograder.devtools.personas import reference_solutions
+
+    right = reference_solutions(REPO, "03_sinusoidal")["sinusoidal-table"]
+    wrong = right.replace("= np.sin(angle)", "= np.COS(angle)").replace("= np.cos(angle", "= np.sin(angle")
+    wrong = wrong.replace("np.COS", "np.cos")  # sines and cosines swapped
+    assert wrong != right
+    rows, text, _ = checked(tmp_path, "03_sinusoidal", {"sinusoidal-table": wrong})
+    odd = next(line for line in text.splitlines() if line.startswith("test-table-odd"))
+    assert "the same diagnosis as test-table-even above" in odd, text
+
+
+def test_a_crash_in_forward_met_by_the_backward_check_points_at_forward(tmp_path):
+    from autograder.devtools.personas import reference_solutions
+
+    right = reference_solutions(REPO, "04_learned_positions")["positional-embedding"]
+    wrong = right.replace("T > self.block_size", "T >= self.block_size")  # a full window refused
+    assert wrong != right
+    rows, text, _ = checked(tmp_path, "04_learned_positions", {"positional-embedding": wrong})
+    assert "the line to change is in PositionalEmbedding.forward" in rows["test-pos-backward"].message, text

@@ -312,7 +312,14 @@ with self_check("numerical_gradient"):
         if np.allclose(g, one_sided, rtol=1e-6, atol=1e-9):
             raise say("one-sided-difference", detail=f"Yours matches the one-sided (f(x+eps) - f(x)) / eps, off by up "
                                                      f"to {np.abs(g - 3 * x ** 2).max():.2e} at eps=1e-3.")
-        if np.allclose(g, g[:, :1]):
+        if not np.any(g):
+            raise Diagnosis("wrong-value", (
+                "numerical_gradient gave all zeros: f() never saw your nudges. f reads x itself, so nudge x in place, "
+                "x[i] = old + eps, not an entry of a copy (x.flatten(), x.copy(), np.array(x) and x.ravel() of a "
+                "non-contiguous x are copies); for i in np.ndindex(x.shape) walks every entry of x itself."))
+        # a loop over range(len(x)) nudges a whole row x[i]: each value is the row's sum of 3 x**2, plus eps**2 per entry
+        by_rows = np.broadcast_to(np.sum(3 * x ** 2 + eps ** 2, axis=1, keepdims=True), x.shape)
+        if np.allclose(g, by_rows, rtol=1e-6, atol=1e-7):
             raise Diagnosis(
                 "wrong-value",
                 f"numerical_gradient gave one value per row of x (x has shape {x.shape}): it nudges the whole row x[i] "

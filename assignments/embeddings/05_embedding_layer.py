@@ -442,14 +442,19 @@ with self_check("EmbeddingLayer.backward starts from zeros"), crashes_explained(
         # only whether a second call changes them is judged here: their shapes and values have tests of their own
         first = {"dE": np.array(layer.dE, dtype=float, copy=True), "dP": np.array(layer.dP, dtype=float, copy=True)}
         layer.backward(g)
+        grew = {}  # every gradient a second call changed, so that the message names all of them, not the first
         for name, before in first.items():
             after = np.asarray(getattr(layer, name), dtype=float)
             require(after.shape == before.shape, "wrong-value",
                     f"A second backward with the same dout changed the shape of {name} from {before.shape} to {after.shape}.")
             if not np.allclose(after, before):
-                ratio = np.abs(after).sum() / max(np.abs(before).sum(), 1e-300)
-                raise say("grad-accumulates", grad=name, table=name[1],
-                          detail=f"A second backward with the same dout changed {name} (it grew by a factor of {ratio:.3g}).")
+                grew[name] = np.abs(after).sum() / max(np.abs(before).sum(), 1e-300)
+        if grew:
+            name = next(iter(grew))
+            said = " and ".join(f"{n} (it grew by a factor of {r:.3g})" for n, r in grew.items())
+            both = " Both keep growing: start both from zeros, self.dE and self.dP." if len(grew) > 1 else ""
+            raise say("grad-accumulates", grad=name, table=name[1],
+                      detail=f"A second backward with the same dout changed {said}.{both}")
 
 # %% nbgrader={"grade": true, "grade_id": "test-layer-freeze", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -728,6 +733,18 @@ with self_check("Exercise 1"), crashes_explained():
                                           f"does your EmbeddingLayer's own dP on the same batch ({own:.2e}): fix dP in "
                                           "EmbeddingLayer.backward first (the self-check under it, "
                                           "test-layer-backward-dP, says what is wrong there), then run this again.")
+    # failing the check is not enough: the gap must be the naive dE's, measured with your layer on the same batch
+    layer = EmbeddingLayer(vocab_size, 16, G.shape[-1])
+    layer.forward(idx)
+    naive_dE = np.zeros_like(layer.E)
+    naive_dE[idx] += G                                                     # the naive scatter, one write per repeated id
+    want = slope_error(lambda: np.sum(layer.forward(idx) * G), layer.E, naive_dE)
+    if not np.isclose(err_dE, want, rtol=1e-3):
+        raise Diagnosis("wrong-value", f"Your naive variant's gap of dE is {err_dE:.2e}, but the naive dE (zeros, then "
+                                       f"dE[idx] += dout) gives {want:.2e} on this batch with your EmbeddingLayer: the "
+                                       "difference is in naive_scatter_errors. After super().backward(dout), start "
+                                       "self.dE from np.zeros_like(self.E) before self.dE[idx] += dout, so the naive "
+                                       "write replaces the right gradient instead of adding to it.")
 
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-ex2", "locked": true, "schema_version": 3, "solution": false}

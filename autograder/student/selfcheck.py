@@ -34,6 +34,8 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 NOT_IMPLEMENTED = "not implemented yet"
 DIAGNOSIS_VALUE = re.compile(r"\[([A-Za-z-]+)\] (.*)", re.S)  # str() of a Diagnosis: "[id] message"
 PASSED_LINE = "self-check passed:"
+LISTS = re.compile(r"#(, #)+")
+NUMBERS = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")  # the values of one case in a message (sizes, ids, measures)
 
 PASS, FAIL, NOT_DONE = "pass", "FAIL", "not done"
 
@@ -138,9 +140,27 @@ def demo_rows(nb) -> list[CheckRow]:
             for line in out.get("text", "").splitlines()
         ]
         failed = next((line for line in printed if line.startswith(DEMO_FAIL)), None)
+        error = next((out for out in cell.get("outputs", []) if out.get("output_type") == "error"), None)
+        if failed is None and error is not None and error.get("ename") not in DEMO_NOT_TOLD:
+            # a demo that stops is a demo that fails: told like one that prints FAIL
+            told = (
+                DIAGNOSIS_VALUE.match(ANSI.sub("", error.get("evalue", "")))
+                if error.get("ename") == "Diagnosis"
+                else None
+            )
+            said = (ANSI.sub("", error.get("evalue", "")).strip().splitlines() or [""])[0]
+            failed = (
+                f"Diagnosis [{told.group(1)}]: {told.group(2)}".strip()  # as a self-check tells it, so it folds
+                if told
+                else f"FAIL: the demo stopped with {error.get('ename')}: {said}"
+            )
         if failed is not None:
             rows.append(CheckRow(grade_id(cell) or "?", 0.0, False, failed.strip(), demo=True))
     return rows
+
+
+# a demo stopped by these is not a mistake of its own: a stub not filled in yet, or a cell above that stopped the run
+DEMO_NOT_TOLD = {"NotImplementedError", "NotRun"}
 
 
 # seconds per cell: config.CELL_TIMEOUT, written again because config needs traitlets, which check must not (a test
@@ -235,11 +255,16 @@ def table(rows: list[CheckRow], max_points: list[float] | None = None) -> list[s
     told: dict[str, str] = {}  # a diagnosis's first line -> the row that showed it whole
     for r, p in zip(rows, shown):
         first, *rest = r.message.splitlines() or [""]
-        if not r.passed and first.startswith("Diagnosis [") and first in told:
-            # one mistake met by several checks (a wrong forward stops every cell that calls it): said once
-            first, rest = f"the same diagnosis as {told[first]} above: fixing it there fixes this row too", []
+        same = LISTS.sub("#", NUMBERS.sub("#", r.message))  # [1.0, 1.0] and [1.0, 1.0, 1.0] alike
+        # the same text, or that text with a sentence added (why this cell stopped), counts as the same
+        same = next((k for k in told if same.startswith(k) or k.startswith(same)), same)
+        if not r.passed and first.startswith("Diagnosis [") and same in told:
+            # one mistake met by several checks (a wrong forward stops every cell that calls it): said once.  Only
+            # messages that differ in their numbers alone (each check's sizes) are folded: two that share a headline
+            # may differ in what they blame (dE, dP), and each is then told in full.
+            first, rest = f"the same diagnosis as {told[same]} above: fix it there, then run check again", []
         elif not r.passed and first.startswith("Diagnosis ["):
-            told[first] = r.check
+            told[same] = r.check
         lines.append(f"{r.label:{width}}  {p:>{pwidth}}  {r.result:8}  {first}".rstrip())
         lines += [indent + line for line in rest if line.strip()]  # a diagnosis's fix, under its headline
     return lines
