@@ -122,7 +122,7 @@ VOICE = {
         "np.zeros_like(self.{table}) on every call instead of adding to the last gradient.",
     ),
     "softmax-unstable": (
-        "softmax overflows on large inputs; subtract the max",
+        "softmax overflows on large inputs, or underflows on very negative ones; subtract the max of each slice",
         "In float64 exp(1000) is inf, and softmax(x - m) == softmax(x) for any constant m: subtract "
         "x.max(axis=axis, keepdims=True) before np.exp.",
     ),
@@ -186,6 +186,15 @@ def _shape_of(text):
     return tuple(int(p) for p in parts) if parts and all(p.isdigit() for p in parts) else None
 
 
+def _dropped_axis(a, b):
+    """(the longer shape, k) when the shorter of ``a`` and ``b`` is the longer with axis k taken away (a reduction
+    without keepdims), else None."""
+    big, small = (a, b) if len(a) > len(b) else (b, a)
+    if len(big) != len(small) + 1:
+        return None
+    return next(((big, k) for k in range(len(big)) if big[:k] + big[k + 1 :] == small), None)
+
+
 def explain(error, what="Your code", sizes=None):
     """An exception raised by student code, told in the kit's words: what raised, and where NumPy names two shapes
     that do not line up or an index past an axis, which axis and which sizes (``sizes`` names them: {"B": 3})."""
@@ -198,6 +207,15 @@ def explain(error, what="Your code", sizes=None):
             n = max(len(a), len(b))
             a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
             axes = [k for k in range(n) if a[k] != b[k] and 1 not in (a[k], b[k])]
+            dropped = _dropped_axis(*shapes)
+            if axes and dropped is not None:
+                big, k = dropped
+                return (
+                    f"{said}. An array of shape {big} met one of shape {big[:k] + big[k + 1 :]}, which is the first "
+                    f"with axis {k} taken away: a max, sum or mean over axis {k} dropped that axis. Pass "
+                    "keepdims=True to it (x.max(axis=axis, keepdims=True)), so the result keeps size 1 there and "
+                    "broadcasts back against the array it came from."
+                )
             if axes:
                 k = axes[0]
 
@@ -210,6 +228,29 @@ def explain(error, what="Your code", sizes=None):
                     f"(size {named(a[k])} against {named(b[k])}): one of them was built along the wrong axis (an "
                     "index, a sum or a transpose over another axis than intended) or kept the wrong length there."
                 )
+    if (text.startswith("matmul:") and "core dimension" in text) or "remapped shapes" in text:
+        return (
+            f"{said}. A @ B multiplies the last axis of A with the second-to-last axis of B, and the axes in front "
+            "(the batch) must match; here they do not line up. A .T on a 3-D array reverses all three axes, the batch "
+            "axis too: transpose only the last two, K.swapaxes(-1, -2) or K.transpose(0, 2, 1)."
+        )
+    if text.startswith("could not broadcast input array from shape"):
+        sizes_in = [_shape_of(part.split(")")[0]) for part in text.split("(")[1:3]]
+        if len(sizes_in) == 2 and None not in sizes_in:
+            values, target = sizes_in
+            return (
+                f"{said}. An assignment a[...] = values put values of shape {values} into a slice of shape {target}: "
+                "the slice on the left and the array on the right must have the same shape. Count what the slice "
+                "selects (for an odd C, table[:, 0::2] has (C + 1) // 2 columns and table[:, 1::2] has C // 2) "
+                "and cut the right side to fit, such as values[:, :n] with n the slice's width."
+            )
+    if "truth value of an array" in text:
+        return (
+            f"{said}. Python's max, min, `if`, `and` and `or` want one number and were given an array of several, "
+            "which has no single truth value (a.any() or a.all() is seldom what is meant). Use NumPy's forms, which "
+            "work entry by entry: np.maximum(a, b) for max, np.minimum(a, b) for min, np.where(condition, a, b) for "
+            "an if, & and | for and and or."
+        )
     words = text.split()
     if len(words) == 12 and words[0] == "index" and words[2:6] == ["is", "out", "of", "bounds"]:
         i, k, n = words[1], words[8], words[11]  # "index 7 is out of bounds for axis 0 with size 3"
@@ -409,6 +450,40 @@ def _moved(got, want, axis, scale, most=1024):
     return f"the right {_plural(word)} in the wrong places: your {_at(word, k)} is what belongs in {_at(word, j)}"
 
 
+GRADIENT_NAMES = ("dE", "dP", "dx", "gradient")
+
+
+def shape_fix(name, got, want):
+    """What to change when ``name`` came out with shape ``got`` where ``want`` belongs: which axis is off and the
+    usual cause, and for a gradient the rule that it has the shape of what it is the gradient of."""
+    got, want = tuple(got), tuple(want)
+    missing = len(want) - len(got)
+    axes = "axis" if abs(missing) == 1 else "axes"
+    if missing == 0 and sorted(got) == sorted(want):
+        said = (
+            "The same sizes in another order: an axis was swapped (a transpose, or the sizes passed in another order)."
+        )
+    elif missing > 0:
+        said = (
+            f"It has {missing} {axes} too few: a sum, mean or max over an axis (add keepdims=True if the axis must "
+            "stay), or an index that picked single entries, took an axis away."
+        )
+    elif missing < 0:
+        said = (
+            f"It has {-missing} {axes} too many: two arrays of different shapes were broadcast against each other, "
+            "or a result was kept per batch row where one for the whole batch belongs."
+        )
+    else:
+        k = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
+        said = (
+            f"Axis {k} has {got[k]} entries where {want[k]} belong: check the slice or the size that built that "
+            "axis (a table sliced to the T slots used, P[:T], or not sliced at all)."
+        )
+    if any(word in name for word in GRADIENT_NAMES):
+        said += " A gradient has the shape of what it is the gradient of: start it from np.zeros_like of that array."
+    return said
+
+
 def expect_array(name, got, shape):
     """``got`` must be a float64 NumPy array of ``shape``; return a plain copy of it (a subclass with its own
     arithmetic or comparisons cannot fool the checks that follow)."""
@@ -417,15 +492,24 @@ def expect_array(name, got, shape):
             "wrong-shape", f"{name} should be a NumPy array of shape {tuple(shape)}, got {type(got).__name__}."
         )
     if got.shape != tuple(shape):
-        raise Diagnosis("wrong-shape", f"{name} should have shape {tuple(shape)}, got {got.shape}.")
+        raise Diagnosis(
+            "wrong-shape",
+            f"{name} should have shape {tuple(shape)}, got {got.shape}. {shape_fix(name, got.shape, shape)}",
+        )
     if got.dtype != np.float64:
         raise Diagnosis("wrong-dtype", f"{name} should be float64, got {got.dtype}.")
     return np.array(got, dtype=np.float64, copy=True, subok=False)
 
 
-def expect_close(name, got, want, sizes=None, source=None, reduced_axis=None, hint="", rtol=1e-6, atol=1e-9):
+def expect_close(
+    name, got, want, sizes=None, source=None, reduced_axis=None, hint="", rtol=1e-6, atol=1e-9, confirm=()
+):
     """Raise a Diagnosis unless ``got`` matches ``want``: a named transform when there is one, else where
-    and by how much it is off.  ``hint`` (a sentence on the usual cause) ends the message."""
+    and by how much it is off.  ``hint`` (a sentence on the usual cause) ends the message.
+
+    ``confirm`` holds other cases of the same function, as (got, want) pairs: a transform is named only when each
+    of them shows the same one, so that a pattern of one small example (rows that rise by 1 look shifted) is never
+    told as the student's mistake."""
     want = np.asarray(want, dtype=float)
     numbers = _as_floats(got)
     if numbers is None:
@@ -434,6 +518,8 @@ def expect_close(name, got, want, sizes=None, source=None, reduced_axis=None, hi
     if got.shape == want.shape and np.allclose(got, want, rtol=rtol, atol=atol):
         return
     found = relationship(got, want, sizes, source, reduced_axis)
+    if found is not None and any((relationship(g, w, sizes) or (None,))[0] != found[0] for g, w in confirm):
+        found = None  # not true of the other cases: a coincidence of this one
     if found is not None:
         kind, words = found
         stop = "" if words.endswith(("?", ".")) else "."
@@ -450,8 +536,8 @@ def expect_close(name, got, want, sizes=None, source=None, reduced_axis=None, hi
         )
     err = np.abs(got - want)
     k = np.unravel_index(int(np.argmax(err)), err.shape)
+    at = f"at {list(map(int, k))} it is" if k else "it is"  # a single number has no index to name
     raise Diagnosis(
         "wrong-value",
-        f"{name} is off by up to {err[k]:.3g}: at {list(map(int, k))} it is "
-        f"{got[k]:.6g} where {want[k]:.6g} belongs. {hint}",
+        f"{name} is off by up to {err[k]:.3g}: {at} {got[k]:.6g} where {want[k]:.6g} belongs. {hint}",
     )

@@ -62,7 +62,7 @@ def break_lesson(repo: Path, old: str, new: str, count: int = 1) -> None:
             "a test cell must be locked",
         ),
         ("        ### END SOLUTION\n\n    def backward", "\n    def backward", "nested '### BEGIN SOLUTION'"),
-        ('got {z}")\n', 'got {z}")\nrel_error(1.0, 0.5)\n', "ends in a bare value"),
+        ('then the largest of them.")\n', 'then the largest of them.")\nrel_error(1.0, 0.5)\n', "ends in a bare value"),
         (
             "def rel_error(a, b):",
             "def numerical_gradient(a, b):",

@@ -60,7 +60,8 @@ def test_thorough_grades_with_the_hidden_checks_and_names_the_misconception(tmp_
     assert result.returncode == 1, result.stdout + result.stderr  # one notebook short of full marks
     assert "sandboxed with bubblewrap" in result.stdout or "UNSANDBOXED" in result.stdout
     # the canary speaks to whoever checks a notebook: no class is graded here
-    assert "canary: the reference solution" in result.stdout and "the class" not in result.stdout, result.stdout
+    assert "kit self-test (" in result.stdout and "the class" not in result.stdout, result.stdout
+    assert "canary" not in result.stdout  # a word the student is not told the meaning of
     mine = result.stdout.split(str(right))[0]
     assert "Diagnosis [scatter-overwrite]: Row" in mine and "is used twice so its gradient should be" in mine
     assert "np.add.at(dE, idx, dout)" in mine  # the fix, on the line under it

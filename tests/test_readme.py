@@ -126,7 +126,7 @@ def run_section(course: Path, title: str) -> subprocess.CompletedProcess:
 
 def test_the_students_commands_work_as_written(scratch):
     out = run_section(scratch, "For students and self-learners").stdout
-    assert "7/7 self-checks pass (25/25 points" in out
+    assert "7/7 self-checks pass (25 points at stake)" in out
     assert "7/7 graded tests pass: 25/25 points" in out
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from autograder import voice
 from autograder.hidden.gradcheck import numerical_gradient  # the kit's own central differences
-from autograder.voice import VOICE, Diagnosis, expect_close, relationship, say
+from autograder.voice import VOICE, Diagnosis, expect_array, expect_close, explain, relationship, say
 
 RNG = np.random.default_rng(2024)
 WANT = RNG.standard_normal((5, 4))  # a generic "right" matrix: no two rows or columns alike
@@ -358,3 +358,29 @@ def test_rows_in_the_wrong_places_are_searched_only_in_arrays_of_bounded_size():
     table = RNG.standard_normal((3000, 6))
     assert relationship(table[::-1], table) is None
     assert relationship(table.T, table)[0] == "transposed"
+
+
+def test_a_classic_crash_is_told_with_its_cause_and_fix():
+    """Python's max on an array ("the truth value of an array ... is ambiguous") points to np.maximum and np.where."""
+    try:
+        max(1e-12, np.ones(3))
+    except ValueError as crash:
+        told = explain(crash, "rel_error: your code")
+    assert told.startswith("rel_error: your code raised ValueError: The truth value of an array")
+    assert "Python's max" in told and "np.maximum(a, b)" in told and "np.where(condition, a, b)" in told
+
+
+@pytest.mark.parametrize(
+    "name, got, want, words",
+    [
+        ("self.dP", (3, 2), (5, 2), ["Axis 0 has 3 entries where 5 belong", "np.zeros_like"]),
+        ("forward(idx)", (2, 3), (2, 3, 4), ["1 axis too few", "keepdims=True"]),
+        ("dE", (4, 2, 2), (4, 2), ["1 axis too many", "np.zeros_like"]),
+        ("table", (4, 3), (3, 4), ["another order", "transpose"]),
+    ],
+)
+def test_every_wrong_shape_gets_a_fix(name, got, want, words):
+    with pytest.raises(Diagnosis) as told:
+        expect_array(name, np.zeros(got), want)
+    assert told.value.misconception == "wrong-shape"
+    assert all(w in told.value.message for w in words), told.value.message

@@ -42,6 +42,25 @@ from contextlib import contextmanager
 # kit-include: _shared/self_check.py
 
 
+def softmax_passes_first():
+    """The checks of self_attention and permutation_gap run your softmax: when softmax fails its own worked example
+    (rows of a 3-D array, the axis attention uses), the mistake is told at softmax, in the same words in every row,
+    and not as one of attention's."""
+    x = np.array([[[1.0, 2.0, 3.0], [4.0, 4.0, 4.0]]])
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            ok = np.allclose(softmax(x, axis=-1), [[[0.09003057317, 0.244728471055, 0.665240955775], [1 / 3] * 3]])
+    except NotImplementedError:
+        raise
+    except Exception:
+        ok = False
+    require(ok, "wrong-value", (
+        "This check runs your softmax (attention turns its scores into weights with it), and softmax does not pass "
+        "its own self-check above yet: fix softmax first, as test-softmax-values says; this row is judged once "
+        "softmax passes."))
+
+
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-softmax", "locked": true, "schema_version": 3, "solution": false}
 # ## 1. A softmax that never overflows
 #
@@ -109,8 +128,16 @@ with self_check("softmax"):
         raise Diagnosis("wrong-axis", "softmax(x, axis=0) normalises each row (the last axis) instead of each column: the "
                                       "axis argument seems to be ignored. Pass axis on to both the max and the sum, with "
                                       "keepdims=True.")
-    expect_close("softmax(x, axis=0)", cols, by_cols, hint=(
-        "softmax(x, axis=0) normalises each column: column 2 is softmax([3, 4]) = [0.2689 0.7311]."))
+    # a second array, so that a pattern of the first one (its rows rise by 1) cannot pass for a shift or a scale
+    x2 = np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 1.0]])
+    cols2 = softmax(x2, axis=0)
+    by_cols2 = np.array([[0.119202922022, 0.73105857863, 0.88079707798],    # softmax([0, 2]), ([1, 0]), ([3, 1])
+                         [0.88079707798, 0.26894142137, 0.119202922022]])
+    expect_close("softmax(x, axis=0)", cols, by_cols, confirm=[(cols2, by_cols2)], hint=(
+        "softmax(x, axis=0) normalises each column: column 2 is softmax([3, 4]) = [0.2689, 0.7311]. Take the max and "
+        "the sum along the same axis, axis=axis, each with keepdims=True."))
+    expect_close("softmax(x, axis=0) for x = [[0, 1, 3], [2, 0, 1]]", cols2, by_cols2, hint=(
+        "Take the max and the sum along the same axis, axis=axis, each with keepdims=True."))
     x3 = np.arange(24.0).reshape(2, 3, 4) % 5                                 # three different sizes
     got = softmax(x3, axis=1)
     for other in (0, 2):
@@ -129,18 +156,43 @@ _hidden.softmax_stable(softmax)
 with self_check("softmax is stable"):
     p123 = [0.09003057317, 0.244728471055, 0.665240955775]                  # softmax([1, 2, 3])
     big = softmax(np.array([1000.0, 1001.0, 1002.0]))
+
+    def without_max(z):                                                      # exp(z) / sum(exp(z)), no max subtracted
+        return np.exp(z) / np.sum(np.exp(z), axis=-1, keepdims=True)
+
+    def same(got, want):
+        return np.shape(got) == np.shape(want) and np.allclose(got, want, equal_nan=True)
+
     if not np.all(np.isfinite(big)):
-        raise say("softmax-unstable", detail=(
-            f"softmax([1000, 1001, 1002]) gave {fmt(big)}: np.exp(1000) is inf, and inf / inf is nan."))
+        if same(big, without_max(np.array([1000.0, 1001.0, 1002.0]))):
+            raise say("softmax-unstable", detail=(
+                f"softmax([1000, 1001, 1002]) gave {fmt(big)}, which is exp(x) / sum(exp(x)) with no max subtracted."))
+        raise Diagnosis("wrong-value", (
+            f"softmax([1000, 1001, 1002]) gave {fmt(big)}, not finite weights: whatever is subtracted before np.exp "
+            "leaves a score far above 0. Subtract the max of each slice, x.max(axis=axis, keepdims=True), so that the "
+            "largest shifted score is 0."))
     expect_close("softmax([1000, 1001, 1002])", big, p123, hint=(
         "Adding the same number to every score changes nothing: it should equal softmax([1, 2, 3])."))
-    low = softmax(np.array([[-1000.0, -1001.0], [2.0, 1.0]]))
-    if not np.all(np.isfinite(low)):
-        raise say("softmax-unstable", detail=(
-            f"Row 0 of softmax([[-1000, -1001], [2, 1]]) gave {fmt(low[0])}: every exp in it underflowed to 0, and 0 / 0 is nan. "
-            "Subtract the max of each row (of each slice along axis), not one max of the whole array."))
+    x = np.array([[-1000.0, -1001.0], [2.0, 1.0]])
+    low = softmax(x)
+    if not np.all(np.isfinite(low)):  # softmax passed [1000, 1001, 1002], so it subtracts something: what?
+        if same(low, without_max(x - x.max())):
+            raise say("softmax-unstable", detail=(
+                f"softmax([[-1000, -1001], [2, 1]]) gave {fmt(low)}: you subtract one max of the whole array (2), so "
+                "row 0's scores become -1002 and -1003, every exp in that row underflows to 0, and 0 / 0 is nan. "
+                "Subtract the max along the axis you normalise, so that every slice keeps one exp equal to 1."))
+        if same(low, without_max(x - x.max(axis=-1))):
+            raise Diagnosis("wrong-value", (
+                f"softmax([[-1000, -1001], [2, 1]]) gave {fmt(low)}: x.max(axis=axis) without keepdims=True has shape "
+                "(2,), which lines up with the columns of x, not its rows, so entry [i, j] had the max of row j "
+                "subtracted; row 1's scores became 1002 and -1, and exp(1002) is inf. Pass keepdims=True, "
+                "x.max(axis=axis, keepdims=True), so that each slice has its own max subtracted."))
+        raise Diagnosis("wrong-value", (
+            f"softmax([[-1000, -1001], [2, 1]]) gave {fmt(low)}, not finite weights. Subtract the max of each slice along "
+            "axis, x.max(axis=axis, keepdims=True): then no exp exceeds 1 and every slice keeps one exp equal to 1."))
     expect_close("softmax([[-1000, -1001], [2, 1]])", low, [[0.73105857863, 0.26894142137]] * 2, hint=(
-        "Row 0 should equal softmax([2, 1]) = [0.7311 0.2689]."))
+        "Row 0 should equal softmax([2, 1]) = [0.7311, 0.2689]: subtract the max of each row, "
+        "x.max(axis=axis, keepdims=True)."))
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-attention", "locked": true, "schema_version": 3, "solution": false}
 # ## 2. One attention head
@@ -197,6 +249,7 @@ _hidden.attention_values(self_attention, softmax)
 # weights themselves, which sum to 1 over the keys; a small case with Wq != Wk; with Wq = 0 every score is 0 and the
 # attention is uniform.
 with self_check("self_attention"):
+    softmax_passes_first()
     rng = np.random.default_rng(1)
     X = rng.standard_normal((2, 3, 4))
     X[:, :, :3] = np.eye(3)                  # token t has a 1 in column t and 0 in the other first 3 columns,
@@ -238,6 +291,7 @@ _hidden.attention_scaling(self_attention, softmax)
 # Wq = Wk and the tokens are one-hot, so each query scores `score` with itself and 0 with the other token: with the
 # scores scaled by s, its weights are softmax([score * s, 0]) = [w, 1 - w], w = 1 / (1 + exp(-score * s)).
 with self_check("self_attention scaling"):
+    softmax_passes_first()
     def output_when_scaled_by(s, X, Wv, score):
         w = 1 / (1 + np.exp(-score * s))
         return np.array([[w, 1 - w], [1 - w, w]]) @ (X @ Wv)
@@ -343,12 +397,17 @@ _hidden.permutation_gap_no_pos(permutation_gap, self_attention)
 ### END HIDDEN TESTS
 # Self-check: without positions the gap is at rounding level, with C = hs and with C != hs.
 with self_check("permutation_gap without positions"):
+    softmax_passes_first()
     rng = np.random.default_rng(7)
     for B, T, C, hs, perm in [(2, 6, 4, 4, [3, 0, 5, 1, 4, 2]), (3, 5, 4, 2, [2, 0, 4, 1, 3])]:
         X = rng.standard_normal((B, T, C))
         Wq, Wk, Wv = (rng.standard_normal((C, hs)) / 2 for _ in range(3))
         gap = permutation_gap(X, np.array(perm), Wq, Wk, Wv)
-        require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}")
+        require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}: take the max over the whole array of differences, with no axis argument")
+        # a self_attention that is itself not equivariant is charged by its own self-checks, not again here
+        own = np.max(np.abs(self_attention(X[:, perm], Wq, Wk, Wv) - self_attention(X, Wq, Wk, Wv)[:, perm]))
+        if own >= 1e-12 and np.isclose(gap, own):
+            continue
         require(0 <= gap < 1e-12, "wrong-value", (
             f"without positions shuffling the input only shuffles the output, so the gap should be about 1e-15; got {gap:.3g} "
             f"for X of shape {X.shape} and hs = {hs}. Compare self_attention(X[:, perm]) with self_attention(X)[:, perm]."))
@@ -360,19 +419,23 @@ _hidden.permutation_gap_with_pos(permutation_gap, self_attention)
 ### END HIDDEN TESTS
 # Self-check: with positions the gap is clearly above 0, except for the permutation that moves nothing.
 with self_check("permutation_gap with positions"):
+    softmax_passes_first()
     rng = np.random.default_rng(7)
     X = rng.standard_normal((2, 6, 4))
     Wq, Wk, Wv = (rng.standard_normal((4, 4)) / 2 for _ in range(3))
     P = rng.standard_normal((8, 4))           # block_size 8 > T = 6: only the first 6 rows are used
     X_before, P_before = X.copy(), P.copy()
     gap = permutation_gap(X, np.array([3, 0, 5, 1, 4, 2]), Wq, Wk, Wv, P)
-    require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}")
-    require(gap > 1e-3, "wrong-value", (
+    # first, because a changed X or P also changes the gap: the cause is told, not its effect
+    require(np.array_equal(X, X_before) and np.array_equal(P, P_before), "side-effect", "permutation_gap must not change X or P (use X + pos, not X += pos)")
+    require(np.ndim(gap) == 0, "wrong-shape", f"permutation_gap returns one number, the largest absolute difference; got shape {np.shape(gap)}: take the max over the whole array of differences, with no axis argument")
+    perm = np.array([3, 0, 5, 1, 4, 2])
+    d = (self_attention(X_before[:, perm] + P_before[:6], Wq, Wk, Wv)
+         - self_attention(X_before + P_before[:6], Wq, Wk, Wv)[:, perm])  # first - after
+    # judged with your own self_attention: a fault of it is charged by its own self-checks, not again here
+    require(gap > 1e-3 or np.isclose(gap, np.max(np.abs(d))), "wrong-value", (
         f"with positions the gap should be clearly above 0, got {gap:.3g}. Add pos = P[:T] to the input of attention, in slot "
         "order (not shuffled with the tokens), on both sides."))
-    require(np.array_equal(X, X_before) and np.array_equal(P, P_before), "side-effect", "permutation_gap must not change X or P (use X + pos, not X += pos)")
-    perm = np.array([3, 0, 5, 1, 4, 2])
-    d = self_attention(X[:, perm] + P[:6], Wq, Wk, Wv) - self_attention(X + P[:6], Wq, Wk, Wv)[:, perm]  # first - after
     for wrong, words in ((np.mean(np.abs(d)), "returns the mean absolute difference; the gap is the largest one, "
                                               "np.max(np.abs(...))."),
                          (np.max(d), "returns the largest signed difference; take the absolute value first, "
@@ -394,7 +457,11 @@ with self_check("permutation_gap with positions"):
             f"permutation_gap for X of shape (3, 5, 4), W of shape (4, 2) and P of shape (5, 4) raised ValueError: {e}. "
             "pos = P[:T] has shape (T, C) and goes into the input of attention, X + pos; the output of attention has "
             "width hs, not C.")) from None
-    require(gap > 1e-3, "wrong-value", f"with positions the gap should be clearly above 0, got {gap:.3g} for X of shape (3, 5, 4) and hs = 2")
+    perm = np.array([2, 0, 4, 1, 3])
+    own = np.max(np.abs(self_attention(X[:, perm] + P, Wq, Wk, Wv) - self_attention(X + P, Wq, Wk, Wv)[:, perm]))
+    require(gap > 1e-3 or np.isclose(gap, own), "wrong-value", f"with positions the gap should be clearly above 0, got "
+            f"{gap:.3g} for X of shape (3, 5, 4) and hs = 2. Add pos = P[:T] to the input of attention, in slot order "
+            "(not shuffled with the tokens), on both sides.")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-demo-gap", "locked": true, "schema_version": 3, "solution": false}
 # ## 5. See the symmetry break

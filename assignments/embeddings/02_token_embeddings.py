@@ -128,11 +128,12 @@ with self_check("Embedding.forward"):
     for ids in (data[:5], data[:12].reshape(3, 4), data[:12].reshape(2, 3, 2)):
         out = emb.forward(ids)
         require(np.shape(out) == ids.shape + (8,), "wrong-shape", (
-            f"forward(ids) for ids of shape {ids.shape} should have shape {ids.shape + (8,)}, got {np.shape(out)}"))
+            f"forward(ids) for ids of shape {ids.shape} should have shape {ids.shape + (8,)}, got {np.shape(out)}: "
+            "index E with the ids as they come, of any shape, without flattening or reshaping them"))
         expect_close(f"forward(ids) for ids of shape {ids.shape}", out, emb.E[ids],
                      hint="Each id is replaced by its row of E: return E[idx].")
     one = np.asarray(emb.forward(np.int64(4)))
-    require(one.shape == (8,), "wrong-shape", f"forward(4) for a single id should be one row of shape (8,), got {one.shape}")
+    require(one.shape == (8,), "wrong-shape", f"forward(4) for a single id should be one row of shape (8,), got {one.shape}: index E with the ids as given (E[idx] has shape idx.shape + (C,)), without reshaping them first")
 
 # %% nbgrader={"grade": true, "grade_id": "test-embedding-bad-ids", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 ### BEGIN HIDDEN TESTS
@@ -168,7 +169,9 @@ with self_check("Embedding.backward"):
     emb = Embedding(4, 2)
     emb.forward(ids)
     require(emb.backward(dX0) is None, "wrong-value", "backward returns None; it stores the gradient in self.dE")
-    require(np.shape(emb.dE) == emb.E.shape, "wrong-shape", f"dE should have the shape of E {emb.E.shape}, got {np.shape(emb.dE)}")
+    require(np.shape(emb.dE) == emb.E.shape, "wrong-shape", f"dE should have the shape of E {emb.E.shape}, got "
+            f"{np.shape(emb.dE)}: one row per id of the table, not one per place in the batch. Start from "
+            "np.zeros_like(self.E) and add each slice of dout to the row of its id.")
     dE = np.array(emb.dE, dtype=float)
     if np.allclose(dE, [[0, 1], [0, 0], [2, 2], [0, 0]]):  # what dE[ids] += dX0 leaves: the last write to row 2 wins
         probe = Embedding(3, 2)  # the smallest case: ids [0, 0] and a dout of ones
@@ -181,21 +184,27 @@ with self_check("Embedding.backward"):
     expect_close("dE for ids [2, 0, 2]", dE, [[0, 1], [0, 0], [3, 2], [0, 0]],
                  hint="Row v of dE is the sum of dout[t] over every t with ids[t] == v.")
 
-    ids = data[:12].reshape(3, 4)  # "the lamp kee": 'e' and ' ' occur more than once
-    dout = np.random.default_rng(0).standard_normal((3, 4, 5))
+    ids = data[:12].reshape(3, 4)  # "the lamp kee": ' ' sits at 2 places, 'e' at 3
+    dout = (np.arange(60).reshape(3, 4, 5) % 7 - 3).astype(float)  # small whole numbers, easy to add by hand
     emb = Embedding(vocab_size, 5)
     emb.forward(ids)
     emb.backward(dout)
+    require(np.shape(emb.dE) == (vocab_size, 5), "wrong-shape",
+            f"dE should have the shape of E {(vocab_size, 5)}, got {np.shape(emb.dE)}: start from np.zeros_like(self.E).")
     dE = np.array(emb.dE, dtype=float)
+    # the right rows, worked out by hand from dout and checked in: ' ' = dout[0, 3] + dout[2, 0],
+    # 'e' = dout[0, 2] + dout[2, 2] + dout[2, 3], every other letter of "the lamp kee" one slice of dout
+    rows = {" ": [0, 2, -3, -1, 1], "e": [1, -3, 0, 3, -1], "a": [1, 2, 3, -3, -2], "h": [2, 3, -3, -2, -1],
+            "k": [0, 1, 2, 3, -3], "l": [3, -3, -2, -1, 0], "m": [-1, 0, 1, 2, 3], "p": [-3, -2, -1, 0, 1],
+            "t": [-3, -2, -1, 0, 1]}
     want = np.zeros((vocab_size, 5))
-    for b, t in np.ndindex(ids.shape):
-        want[ids[b, t]] += dout[b, t]  # dE_v = the sum of dout[b, t] over the places where ids[b, t] == v
-    once = np.zeros((vocab_size, 5))
-    once[ids] = dout
-    if np.allclose(dE, once):
-        v = int(stoi[" "])  # the space occurs twice in "the lamp kee"
+    for ch, row in rows.items():
+        want[stoi[ch]] = row
+    v = stoi["e"]
+    if np.allclose(dE[v], dout[2, 3]) and not np.allclose(dE, want):  # the last of the three writes to 'e' won
         raise say("scatter-overwrite", row=v, want=fmt(want[v]), got=fmt(dE[v]),
-                  detail=f"Id {v} (the space) sits at two places of this batch of shape {ids.shape}.")
+                  detail=f"Id {v} (the letter e) sits at three places of this batch of shape {ids.shape}, "
+                         "and its row of dE holds only the last of its three slices of dout.")
     expect_close(f"dE for ids of shape {ids.shape}", dE, want, sizes={"B": 3, "T": 4},
                  hint="Row v of dE is the sum of dout[b, t] over every place [b, t] where id v was looked up.")
 
@@ -292,7 +301,7 @@ with self_check("numerical_gradient"):
     before = x.copy()
     eps = 1e-3
     g = numerical_gradient(lambda: np.sum(x ** 3), x, eps=eps)
-    require(np.shape(g) == x.shape, "wrong-shape", f"the gradient should have the shape of x {x.shape}, got {np.shape(g)}")
+    require(np.shape(g) == x.shape, "wrong-shape", f"the gradient should have the shape of x {x.shape}, got {np.shape(g)}: start from np.zeros(x.shape) and fill one entry per nudge")
     g = np.asarray(g, dtype=float)
     nudged = x.copy()
     x[...] = before  # judge the values with x as it was; restoring it is checked last
@@ -303,7 +312,14 @@ with self_check("numerical_gradient"):
         if np.allclose(g, one_sided, rtol=1e-6, atol=1e-9):
             raise say("one-sided-difference", detail=f"Yours matches the one-sided (f(x+eps) - f(x)) / eps, off by up "
                                                      f"to {np.abs(g - 3 * x ** 2).max():.2e} at eps=1e-3.")
-        if np.allclose(g, g[:, :1]):
+        if not np.any(g):
+            raise Diagnosis("wrong-value", (
+                "numerical_gradient gave all zeros: f() never saw your nudges. f reads x itself, so nudge x in place, "
+                "x[i] = old + eps, not an entry of a copy (x.flatten(), x.copy(), np.array(x) and x.ravel() of a "
+                "non-contiguous x are copies); for i in np.ndindex(x.shape) walks every entry of x itself."))
+        # a loop over range(len(x)) nudges a whole row x[i]: each value is the row's sum of 3 x**2, plus eps**2 per entry
+        by_rows = np.broadcast_to(np.sum(3 * x ** 2 + eps ** 2, axis=1, keepdims=True), x.shape)
+        if np.allclose(g, by_rows, rtol=1e-6, atol=1e-7):
             raise Diagnosis(
                 "wrong-value",
                 f"numerical_gradient gave one value per row of x (x has shape {x.shape}): it nudges the whole row x[i] "
@@ -324,9 +340,10 @@ with self_check("numerical_gradient"):
 import autograder.hidden.lesson02 as _hidden
 _hidden.numerical_gradient_restore(numerical_gradient)
 ### END HIDDEN TESTS
-# Self-check: x is restored bit for bit, even for values where x + eps - eps != x.
+# Self-check: x is restored bit for bit, even for values where x + eps - eps != x: entries far smaller than
+# eps = 1e-6 lose digits when eps is added (1.3e-08 + 1e-06 - 1e-06 is 1.2999999999999918e-08).
 with self_check("numerical_gradient restores x"):
-    x = np.array([0.1, 0.7, 1e8, -3.3])
+    x = np.array([1.3e-08, -7e-08, 2e-09, 0.7])
     before = x.copy()
     numerical_gradient(lambda: float(np.sum(np.sin(x))), x)
     if not np.array_equal(x, before):
@@ -354,6 +371,17 @@ with self_check("rel_error"):
     require(abs(r - 1 / 201) < 1e-12, "wrong-value", f"rel_error([1, 100], [1, 101]) should be 1/201 = {1 / 201:.6g}, got {r}")
     z = rel_error(np.zeros(3), np.zeros(3))
     require(z == 0.0, "wrong-value", f"rel_error of two zero arrays should be 0.0 (the 1e-12 floor avoids 0/0), got {z}")
+    # a small entry far off next to a large one that agrees: entry by entry the first is off by 1/3 of |a| + |b|
+    r = rel_error(np.array([0.001, 100.0]), np.array([0.002, 100.0]))
+    if abs(r - 0.001 / 200.003) < 1e-12 or abs(r - 0.001 / 200) < 1e-12:
+        raise Diagnosis("wrong-value", f"rel_error([0.001, 100], [0.002, 100]) should be 1/3 (entry 0: |0.001 - 0.002| / "
+                                       f"(0.001 + 0.002)), got {r:.3g}: the differences and the sizes were each taken "
+                                       "over the whole array, so the large entry that agrees hides the small one that "
+                                       "does not. Divide entry by entry first (with np.maximum for the 1e-12 floor), "
+                                       "then take the largest ratio.")
+    require(abs(r - 1 / 3) < 1e-12, "wrong-value", f"rel_error([0.001, 100], [0.002, 100]) should be 1/3 (entry 0: "
+                                                   f"|0.001 - 0.002| / (0.001 + 0.002)), got {r:.6g}. Take the ratio "
+                                                   "entry by entry, then the largest of them.")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-check-table", "locked": true, "schema_version": 3, "solution": false}
 # ## 3. The whole check, on the corpus

@@ -213,7 +213,7 @@ _hidden.table_base_and_length(sinusoidal_table)
 # Self-check: another base, and a long table that stays bounded.
 with self_check("sinusoidal_table, other bases and long tables"):
     pe = sinusoidal_table(3000, 6, base=100.0)
-    require(isinstance(pe, np.ndarray) and pe.shape == (3000, 6), "wrong-shape", f"sinusoidal_table(3000, 6, base=100.0) should have shape (3000, 6), got {np.shape(pe)}")
+    require(isinstance(pe, np.ndarray) and pe.shape == (3000, 6), "wrong-shape", f"sinusoidal_table(3000, 6, base=100.0) should have shape (3000, 6), got {np.shape(pe)}: one row per position (T rows) and one column per dimension (C columns), whatever the base")
     table_mistake(pe, 3000, 6, base=100.0)
     require(np.allclose(pe[:2, :2], [[0, 1], [np.sin(1.0), np.cos(1.0)]]), "wrong-value", (
         f"columns 0 and 1 do not depend on the base: rows 0 and 1 should start [0.0, 1.0] and [0.8415, 0.5403], got "
@@ -308,29 +308,33 @@ _hidden.shift_matrix_values(shift_matrix)
 ### END HIDDEN TESTS
 # Self-check: the worked examples, the block structure and M(2) @ M(5) == M(7).
 with self_check("shift_matrix"):
-    def rotation_blocks(*angles):
-        """Block diagonal: block i is [[cos a, sin a], [-sin b, cos b]] for angles[i] = (a, b)."""
-        M = np.zeros((2 * len(angles), 2 * len(angles)))
-        for i, (a, b) in enumerate(angles):
-            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(b), np.cos(b)]]
-        return M
+    # shift_matrix(3, 4) worked out and checked in: block 0 turns by t = 3, block 1 by 3 / 10000**(2/4) = 0.03
+    # (cos 3 = -0.9899924966, sin 3 = 0.14112000806, cos 0.03 = 0.999550033749, sin 0.03 = 0.0299955002025)
+    right_3_4 = [[-0.9899924966, 0.14112000806, 0.0, 0.0], [-0.14112000806, -0.9899924966, 0.0, 0.0],
+                 [0.0, 0.0, 0.999550033749, 0.0299955002025], [0.0, 0.0, -0.0299955002025, 0.999550033749]]
+    # the same with the exponent's sign flipped (block 1 turns by 300), and with a frequency per column
+    # (the second row of each block turns by 3 / 10000**(1/4) = 0.3 and 3 / 10000**(3/4) = 0.003)
+    flipped_3_4 = [[-0.9899924966, 0.14112000806, 0.0, 0.0], [-0.14112000806, -0.9899924966, 0.0, 0.0],
+                   [0.0, 0.0, -0.0220966192787, -0.999755839901], [0.0, 0.0, 0.999755839901, -0.0220966192787]]
+    per_column_3_4 = [[-0.9899924966, 0.14112000806, 0.0, 0.0], [-0.295520206661, 0.955336489126, 0.0, 0.0],
+                      [0.0, 0.0, 0.999550033749, 0.0299955002025], [0.0, 0.0, -0.0029999955, 0.999995500003]]
 
     M = shift_matrix(3, 4)
-    if np.shape(M) == (4, 4) and np.allclose(M, rotation_blocks((3, 3), (300, 300))):
+    if np.shape(M) == (4, 4) and np.allclose(M, flipped_3_4):
         raise say("freq-sign", detail=(
             "shift_matrix(3, 4) rotates pair 1 by 3 * 10000**(2/4) = 300, a hundred times faster than pair 0, where it "
             "should turn by 3 / 10000**(2/4) = 0.03."))
-    if np.shape(M) == (4, 4) and np.allclose(M, rotation_blocks((3, 3 * 10000 ** -0.25), (0.03, 3 * 10000 ** -0.75))):
+    if np.shape(M) == (4, 4) and np.allclose(M, per_column_3_4):
         raise say("freq-per-column", detail=(
             f"In shift_matrix(3, 4) the cos row of each block turns with a frequency of its own: the block of pair 0 "
             f"should rotate both rows by t = 3, but its second row, {fmt(M[1, :2])}, uses 3 / 10000**(1/4) = 0.3 where "
             f"[-sin 3, cos 3] = {fmt([-np.sin(3.0), np.cos(3.0)])} belongs."))
-    expect_close("shift_matrix(3, 4)", M, rotation_blocks((3, 3), (0.03, 0.03)), hint=(
+    expect_close("shift_matrix(3, 4)", M, right_3_4, hint=(
         "M is block diagonal, zeros outside the 2x2 blocks: the block of pair 0 rotates by k = 3 and the block of "
         "pair 1 by k / 10000**(2/4) = 0.03; each block is [[cos t, sin t], [-sin t, cos t]] (its transpose rotates by "
         "-t and maps row p to row p - k)."))
     M = shift_matrix(1, 2)
-    expect_close("shift_matrix(1, 2)", M, rotation_blocks((1, 1)), hint=(
+    expect_close("shift_matrix(1, 2)", M, [[0.540302305868, 0.841470984808], [-0.841470984808, 0.540302305868]], hint=(
         "The block acting on (sin a, cos a) is [[cos t, sin t], [-sin t, cos t]] with t = k * w_i: "
         "shift_matrix(1, 2) = [[0.5403, 0.8415], [-0.8415, 0.5403]], and M @ row 0 = M @ [0, 1] gives row 1. "
         "Its transpose rotates by -t: it maps row p to row p - k."))
@@ -367,7 +371,7 @@ _hidden.shift_matrix_odd_C(shift_matrix)
 ### END HIDDEN TESTS
 # Self-check: an odd C has a sine with no partner, so no shift matrix exists.
 with self_check("shift_matrix rejects an odd C"):
-    require(np.shape(shift_matrix(1, 4)) == (4, 4), "wrong-shape", "shift_matrix(1, 4) should work and have shape (4, 4)")
+    require(np.shape(shift_matrix(1, 4)) == (4, 4), "wrong-shape", f"shift_matrix(1, 4) should work and have shape (4, 4), got {np.shape(shift_matrix(1, 4))}: a C x C matrix, one 2 x 2 block per pair of columns on its diagonal")
     try:
         shift_matrix(1, 5)
     except ValueError:

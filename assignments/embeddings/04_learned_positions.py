@@ -163,7 +163,7 @@ with self_check("PositionalEmbedding.forward"):
                                                    "only T > block_size must raise." if T == 5 else
                                                    "The position slab must have shape (T, C): add P[:T], the first T "
                                                    "rows of the table.")) from None
-        require(np.shape(out) == x.shape, "wrong-shape", f"x of shape {x.shape} should give an output of that shape, got {np.shape(out)}")
+        require(np.shape(out) == x.shape, "wrong-shape", f"x of shape {x.shape} should give an output of that shape, got {np.shape(out)}: add the slab P[:T], of shape (T, C), to x; NumPy broadcasts it over the batch")
         require(np.array_equal(x, x0), "side-effect", "forward changed its input x in place; return x + P[:T] as a new array")
         require(np.asarray(out).dtype == np.float64, "wrong-dtype", f"the output should be float64, got {np.asarray(out).dtype}")
         if np.allclose(out, x):
@@ -254,7 +254,7 @@ with self_check("PositionalEmbedding.backward (dx)"):
     dout = np.arange(24.0).reshape(2, 4, 3)
     dx = pe.backward(dout)
     require(dx is not None, "wrong-value", "backward should return the gradient for x (out = x + P[:T], so it is dout itself), got None")
-    require(np.shape(dx) == (2, 4, 3), "wrong-shape", f"the gradient for x has the shape of x, (2, 4, 3); got {np.shape(dx)}")
+    require(np.shape(dx) == (2, 4, 3), "wrong-shape", f"the gradient for x has the shape of x, (2, 4, 3); got {np.shape(dx)}: each entry of x reaches the output once, unchanged, so its gradient is dout itself, not a sum over an axis")
     expect_close("the gradient for x that backward returns", dx, dout, sizes={"B": 2, "T": 4},
                  hint="out = x + P[:T], so each entry of x passes its gradient through unchanged: return dout.")
 
@@ -278,14 +278,20 @@ with self_check("PositionalEmbedding.backward starts from zeros"):
 # %% [markdown] nbgrader={"grade": false, "grade_id": "md-gradcheck", "locked": true, "schema_version": 3, "solution": false}
 # ## 2. Proving the backward pass
 #
-# Same method as lesson 2. Pick a fixed random `G` of the output's shape and use the scalar loss
-# `L = sum(out * G)`. Its gradient with respect to `out` is exactly `G`, so `backward(G)` must
-# return `dL/dx` and store `dL/dP`. Central differences measure both independently: nudge one entry
-# by `±eps`, recompute the loss, divide. The helpers below are the ones you wrote in lesson 2.
+# Lesson 2 checked a gradient entry by entry with your `numerical_gradient`. This lesson checks it
+# along random directions instead, with a given helper, `slope_error` (your lesson-2 functions are
+# graded there, so they are not copied here). Pick a fixed random `G` of the output's shape and use
+# the scalar loss `L = sum(out * G)`. Its gradient with respect to `out` is exactly `G`, so
+# `backward(G)` must return `dL/dx` and store `dL/dP`. For a random direction `d` of the parameter's
+# shape, a gradient predicts the slope `sum(grad * d)`; `slope_error` measures the slope by moving
+# the whole parameter to `x + eps * d` and to `x - eps * d` and dividing the change of `L` by
+# `2 * eps`, and reports the largest gap over five directions. A wrong entry anywhere shows up in
+# almost every random direction; the same idea checks big layers quickly (PyTorch's `gradcheck`
+# has it as its fast mode).
 #
-# Use `T = 5` with `block_size = 8` so the check also covers the rows nobody used. The numerical
-# gradient of rows 5, 6 and 7 is exactly zero (nudging them does not change the loss at all), so a
-# `dP` that puts anything there fails.
+# Use `T = 5` with `block_size = 8` so the check also covers the rows nobody used. The loss does not
+# depend on rows 5, 6 and 7 at all (moving them changes nothing), so a `dP` that puts anything there
+# predicts a slope that is not measured, and fails.
 
 # %% nbgrader={"grade": false, "grade_id": "demo-gradcheck", "locked": true, "schema_version": 3, "solution": false}
 # kit-include: _shared/gradcheck.py
@@ -297,11 +303,10 @@ x = np.random.default_rng(1).standard_normal((B, T, C))
 G = np.random.default_rng(2).standard_normal((B, T, C))
 pe.forward(x)
 dx = pe.backward(G)
-num_dP = numerical_gradient(lambda: np.sum(pe.forward(x) * G), pe.P)
-num_dx = numerical_gradient(lambda: np.sum(pe.forward(x) * G), x)
-err_dP, err_dx = rel_error(pe.dP, num_dP), rel_error(dx, num_dx)
-print("max relative error of dP:", err_dP)
-print("max relative error of dx:", err_dx)
+err_dP = slope_error(lambda: np.sum(pe.forward(x) * G), pe.P, pe.dP)
+err_dx = slope_error(lambda: np.sum(pe.forward(x) * G), x, dx)
+print("largest relative gap of dP along 5 random directions:", err_dP)
+print("largest relative gap of dx along 5 random directions:", err_dx)
 print("rows", T, "to", block_size - 1, "of dP are zero:", bool(np.all(pe.dP[T:] == 0)))
 print(gradcheck_verdict({"dP": err_dP, "dx": err_dx}))
 

@@ -48,10 +48,47 @@ def expand_includes(source: str, folder: Path, path: Path, _within: tuple = ()) 
     return INCLUDE.sub(include, source)
 
 
+CATALOGUE_ID = re.compile(r"""["']([A-Za-z]+(?:-[A-Za-z]+)+)["']""")
+CATALOGUE_BLOCKS = ("CATALOGUE = {", "VOICE = {")
+
+
+def catalogue_ids_used(sources: list[str]) -> set[str]:
+    """The catalogue ids a notebook's own code names (quoted, as say("scatter-overwrite", ...) does)."""
+    return {m.group(1) for text in sources for m in CATALOGUE_ID.finditer(text)}
+
+
+def own_catalogue_only(voice_text: str, keep: set[str]) -> str:
+    """voice.py's text with the CATALOGUE and VOICE entries of ids not in ``keep`` left out: a notebook carries
+    its own lesson's words (headline and fix) and no other lesson's.  An entry is one line of CATALOGUE, or the
+    lines of VOICE from ``    "id": (`` to its ``    ),``."""
+    out, block, dropping = [], False, False
+    for line in voice_text.splitlines():
+        if line in CATALOGUE_BLOCKS:
+            block = True
+        elif block and line == "}":
+            block = False
+        elif block and dropping:
+            dropping = line != "    ),"
+            continue
+        elif block and line.startswith('    "'):
+            key = line[5:].split('"', 1)[0]
+            if key not in keep:
+                dropping = line.rstrip().endswith("(")
+                continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def read_authored(path: Path) -> nbformat.NotebookNode:
-    """Read one jupytext percent file as a clean nbformat 4.5 notebook with stable cell ids."""
+    """Read one jupytext percent file as a clean nbformat 4.5 notebook with stable cell ids.  The one cell that
+    includes the kit's words (``package:voice.py``) keeps only the catalogue entries this notebook's code names."""
     nb = jupytext.read(path)
+    voice = f"# kit-include: {PACKAGE_PREFIX}voice.py"
+    used = catalogue_ids_used([cell.source for cell in nb.cells])  # before any include is expanded
     for cell in nb.cells:
+        if voice in cell.source:
+            text = own_catalogue_only((PACKAGE / "voice.py").read_text(encoding="utf-8").rstrip("\n"), used)
+            cell.source = cell.source.replace(voice, text)
         cell.source = expand_includes(cell.source, path.parent, path)
         cell.metadata.pop("lines_to_next_cell", None)  # jupytext's own layout hint
     nb.metadata.pop("jupytext", None)

@@ -3,6 +3,7 @@ and the values it travels as (a student's Status and results)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import nbformat
 
 from ..cells import cell_name, first_failure, grade_id, is_graded_cell, is_solution_cell
+from ..voice import KNOWN_IDS
 from .checker import Verdict
 from .execute import BUDGET_ENAME, DEAD_ENAME, LIMIT_ENAME
 
@@ -79,6 +81,9 @@ def failure_text(test: TestResult) -> str:
     return test.message or "This test did not pass."
 
 
+SELF_CHECK_DIAGNOSIS = re.compile(r"\[([A-Za-z-]+)\] (.*)", re.S)  # str() of a notebook's Diagnosis: "[id] message"
+
+
 def cell_failure(cell, verdict: Verdict | None = None) -> tuple[str | None, str | None]:
     """(diagnosis id, message) of a graded cell's first failure, or (None, None) when it passed.
 
@@ -91,6 +96,9 @@ def cell_failure(cell, verdict: Verdict | None = None) -> tuple[str | None, str 
         ename, evalue = out.get("ename", ""), out.get("evalue", "")
         if ename == "Diagnosis" and verdict is not None and not verdict.passed:
             return verdict.diagnosis, verdict.message
+        told = SELF_CHECK_DIAGNOSIS.match(evalue) if ename == "Diagnosis" else None
+        if told and told.group(1) in KNOWN_IDS:  # the cell's visible self-check, after the hidden check passed
+            return told.group(1), told.group(2).strip()
         return ename or "error", f"{ename}: {evalue}".strip()
     return "stderr", "the cell wrote to stderr: " + out.get("text", "")[:200]
 

@@ -13,7 +13,8 @@ nothing but NumPy.
   mistake) costs nothing.
 - "The same way" is the same diagnosis id, so a small case that crashes where the drawn case gave a
   wrong value does not count.
-- Bounded: at most :data:`MAX_CASES` cases run on the student's code and :data:`SECONDS` of time;
+- Bounded: at most :data:`MAX_CASES` cases run on the student's code (and a fifth more to leave out rows
+  and columns, which Hypothesis seldom does) and :data:`SECONDS` of time;
   when the budget runs out (or the student's code stops answering) before the search ends at a case
   with every size <= 3, nothing is added and the drawn case's diagnosis stands alone.
 - Deterministic: the search is seeded from ``AUTOGRADER_SEED`` (0 when unset) and the check's name,
@@ -41,6 +42,7 @@ MAX_CASES = 100  # cases run on the student's code per failing check (2 to 10 ca
 SECONDS = 8.0  # and at most this much time (a search through the channel takes 1-4 s), within the cell's time
 MARGIN = 2.0  # seconds of the cell's time left untouched, for the verdict to reach the kernel
 SHOWN = "Smallest failing"  # a message that shows its smallest case (or call sequence) already
+ROWS_LEFT_OUT = 5  # 1/5 of max_cases more, after Hypothesis's, for leaving out one row or column at a time
 SMALL = 3  # a search cut short by the budget is shown only if every size of its case is at most this
 
 
@@ -89,6 +91,19 @@ def bounded(session, seconds: float):
         yield
     finally:
         session.deadline, session.broken = saved, broken
+
+
+def fewer_entries(case: dict):
+    """The case with one index of one axis left out, of every array of the case that has that axis at that size (a
+    batch's ids and its dout lose the same slot), for each axis and index in turn."""
+    arrays = {k: v for k, v in case.items() if isinstance(v, np.ndarray) and v.ndim}
+    for axis, n in sorted({(axis, n) for v in arrays.values() for axis, n in enumerate(v.shape) if n > 1}):
+        for i in range(n):
+            smaller = dict(case)
+            for k, v in arrays.items():
+                if v.ndim > axis and v.shape[axis] == n:
+                    smaller[k] = np.delete(v, i, axis=axis)
+            yield smaller
 
 
 def smallest_failing_case(
@@ -153,11 +168,13 @@ def search(
     failing: list = []  # every case that failed the same way, in the order met: the last is the smallest
     cut = []  # the budget refused a case: the search did not end by itself
 
+    limit = [max_cases]
+
     def fails_same_way(case) -> bool:
         nonlocal stop
         key = repr(sorted((k, v.tolist() if isinstance(v, np.ndarray) else v) for k, v in case.items()))
         if key not in seen:
-            if len(seen) >= max_cases or time.monotonic() > stop:
+            if len(seen) >= limit[0] or time.monotonic() > stop:
                 # out of budget: every further case "fails", so the shrinker runs down to its simplest case at
                 # once, without calling the student's code (the answer is the last real failure, in ``failing``)
                 cut.append(True)
@@ -190,6 +207,21 @@ def search(
     if not failing:
         return None
     case, outcome = failing[-1]
-    if cut and largest_size(case) > SMALL:
+    # Hypothesis shrinks the numbers of a drawn shape, seldom the shape (the numbers are drawn after it): leave out
+    # one row or column at a time, while the budget lasts and the case still fails the same way
+    limit[0], hypothesis_cut = len(seen) + max_cases // ROWS_LEFT_OUT, bool(cut)  # its own few cases
+    cut.clear()
+
+    def still_fails(smaller) -> bool:
+        try:  # a case left out of shape may not be one the check can run (ids past a table): not a smaller one
+            return not cut and fails_same_way(smaller) and not cut
+        except Exception:  # noqa: BLE001
+            return False
+
+    smaller = next(filter(still_fails, fewer_entries(case)), None)
+    while smaller is not None:
+        case, outcome = failing[-1]
+        smaller = next(filter(still_fails, fewer_entries(case)), None)
+    if (cut or hypothesis_cut) and largest_size(case) > SMALL:
         return None  # half shrunk: not worth showing
     return case, outcome

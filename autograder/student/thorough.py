@@ -29,7 +29,7 @@ from ..grading.notes import group_notes, split_notes
 from ..grading.results import Status, TestResult, failure_text
 from ..notebooks import read_notebook
 from ..sandbox import PACKAGE_DIR
-from .selfcheck import NOT_IMPLEMENTED, CheckRow, practice_rows, practice_summary, table
+from .selfcheck import NOT_IMPLEMENTED, CheckRow, demo_rows, practice_rows, practice_summary, table
 
 STUDENT = "self"
 
@@ -225,7 +225,8 @@ def grade_one(
     tests = sorted((t for t in result.tests if t.notebook == lesson), key=lambda t: order.get(t.test, len(order)))
     rows = [CheckRow(t.test, t.points, t.points >= t.max_points, _message(t), done=not _stub(t)) for t in tests]
     autograded = assignment.notebook("autograded", lesson, student)
-    practice = practice_rows(nbformat.read(str(autograded), as_version=4)) if autograded.exists() else []
+    executed = nbformat.read(str(autograded), as_version=4) if autograded.exists() else None
+    practice = practice_rows(executed) + demo_rows(executed) if executed is not None else []
     # the scratch course may hold other lessons (other notebooks graded in the same run): not this one's news
     others = tuple(f"{name}.ipynb" for name in NOTEBOOKS if name != lesson)
     notes = group_notes([n for n in split_notes(result.reason) if not n.startswith(others)])
@@ -292,7 +293,7 @@ def thorough_check(
                 options,
                 notebooks=sorted(set(lessons)),
                 cache_root=kit,
-                out=echo,
+                out=kit_self_test(echo),
                 registered=(assignment, db_url),
                 meanwhile=grade_chosen,
                 then="your notebooks' results follow",
@@ -302,13 +303,28 @@ def thorough_check(
     return outcomes
 
 
+KIT_SELF_TEST = (
+    "kit self-test (the kit grades its own reference solution first, so that a fault on the kit's side is never "
+    "shown as your mistake; it says nothing about your notebook): "
+)
+
+
+def kit_self_test(echo):
+    """``echo`` for the canary's lines, each said in words a student reads: what the check of the kit itself is."""
+
+    def told(line: str) -> None:
+        echo(KIT_SELF_TEST + line.removeprefix("canary: ") if line.startswith("canary: ") else line)
+
+    return told
+
+
 def format_graded(graded: Graded) -> str:
     lines = [
         f"{graded.path} (graded as {graded.lesson}.ipynb, hidden checks included)",
         *table(graded.rows, graded.max_points),
     ]
-    passed = sum(r.passed for r in graded.rows if not r.practice)
-    total = sum(not r.practice for r in graded.rows)
+    passed = sum(r.passed for r in graded.rows if r.graded)
+    total = sum(r.graded for r in graded.rows)
     lines.append(
         f"{passed}/{total} graded tests pass: {graded.score:g}/{graded.max_score:g} points (the hidden "
         "checks draw fresh random cases on every run, as at grading)"

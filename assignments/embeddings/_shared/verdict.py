@@ -4,5 +4,5 @@ def gradcheck_verdict(errors, bar=1e-5):
     listed = ", ".join(f"{name} {err:.1e}" for name, err in errors.items())
     above = [name for name, err in errors.items() if not err < bar]
     if above:
-        return f"FAIL: {' and '.join(above)} above the bar {bar:.0e} (max relative error {listed})".replace("e-0", "e-")
-    return f"PASS: {' and '.join(errors)} below the bar {bar:.0e} (max relative error {listed})".replace("e-0", "e-")
+        return f"FAIL: {' and '.join(above)} above the bar {bar:.0e} (measured: {listed})".replace("e-0", "e-")
+    return f"PASS: {' and '.join(errors)} below the bar {bar:.0e} (measured: {listed})".replace("e-0", "e-")
