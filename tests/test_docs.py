@@ -7,6 +7,7 @@ In-process and quick: nothing here runs nbgrader or a kernel.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -115,3 +116,64 @@ def test_the_architecture_table_for_a_new_maintainer_names_paths_that_exist():
         assert paths, f"the row {topic!r} names no path"
         missing = [path for path in paths if not (REPO / path).exists()]
         assert not missing, f"the row {topic!r} names paths that do not exist: {missing}"
+
+
+# "`VOICE` and `CATALOGUE` in `autograder/voice.py`": the names, then the file said to define them
+NAMES_IN_FILE = re.compile(r"((?:`[A-Za-z_]\w*`(?:,? and |, )?)+) in `([\w/.-]+\.py)`")
+CLASS_FIELD = re.compile(r"`([A-Z]\w*)\.([a-z_]\w*)`")
+
+
+def top_level_names(path: Path) -> dict[str, ast.AST]:
+    """The names a module defines at its top level (functions, classes, assignments), with their nodes."""
+    names = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names[node.name] = node
+        elif isinstance(node, ast.Assign):
+            names.update({t.id: node for t in node.targets if isinstance(t, ast.Name)})
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names[node.target.id] = node
+    return names
+
+
+def class_fields(node: ast.ClassDef) -> set[str]:
+    fields = set()
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fields.add(item.name)
+        elif isinstance(item, ast.Assign):
+            fields.update(t.id for t in item.targets if isinstance(t, ast.Name))
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            fields.add(item.target.id)
+    return fields
+
+
+def test_the_architecture_table_names_the_definition_that_holds_each_thing():
+    """'To change X, look in Y' is a map that is true: every row names at least one definition as "`Name` in
+    `path`", that file defines it at its top level (not a neighbour module), and every `Class.field` a row names
+    is a field of that class in one of the row's files."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = re.search(r"^## To change X, look in Y$(.*?)(?=^#)", text, re.M | re.S).group(1)
+    rows = re.findall(r"^\| (?!to change |---)([^|]+) \| (.+) \|$", section, re.M)
+    tasks = (
+        "misconception",
+        "memory",
+        "export target",
+        "chart",
+        "boundary class",
+        "folder shown or hidden",
+        "system calls",
+    )
+    for topic in tasks:
+        assert any(topic in t for t, _ in rows), f"the table has no row for {topic!r}"
+    for topic, where in rows:
+        named = [(name, path) for names, path in NAMES_IN_FILE.findall(where) for name in re.findall(r"`(\w+)`", names)]
+        assert named, f"the row {topic!r} names no definition as `Name` in `path`"
+        for name, path in named:
+            assert name in top_level_names(REPO / path), f"the row {topic!r}: {path} does not define {name}"
+        files = {path for _, path in named}
+        for cls, field in CLASS_FIELD.findall(where):
+            holders = [top_level_names(REPO / p).get(cls) for p in files]
+            holder = next((h for h in holders if isinstance(h, ast.ClassDef)), None)
+            assert holder is not None, f"the row {topic!r} names {cls}.{field}, but no file of the row defines {cls}"
+            assert field in class_fields(holder), f"the row {topic!r}: {cls} has no field {field}"

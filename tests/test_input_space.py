@@ -97,3 +97,36 @@ def test_a_stale_cache_after_an_optimizer_step_is_shown_as_its_smallest_call_seq
     line = re.search(r"Smallest failing call sequence: .*", d.message, re.S).group(0)
     assert re.search(r"forward\(A\), .*(-= |= ).*forward\(A\)", line), line
     assert "your output is" in line and "the right output is" in line, line
+
+
+def test_a_new_boundary_class_is_one_value_in_the_space(monkeypatch):
+    """A made-up boundary class, a vocabulary past what a uint8 id holds (V = 300), is added as one value of the
+    `V` dimension in space.UNITS and nowhere else: every grading then draws it paired with every other dimension's
+    values, and a forward that holds its ids as uint8 (right on every vocabulary the space had) is caught."""
+    import dataclasses
+
+    from autograder.hidden import space
+    from autograder.hidden.lesson02 import _embedding_trial
+
+    class Uint8Ids:
+        def __init__(self, vocab_size, C, seed=0):
+            self.E, self.dE, self.cache = np.random.default_rng(seed).standard_normal((vocab_size, C)), None, None
+
+        def forward(self, idx):
+            idx = np.asarray(idx)
+            if idx.dtype.kind not in "iu" or (idx.size and (idx.min() < 0 or idx.max() >= len(self.E))):
+                raise IndexError("an id outside the vocabulary")
+            self.cache = idx.astype(np.uint8)  # wrong past id 255
+            return self.E[self.cache]
+
+    name = "Embedding.forward(idx)"
+    assert oracle.sweep(name, Uint8Ids, _embedding_trial, "forward") > 0  # right on the space as it was
+    unit = UNITS[name]
+    dims = tuple(dataclasses.replace(d, values=d.values + (300,)) if d.name == "V" else d for d in unit.dims)
+    monkeypatch.setitem(space.UNITS, name, dataclasses.replace(unit, dims=dims))
+    rows, _ = oracle.cases(name, part="forward")
+    for other in (d for d in dims if d.name != "V" and (not d.parts or "forward" in d.parts)):
+        assert {r[other.name] for r in rows if r["V"] == 300} == set(other.values), other.name
+    with pytest.raises(oracle.Diagnosis) as caught:
+        oracle.sweep(name, Uint8Ids, _embedding_trial, "forward")
+    assert "vocab_size=300" in caught.value.message, caught.value.message

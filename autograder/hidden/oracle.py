@@ -302,7 +302,7 @@ def sweep(unit_name: str, student, trial_of, part: str = "", invalid: bool = Fal
             )
             raise Diagnosis(
                 f.misconception,
-                f"{UNITS[unit_name].name} {where}: {f.what}.\nSmallest failing case: {trial.words}{shown}.",
+                f"{UNITS[unit_name].name} {where}: {f.what}.\nSmallest failing case: {trial.said()}{shown}.",
             )
     return len(rows)
 
