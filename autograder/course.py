@@ -20,7 +20,7 @@ from pathlib import Path
 from .config import CONFIG_FILE, read_course_config
 
 ASSIGNMENT = "embeddings"
-# The lessons, in order, each with the names SPEC says its solution cells define.  A lesson is one
+# The lessons, in order, each with the names the contract (docs/contract.md) says its solution cells define.  A lesson is one
 # notebook, one module of hidden checks (lesson_module) and one mutant catalogue.
 LESSONS = {
     "01_why_position": ("softmax", "self_attention", "permutation_gap"),

@@ -61,7 +61,7 @@ KNOWN_IDS = {**CATALOGUE, **RELATIONSHIPS, **GENERIC}
 # its answers (the cell stopped first, the connection broke) says so with this id, and no points.
 UNVERIFIED = "unverified"
 
-# id -> (headline, fix).  The headline opens the message (SPEC quotes some of them verbatim) and may
+# id -> (headline, fix).  The headline opens the message (the contract quotes some of them verbatim) and may
 # take the student's values; the fix closes it.  Hidden checks and self-checks both go through say().
 VOICE = {
     "scatter-overwrite": (

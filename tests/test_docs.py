@@ -64,6 +64,20 @@ def test_every_document_is_listed_in_the_readme():
     assert not unlisted, f"docs/ pages the README does not link: {unlisted}"
 
 
+def test_no_spec_is_named_where_none_exists():
+    """The contract is docs/contract.md: no file of the repository sends a reader to a "SPEC" it does not hold."""
+    word = re.compile(r"(?<![A-Z_])SPEC(?![A-Z_])")
+    places = [
+        f"{path.relative_to(REPO)}:{n}"
+        for folder in ("autograder", "tests", "docs", "assignments", "source", "release", "benchmarks")
+        for path in sorted((REPO / folder).rglob("*"))
+        if path.suffix in (".py", ".md", ".ipynb", ".txt") and path.is_file()
+        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        if word.search(line) and "test_docs.py" not in path.name
+    ]
+    assert not places, f"'SPEC' named where the repository has no SPEC (say: the contract, docs/contract.md): {places}"
+
+
 def documented_floors() -> list[list[str]]:
     """The floor table of docs/architecture.md, lowest floor first, as LAYERS writes it."""
     rows = re.findall(r"^\| (\d+) \| ([^|]+) \|", (REPO / "docs" / "architecture.md").read_text(encoding="utf-8"), re.M)

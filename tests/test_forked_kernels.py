@@ -113,7 +113,7 @@ def test_a_forked_kernel_sees_what_a_kernel_started_anew_sees(folder):
 # holds it).  The pattern is written so that it does not contain the text it looks for.
 MEMORY_SCAN = r"""
 import re
-pattern = re.compile(rb"SPEC's canonica[l] exampl[e]: ids \[0, 0\], dout of ones")
+pattern = re.compile(rb"contract's canonica[l] exampl[e]: ids \[0, 0\], dout of ones")
 found = []
 with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:
     for line in maps:

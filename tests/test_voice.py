@@ -1,6 +1,6 @@
 """autograder/voice.py, the one source of the words a student reads (fast, in-process).
 
-relationship() must name each transform of the right array that SPEC lists, and must name nothing
+relationship() must name each transform of the right array that the contract lists, and must name nothing
 where nothing is there: a right answer with numerical noise, an unrelated array, an all-zero array, an
 array constant along an axis (where a shift matches by chance), non-finite values.
 """
@@ -276,7 +276,7 @@ def test_expect_close_turns_non_numbers_and_non_finite_values_into_diagnoses():
     assert error.misconception == "wrong-value" and "1 non-finite value(s): at [3, 0] it is nan" in error.message
 
 
-# ----------------------------------------------------------------------------------- say() and SPEC's quotes
+# ----------------------------------------------------------------------------------- say() and the contract's quotes
 
 
 def test_say_keeps_the_spec_quotes_verbatim():

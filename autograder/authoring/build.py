@@ -109,7 +109,9 @@ def build_source(repo: Path, echo=print) -> list[Path]:
     for name in NOTEBOOKS:
         path = authored / f"{name}.py"
         if not path.exists():
-            raise AuthoringError(f"{path}: missing (every lesson of SPEC needs its authoring file)")
+            raise AuthoringError(
+                f"{path}: missing (every lesson of the contract, docs/contract.md, needs its authoring file)"
+            )
         nb = read_authored(path)
         total += validate_notebook(path, nb, name)
         nbformat.validate(nb)

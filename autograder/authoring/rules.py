@@ -168,7 +168,7 @@ def validate_notebook(path, nb, notebook_name: str) -> int:
         solution_places = [i for i, is_solution in places if is_solution]
         if len(solution_places) != 1 or len(places) != 1:
             raise AuthoringError(
-                f"{path}: SPEC name {name!r} must be defined in exactly one solution cell and nowhere else; "
+                f"{path}: the contract's name {name!r} must be defined in exactly one solution cell and nowhere else; "
                 f"found it in cells {[i for i, _ in places] or 'none'}"
             )
     return points

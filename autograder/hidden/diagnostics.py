@@ -1,6 +1,6 @@
 """Diagnoses: the one thing a failing hidden check shows the student.
 
-A ``Diagnosis`` is an ``AssertionError`` carrying a misconception id from SPEC's catalogue (or a
+A ``Diagnosis`` is an ``AssertionError`` carrying a misconception id from the contract's catalogue (or a
 relationship id such as ``scaled``, or a generic id such as ``wrong-value``) and a message in the
 words of the mistake.  IPython renders an exception through ``_render_traceback_`` when it has one,
 so a failing hidden test cell shows only this message: no traceback into the kit, no hidden-test

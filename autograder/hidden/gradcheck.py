@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PASS_BAR = 1e-5  # SPEC: a relative error under this passes; a correct solution reaches ~1e-10
+PASS_BAR = 1e-5  # the contract: a relative error under this passes; a correct solution reaches ~1e-10
 # Denominator floor of the hidden checks' comparison.  Central differences carry ~1e-9 of absolute
 # rounding noise, which next to a true gradient entry of ~1e-6 would look like a relative error of
 # 1e-3 and fail a correct backward; with this floor such entries are judged on absolute error

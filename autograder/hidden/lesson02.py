@@ -125,7 +125,7 @@ def embedding_bad_ids(Embedding):
 
 
 def _scatter_overwrite_probe(Embedding):
-    """The SPEC's canonical example: ids [0, 0], dout of ones, C = 2."""
+    """The contract's canonical example: ids [0, 0], dout of ones, C = 2."""
     emb = Embedding(3, 2)
     emb.forward(np.array([0, 0]))
     emb.backward(np.ones((2, 2)))

@@ -14,7 +14,7 @@ from .boundary import laid_out, layout_words, shown_on
 from .diagnostics import Diagnosis, relationship, say
 from .gradcheck import compare, numerical_gradient
 
-TOO_LONG_ERRORS = (ValueError, AssertionError)  # SPEC: ValueError; an AssertionError is accepted
+TOO_LONG_ERRORS = (ValueError, AssertionError)  # the contract: ValueError; an AssertionError is accepted
 EXACT = dict(rtol=0.0, atol=1e-12)  # forward values are a gather and an add: any correct code is exact
 
 

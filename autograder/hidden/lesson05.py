@@ -208,7 +208,7 @@ def layer_too_long(EmbeddingLayer):
 
 
 def _scatter_overwrite_probe(EmbeddingLayer):
-    """SPEC's canonical example: ids [[0, 0]], dout of ones, C = 2. Row 0 of dE, or None if the code fails."""
+    """The contract's canonical example: ids [[0, 0]], dout of ones, C = 2. Row 0 of dE, or None if the code fails."""
     try:
         layer = EmbeddingLayer(3, 2, 2)
         layer.forward(np.array([[0, 0]]))
@@ -232,7 +232,7 @@ def _dE_diagnosis(EmbeddingLayer, dE, numeric, idx, report, G) -> None:
         idx, G, V
     )  # scatter-overwrite's: what dE[ids] += dout leaves, written as a whole or in parts
     if only_repeats_wrong and any(np.allclose(dE, once, rtol=1e-6, atol=1e-9) for once in models):
-        # only rows of repeated ids are wrong: occurrences were dropped instead of added. SPEC's probe (ids [[0, 0]],
+        # only rows of repeated ids are wrong: occurrences were dropped instead of added. the contract's probe (ids [[0, 0]],
         # dout of ones) confirms it when it keeps one occurrence, and gives the message its numbers.
         got = _scatter_overwrite_probe(EmbeddingLayer)
         if got is not None and np.allclose(got, [1, 1]):

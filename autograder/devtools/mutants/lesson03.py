@@ -15,7 +15,7 @@ _VALIDATION = (
 )
 
 MUTANTS = [
-    # --- the SPEC catalogue ---
+    # --- the contract's catalogue ---
     Mutant(
         "sin-cos-swap",
         NB,

@@ -6,7 +6,7 @@ NB = "04_learned_positions"
 CELL = "positional-embedding"
 
 MUTANTS = [
-    # SPEC diagnostics
+    # the contract's diagnostics
     Mutant("l4-positions-missing", NB, CELL, "positions-missing", replace=(("return x + self.P[:T]", "return x"),)),
     Mutant(
         "l4-dP-not-summed",

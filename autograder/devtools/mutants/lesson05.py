@@ -10,7 +10,7 @@ DP_BLOCK = (
 )
 
 MUTANTS = [
-    # SPEC diagnostics
+    # the contract's diagnostics
     Mutant(
         "l5-scatter-overwrite",
         NB,
