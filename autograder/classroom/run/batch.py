@@ -129,17 +129,8 @@ def _grade_on_dask(
     from .dask_pool import ClusterError, grade_on_cluster
 
     def on_result(student: str, result: StudentResult, final: bool) -> None:
-        if result.status is not Status.ERROR and final:
-            try:
-                if on_graded:
-                    on_graded(result)
-                save_state(assignment, result, todo[student])
-            except Exception as e:  # noqa: BLE001 - as LocalPool.finish: a grade without its history is taken back
-                if not (isinstance(e, OSError) or from_driver(e)):
-                    raise
-                result = StudentResult(student, Status.ERROR, exception_fault(e))
-        if result.status is Status.ERROR:  # the kit's side failed: no grade, no state, graded again next run
-            forget_grading(assignment, student, db_url)
+        if final or result.status is Status.ERROR:
+            result = record_grade(assignment, db_url, todo[student], result, on_graded)
         done[student] = result
         progress.advance(result)
 
@@ -210,6 +201,24 @@ def forget_grading(assignment: Assignment, student: str, db_url: str) -> None:
         log_error(assignment.course.root, f"removing the unfinished grading of {student} from {db_url}", e)
 
 
+def record_grade(assignment: Assignment, db_url: str, key: dict, result: StudentResult, on_graded) -> StudentResult:
+    """A finished grading made whole: its history (``on_graded`` sees the final result first) and its state file
+    written; where either cannot be (a full disk, the gradebook down), the grade is taken back as the kit's error.
+    A kit's error leaves nothing of the grading behind: no grade, no state, graded again next run."""
+    if result.status is not Status.ERROR:
+        try:
+            if on_graded:
+                on_graded(result)
+            save_state(assignment, result, key)
+        except Exception as e:  # noqa: BLE001 - a grade without its history and state is not whole: take it back
+            if not (isinstance(e, OSError) or from_driver(e)):
+                raise
+            result = StudentResult(result.student, Status.ERROR, exception_fault(e))
+    if result.status is Status.ERROR:
+        forget_grading(assignment, result.student, db_url)
+    return result
+
+
 def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: GradingOptions) -> StudentResult:
     """``grade_student`` in a pool worker, leaving the in-flight note (the worker's process id) while it runs."""
     timing.started("worker start-up, imports")
@@ -227,16 +236,22 @@ def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: 
         note.unlink(missing_ok=True)
 
 
+def worker_pids() -> set[int]:
+    """The process ids of this process's live worker processes (multiprocessing's own, public, list of its
+    children: the pool's workers are the only ones ``grade`` starts)."""
+    return {p.pid for p in multiprocessing.active_children()}
+
+
 @contextmanager
-def interrupting_workers(pool: ProcessPoolExecutor):
+def interrupting_workers():
     """On Ctrl-C or SIGTERM in ``grade``'s own process, its workers are interrupted too (they end their student's
     grading at once, :func:`.workers.quiet_interrupts`), so that the pool's shutdown does not wait for them."""
     try:
         yield
     except KeyboardInterrupt:
-        for process in list(getattr(pool, "_processes", {}).values()):
+        for pid in worker_pids():
             with suppress(OSError):
-                os.kill(process.pid, signal.SIGINT)
+                os.kill(pid, signal.SIGINT)
         raise
 
 
@@ -282,53 +297,59 @@ class LocalPool:
 
     def run(self, pool: ProcessPoolExecutor | None = None) -> None:
         """``pool``: the run's worker processes (:func:`worker_pool`, at most ``jobs``), for the first round; shut
-        down at its end.  After a worker's death, each round has a pool of its own."""
-        ctx = multiprocessing.get_context("spawn")
+        down at its end.  After a worker's death, each round has a pool of its own, and the students it may be
+        charged to are graded one by one."""
         first = pool
         while self.pending and not self.stop:
             suspects = [s for s in self.pending if self.deaths.get(s)]
-            queue = suspects[:1] or list(self.pending)  # after a death: those it may be charged to, one by one
+            queue = suspects[:1] or list(self.pending)
             workers = 1 if suspects else max(1, min(self.grading.jobs, len(queue)))
-            futures: dict = {}
-            started: dict = {}
             given, first = (first if not suspects else None), None
-            try:
-                with (
-                    given
-                    or ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet_interrupts) as pool,
-                    interrupting_workers(pool),
-                ):
-                    while futures or (queue and not self.stop):  # once stopped, the students in flight finish
-                        while queue and len(futures) < workers and not self.stop:
-                            student = queue.pop(0)
-                            future = pool.submit(grade_in_worker, self.assignment, student, self.db_url, self.grading)
-                            futures[future], started[future] = student, time.monotonic()
-                        finished, _ = wait(futures, timeout=1.0, return_when=FIRST_COMPLETED)
-                        if not finished:
-                            self.stop_hung(pool, futures, started)
-                        for future in finished:
-                            student = futures.pop(future)
-                            try:
-                                result = future.result()
-                            except BrokenProcessPool:
-                                futures[future] = student
-                                raise
-                            except Exception as e:  # noqa: BLE001 - the kit's own code raised: not the student's
-                                result = StudentResult(student, Status.ERROR, exception_fault(e))
-                            self.finish(student, result)
-            except BrokenProcessPool:
-                for student in futures.values():
-                    self.worker_died(student)
+            self.round(given or worker_pool(workers), queue, workers)
         for student in list(self.pending):  # the run stopped before them
             self.record(student, StudentResult(student, Status.ERROR, f"the run stopped before it: {self.stop}"))
 
-    def stop_hung(self, pool: ProcessPoolExecutor, futures: dict, started: dict) -> None:
+    def round(self, pool: ProcessPoolExecutor, queue: list[str], workers: int) -> None:
+        """Grade ``queue`` on ``pool``, ``workers`` students in flight at a time, until it is done or the run stops
+        (the students in flight then finish).  A worker's death ends the round: the students in flight on the pool
+        are charged with it (:meth:`worker_died`)."""
+        in_flight: dict = {}  # future -> (student, when it was handed out)
+        try:
+            with pool, interrupting_workers():
+                while in_flight or (queue and not self.stop):
+                    while queue and len(in_flight) < workers and not self.stop:
+                        student = queue.pop(0)
+                        future = pool.submit(grade_in_worker, self.assignment, student, self.db_url, self.grading)
+                        in_flight[future] = (student, time.monotonic())
+                    finished, _ = wait(in_flight, timeout=1.0, return_when=FIRST_COMPLETED)
+                    if not finished:
+                        self.stop_hung(in_flight)
+                    for future in finished:
+                        self.collect(future, in_flight)
+        except BrokenProcessPool:
+            for student, _ in in_flight.values():
+                self.worker_died(student)
+
+    def collect(self, future, in_flight: dict) -> None:
+        """A finished student's result; a raise of the kit's own code is its error, not the student's.  A broken pool
+        is raised again with the student still in flight."""
+        student, _ = in_flight[future]
+        try:
+            result = future.result()
+        except BrokenProcessPool:
+            raise
+        except Exception as e:  # noqa: BLE001 - the kit's own code raised: not the student's
+            result = StudentResult(student, Status.ERROR, exception_fault(e))
+        del in_flight[future]
+        self.finish(student, result)
+
+    def stop_hung(self, in_flight: dict) -> None:
         """A worker whose grading made no progress for :func:`silence_allowed` seconds (stopped, stuck on a lock,
         waiting on a kernel that never answers), or past its student's deadline, is presumed hung: killed
         (SIGKILL, which ends a stopped process too), so that its student is graded again elsewhere and it holds
         no gradebook lock."""
         now = time.monotonic()
-        for future, student in futures.items():
+        for student, handed_out in in_flight.values():
             if student in self.hung_now:
                 continue
             note = self.assignment.in_flight_note(student)
@@ -338,9 +359,9 @@ class LocalPool:
                 continue  # not started yet in its worker: its clock starts there
             last = timing.last_beat(note)
             quiet = time.time() - last if last is not None else 0.0
-            if quiet < self.silence and now - started[future] < self.deadline:
+            if quiet < self.silence and now - handed_out < self.deadline:
                 continue
-            if pid not in {p.pid for p in getattr(pool, "_processes", {}).values()}:
+            if pid not in worker_pids():  # a note of another run's worker, not one of ours
                 continue
             self.hung_now.add(student)
             why = (
@@ -367,17 +388,8 @@ class LocalPool:
             self.finish(student, StudentResult(student, Status.FAILED, KILLED_TWICE))
 
     def finish(self, student: str, result: StudentResult) -> None:
-        if result.status is not Status.ERROR:
-            try:
-                if self.on_graded:  # sees the final result before the state file is written
-                    self.on_graded(result)
-                save_state(self.assignment, result, self.todo[student])
-            except Exception as e:  # noqa: BLE001 - the grade is not whole without its history and state: take it back
-                if not (isinstance(e, OSError) or from_driver(e)):
-                    raise
-                result = StudentResult(student, Status.ERROR, exception_fault(e))
+        result = record_grade(self.assignment, self.db_url, self.todo[student], result, self.on_graded)
         if result.status is Status.ERROR:
-            forget_grading(self.assignment, student, self.db_url)
             if disk_full(result.reason):
                 self.stop = result.reason
             elif result.reason.startswith(GRADEBOOK_FAULT) and student not in self.gradebook_retried:

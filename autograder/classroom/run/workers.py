@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import suppress
 from pathlib import Path
 
 from ... import timing
 from .retries import quiet_interrupts
 
 _early: dict[int, ProcessPoolExecutor] = {}  # jobs -> the pool started for them, until the run takes it
+_started: dict[int, set[int]] = {}  # jobs -> the process ids of that pool's workers started here
 
 
 def start(root: Path, *, jobs: int | None, notebook_budget: float | None, cell_timeout: int | None) -> None:
@@ -41,21 +44,25 @@ def start(root: Path, *, jobs: int | None, notebook_budget: float | None, cell_t
     pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=quiet_interrupts
     )
-    pool.submit(warm_up)
+    before = {p.pid for p in multiprocessing.active_children()}
+    pool.submit(warm_up)  # starts the pool's first worker
     _early[workers] = pool
+    _started[workers] = {p.pid for p in multiprocessing.active_children()} - before
 
 
 def take(jobs: int) -> ProcessPoolExecutor | None:
     """The pool started for ``jobs`` workers, if one was (then it is the caller's to shut down)."""
+    _started.pop(max(1, jobs), None)
     return _early.pop(max(1, jobs), None)
 
 
 def discard() -> None:
     """End the pools no run took (the run stopped before grading): their workers are killed, not waited for."""
     while _early:
-        _, pool = _early.popitem()
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.kill()
+        jobs, pool = _early.popitem()
+        for pid in _started.pop(jobs, set()):
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         pool.shutdown(wait=False, cancel_futures=True)
 
 
