@@ -13,20 +13,31 @@ import shutil
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, List, Unicode
 
 from ..channel import ENV as CHANNEL_ENV
 from .bubblewrap import bwrap_command
 from .identity import hand_over, kernel_ids
+from .jupyter_hooks import HookedKernelManager
 from .limits import SOCKETS
 
 SOCKETS_INSIDE = f"{SOCKETS}/kernel"  # where the kernel binds its ZMQ sockets, kernel-<n>, in its sandbox
 
 
-class SandboxedKernelManager(AsyncKernelManager):
+@dataclass(frozen=True)
+class Fork:
+    """How a kernel is forked into its sandbox: bubblewrap runs ``placeholder`` and the fork server forks
+    ``kernel`` into it; ``ordinary`` (bubblewrap around the kernel's own command) is the fallback."""
+
+    ordinary: list[str]
+    placeholder: list[str]
+    kernel: list[str]
+
+
+class SandboxedKernelManager(HookedKernelManager):
     """A kernel manager that starts the kernel inside bubblewrap and talks to it over Unix sockets."""
 
     hide_paths = List(Unicode(), help="course roots to cover inside the sandbox").tag(config=True)
@@ -41,7 +52,30 @@ class SandboxedKernelManager(AsyncKernelManager):
         "(autograder.sandbox.forked) instead of starting Python anew; the ordinary start is the fallback.",
     ).tag(config=True)
 
-    async def _async_pre_start_kernel(self, **kw):
+    # --- the state of one kernel's sandbox, all of it: set as the kernel starts, None before ------------------
+    _sandbox_runtime: Path | None = None  # the kernel's folder on this side: connection file, a forked kernel's pipe
+    _kernel_files: Path | None = None  # the copy of the submission's other files the kernel sees as its folder
+    _limits = None  # its ResourceLimits
+    _cgroup = None  # the cgroup holding them, where there is one
+    _fork: Fork | None = None  # how it is forked into its sandbox (None: started the ordinary way)
+    _forking = None  # the fork under way (a future), until finish_start() has waited for it
+    _launch_kw: dict | None = None  # the Popen arguments, for the fallback's start
+    _watchdog = None  # the watchdog of its limits
+    _forked_pid: int | None = None  # the forked kernel's process id
+    _fork_server = None  # the fork server that forked this kernel (None: started the ordinary way)
+    _sandbox_process = None  # bubblewrap running the placeholder a forked kernel joined
+    # how the kernel came up: "forked" into its sandbox, or "started" the ordinary way, and then why (the executor
+    # records both in the autograded notebook; the run's summary and the class report count them)
+    started_as: str | None = None
+    started_why: str | None = None
+    # set by the executor on a kernel it starts ahead: the fork runs in the background, and finish_start()
+    # waits for it when a notebook takes the kernel
+    fork_in_background = False
+    # a forked kernel ends within a few hundredths of a second of its shutdown, and the next notebook waits for it:
+    # look every 0.01 s, not jupyter_client's 0.1 s
+    wait_interval = 0.01
+
+    def before_command(self) -> None:
         # the kernel's folder on this side: its connection file (and a forked kernel's pipe), read-only inside
         self._sandbox_runtime = Path(tempfile.mkdtemp(prefix="kit-kernel-"))
         # ZMQ's ipc sockets, named "kernel-<n>", are in the sandbox's size-capped socket folder: the kernel binds
@@ -50,7 +84,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.transport = "ipc"
         self.ip = SOCKETS_INSIDE
         self.connection_file = str(self._sandbox_runtime / "connection.json")
-        kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
+
+    def command(self, kernel_cmd: list[str], kw: dict) -> tuple[list[str], dict]:
         # bwrap does not pass SIGINT on to the kernel: interrupt it with a message on the control channel
         self.kernel_spec.interrupt_mode = "message"
         workdir = Path(kw.get("cwd") or os.getcwd()).resolve()
@@ -97,33 +132,23 @@ class SandboxedKernelManager(AsyncKernelManager):
             self.started_why = f"the kernel is not this Python's ipykernel ({' '.join(kernel_cmd[:3])})"
         else:
             self.started_why = None
-            self._fork = (prefix + kernel_cmd, placeholder_command(self._sandbox_runtime), kernel_cmd)
+            self._fork = Fork(prefix + kernel_cmd, placeholder_command(self._sandbox_runtime), kernel_cmd)
         # bubblewrap runs as the kernel's user: the kernel's folders are opened to it
         hand_over(ids, self._sandbox_runtime, self._kernel_files, *sockets, *([public.parent] if public else []))
         if self._fork is not None:
-            return as_init(prefix) + self._fork[1], kw
+            return as_init(prefix) + self._fork.placeholder, kw
         return prefix + kernel_cmd, kw
 
-    # how the kernel came up: "forked" into its sandbox, or "started" the ordinary way, and then why (the executor
-    # records both in the autograded notebook; the run's summary and the class report count them)
-    started_as: str | None = None
-    started_why: str | None = None
-
-    # set by the executor on a kernel it starts ahead: the fork runs in the background, and finish_start()
-    # waits for it when a notebook takes the kernel
-    fork_in_background = False
-
-    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
-        await super()._async_launch_kernel(kernel_cmd, **kw)
+    async def launched(self, kw: dict) -> None:
         await self._reach_sockets()
-        if getattr(self, "_fork", None) is None:
+        if self._fork is None:
             return
         from .forked import fork_in_thread
 
-        _, placeholder, kernel = self._fork
         self._sandbox_process = self.provisioner.process  # bubblewrap, running the placeholder the kernel joins
         cgroup_files = self._cgroup.procs_files() if self._cgroup is not None else []
-        self._forking, self._launch_kw = fork_in_thread(self.provisioner.pid, placeholder, kernel, cgroup_files), kw
+        self._forking = fork_in_thread(self.provisioner.pid, self._fork.placeholder, self._fork.kernel, cgroup_files)
+        self._launch_kw = kw
         if not self.fork_in_background:
             await self.finish_start()
 
@@ -134,7 +159,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
         from .forked import ForkFailed
 
-        forking, self._forking = getattr(self, "_forking", None), None
+        forking, self._forking = self._forking, None
         if forking is None:
             return
         try:
@@ -145,11 +170,11 @@ class SandboxedKernelManager(AsyncKernelManager):
             self.started_why = f"forking failed: {e}"
             await self.provisioner.kill()
             await self.provisioner.wait()
-            ordinary, self._fork = self._fork[0], None
+            ordinary, self._fork = self._fork.ordinary, None
             self.ip = SOCKETS_INSIDE  # as the connection file says, until the new sandbox is started
-            await super()._async_launch_kernel(ordinary, **self._launch_kw)
+            await self.launch_process(ordinary, **self._launch_kw)
             await self._reach_sockets()
-            if getattr(self, "_watchdog", None) is not None:  # it watched the sandbox just stopped
+            if self._watchdog is not None:  # it watched the sandbox just stopped
                 self._watchdog.stop()
                 self._watch()
 
@@ -169,25 +194,16 @@ class SandboxedKernelManager(AsyncKernelManager):
         if init is not None:
             self.ip = f"/proc/{init}/root{SOCKETS_INSIDE}"
 
-    async def _async_post_start_kernel(self, **kw) -> None:
-        await super()._async_post_start_kernel(**kw)
+    def started(self) -> None:
         self._watch()
 
     def _watch(self) -> None:
         from .watchdog import Watchdog
 
         pid = getattr(self.provisioner, "pid", None)
-        if pid and getattr(self, "_limits", None) is not None:
+        if pid and self._limits is not None:
             self._watchdog = Watchdog(pid, self._limits, self._cgroup)
             self._watchdog.start()
-
-    async def _async_wait(self, pollinterval: float = 0.1) -> None:
-        # jupyter_client looks every 0.1 s whether a kernel told to shut down has ended; a forked kernel ends
-        # within a few hundredths of a second, and the next notebook waits for it
-        await super()._async_wait(pollinterval=min(pollinterval, 0.01))
-
-    _fork_server = None  # the fork server that forked this kernel (None: started the ordinary way)
-    _sandbox_process = None  # bubblewrap running the placeholder a forked kernel joined
 
     def death_cause(self) -> str | None:
         """Why the kernel died, when its death is the kit's and not the student's code's: its fork server died
@@ -202,7 +218,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     @property
     def limit_breach(self) -> str | None:
         """The resource limit the sandbox reached (it was then stopped), in words; None if none."""
-        watchdog = getattr(self, "_watchdog", None)
+        watchdog = self._watchdog
         if watchdog is None:
             return None
         if watchdog.breach is None and watchdog.is_alive():
@@ -211,21 +227,18 @@ class SandboxedKernelManager(AsyncKernelManager):
                 watchdog.breach = reason
         return watchdog.breach
 
-    async def _async_cleanup_resources(self, restart: bool = False) -> None:
-        watchdog = getattr(self, "_watchdog", None)
-        if watchdog is not None and not restart:
-            watchdog.stop()
-        cgroup = getattr(self, "_cgroup", None)
-        if cgroup is not None and not restart:
-            cgroup.remove()
+    def before_cleanup(self, restart: bool) -> None:
+        if restart:
+            return
+        if self._watchdog is not None:
+            self._watchdog.stop()
+        if self._cgroup is not None:
+            self._cgroup.remove()
             self._cgroup = None
-        await super()._async_cleanup_resources(restart=restart)
-        runtime = getattr(self, "_sandbox_runtime", None)
-        if runtime and not restart:
-            shutil.rmtree(runtime, ignore_errors=True)
-        files = getattr(self, "_kernel_files", None)
-        if files and not restart:
-            shutil.rmtree(files, ignore_errors=True)
 
-    # nbclient calls cleanup_resources() (not _async_cleanup_resources) when the kernel is already dead
-    cleanup_resources = _async_cleanup_resources
+    def after_cleanup(self, restart: bool) -> None:
+        if restart:
+            return
+        for folder in (self._sandbox_runtime, self._kernel_files):
+            if folder:
+                shutil.rmtree(folder, ignore_errors=True)
