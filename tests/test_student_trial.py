@@ -301,3 +301,21 @@ def test_a_crash_in_forward_met_by_the_backward_check_points_at_forward(tmp_path
     assert wrong != right
     rows, text, _ = checked(tmp_path, "04_learned_positions", {"positional-embedding": wrong})
     assert "the line to change is in PositionalEmbedding.forward" in rows["test-pos-backward"].message, text
+
+
+def test_a_gradient_check_that_measured_nan_does_not_blame_the_gradient(tmp_path):
+    wrong = (
+        "def rel_error(a, b):\n    return float(np.max(np.abs(a - b) / (np.abs(a) + np.abs(b))))  # no floor: 0 / 0\n"
+    )
+    rows, text, _ = checked(tmp_path, "02_token_embeddings", {"rel-error": wrong})
+    demos = [r for r in rows.values() if r.demo]
+    assert demos and all("above the bar" not in r.message and "says nothing yet about" in r.message for r in demos), (
+        text
+    )
+
+
+def test_a_softmax_summed_over_the_whole_array_is_not_charged_to_attention(tmp_path):
+    wrong = softmax_of("e = np.exp(x - np.max(x, axis=axis, keepdims=True))", "return e / e.sum()")
+    rows, text, _ = checked(tmp_path, "01_why_position", {"softmax": wrong})
+    scaling = rows["test-attention-scaling"].message
+    assert "a mean where a sum belongs" not in scaling and "softmax" in scaling.splitlines()[0], text
