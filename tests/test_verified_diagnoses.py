@@ -208,3 +208,38 @@ def test_a_gap_that_matches_another_mistake_on_one_case_is_not_told_that_mistake
     assert not [t for t in told if "signed" in t or "mean absolute" in t or "norm of" in t], told
     assert all("the largest |self_attention(X[:, perm] + P[:T])" in t for t in told), told
     assert all("Smallest failing case: permutation_gap(" in t for t in told), told
+
+
+def _rows_gradient(f, x, eps=1e-6):
+    grad = np.zeros(x.shape)
+    for i in range(len(x)):  # whole rows
+        old = x[i]
+        x[i] = old + eps
+        plus = f()
+        x[i] = old - eps
+        minus = f()
+        x[i] = old
+        grad[i] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def _copy_gradient(f, x, eps=1e-6):
+    grad, flat = np.zeros(x.shape), x.reshape(-1).copy()  # nudges a copy: f never sees them
+    for i in range(flat.size):
+        old = flat[i]
+        flat[i] = old + eps
+        plus = f()
+        flat[i] = old - eps
+        minus = f()
+        flat[i] = old
+        grad.reshape(-1)[i] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def test_one_value_per_row_is_told_only_of_a_gradient_a_row_loop_gives():
+    """'numerical_gradient gave one value per row' is checked on the case: a loop over range(len(x)) is told so, a
+    gradient of zeros (x's nudges made on a copy, which f never sees) is not, though its rows are constant too."""
+    rows = run_check("lesson02", "numerical_gradient_values", [_rows_gradient])
+    assert rows is not None and "one value per row" in rows[1], rows
+    zeros = run_check("lesson02", "numerical_gradient_values", [_copy_gradient])
+    assert zeros is not None and "one value per row" not in zeros[1], zeros
