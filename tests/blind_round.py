@@ -49,11 +49,14 @@ async def _run(fork: bool, folder: str, attacks: list[Path]) -> dict:
                     out.append(msg["content"].get("text", ""))
 
             try:
-                await kc.execute_interactive(path.read_text(), output_hook=hook, timeout=60)
+                await kc.execute_interactive(path.read_text(), output_hook=hook, timeout=120)
             except Exception as e:  # noqa: BLE001 - a hung or dead kernel is the attack's report
                 out.append(f"\nkernel: {type(e).__name__}")
             line = next((x for x in "".join(out).splitlines() if x.startswith(MARK)), None)
-            if line is None:
+            stopped = km.limit_breach  # the watchdog stopped the notebook at a resource limit: what the limit is for
+            if line is None and stopped:
+                reports[path.stem] = {"breached": [], "results": {"stopped": stopped}, "how": km.started_as}
+            elif line is None:
                 reports[path.stem] = {
                     "breached": ["no report (kernel died or hung)"],
                     "results": {},

@@ -471,7 +471,7 @@ def test_feedback_page_summary_and_the_fix_in_sight_at_1200px(browser, course, g
     text = summary.inner_text()
     assert "test-embedding-backward" in text and DIAGNOSIS in text, text
     shot(page, "feedback-summary")
-    summary.locator("a", has_text="test-embedding-backward").click()  # the link leads to the failed cell
+    summary.get_by_role("link", name="test-embedding-backward", exact=True).click()  # the link leads to the failed cell
     cell = page.locator(".kit-failed", has=page.locator("a[name='test-embedding-backward']"))
     assert "Failed: 0.0 / 6.0 points" in cell.locator(".kit-failed-label").inner_text()
     diagnosis = cell.locator(".output_error pre").first

@@ -298,7 +298,8 @@ def hostile_course(tmp_path_factory):
     config = (course / "nbgrader_config.py").read_text()
     # the first run starts its kernels the ordinary way (as the fallback does): the probe audits that path
     (course / "nbgrader_config.py").write_text(config + "\nc.SandboxedKernelManager.fork_kernels = False\n")
-    first = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1")
+    budget = ("--notebook-budget", "20", "--cell-timeout", "15")  # both runs: grading inputs, so honest stays graded
+    first = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "1", *budget)
     (course / "nbgrader_config.py").write_text(config)
     honest_before = {
         folder: tree_digest(course / folder / "honest") for folder in ("submitted", "autograded", "feedback")
@@ -318,10 +319,7 @@ def hostile_course(tmp_path_factory):
         str(course),
         "--jobs",
         "2",
-        "--notebook-budget",
-        "20",
-        "--cell-timeout",
-        "15",
+        *budget,
     )
     probe_latencies = probe.finish()
     listener.stop = True

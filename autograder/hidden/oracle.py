@@ -436,8 +436,21 @@ def sequences(machine_of, unit_name: str, student) -> int:
         if failure is not None:
             seq, failure = shortest(machine, seq, failure, student)
             seq, failure = canonical(machine_of, steps, student, seq, failure)
+            if one_call(machine_of, seq, failure, student):
+                return count  # the unit's forward and backward checks charge it: a fault is charged once
             raise Diagnosis(failure[0], failure[1])
     return count
+
+
+def one_call(machine_of, seq, failure, student) -> bool:
+    """The smallest failing sequence is one call's fault on a fresh, rightly started object (its first forward, or
+    the backward right after it): the sweeps of the unit's forward and backward meet it and charge it there.  A
+    sequence's own faults stay here: a state kept from an earlier call, a result handed out and written later, an
+    object that does not start with None."""
+    kinds = [step.kind for step in seq]
+    if kinds not in (["forward"], ["forward", "backward"]) or failure[0] in ("side-effect", "stale-state"):
+        return False
+    return replay(machine_of(np.random.default_rng(0)), [], student) is None
 
 
 def alphabet(steps, tables) -> list[str]:

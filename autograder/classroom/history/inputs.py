@@ -36,6 +36,9 @@ NOT_GRADING = {
     ("CourseDirectory", "root"),
     ("Exchange", None),
     ("SimilarityConfig", None),
+    # how a kernel comes up, forked into its sandbox or started anew: the same sandbox, limits and checks either way
+    # (tests/test_forked_kernels.py compares what the two see), and the fallback when forking fails
+    ("SandboxedKernelManager", "fork_kernels"),
 }
 GRADING_OPTIONS = ("notebook_budget", "cell_timeout", "memory_limit_mb", "sandbox", "feedback")  # not jobs
 VERSIONED = ("nbgrader", "nbconvert", "nbclient", "ipykernel", "jupyter_client", "numpy")

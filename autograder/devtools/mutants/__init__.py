@@ -52,8 +52,9 @@ def catalogue() -> tuple[list[Mutant], list[Mutant]]:
         alternatives += module.ALTERNATIVES
     from .blind import rounds
 
-    for name, notebook, cell, expects, source in rounds():  # the blind rounds kept as regression tests
-        (alternatives if expects is None else mutants).append(Mutant(name, notebook, cell, expects, source=source))
+    for name, notebook, cell, expects, source, fresh_only in rounds():  # the blind rounds kept as regression tests
+        kept = Mutant(name, notebook, cell, expects, source=source, fresh_only=fresh_only)
+        (alternatives if expects is None else mutants).append(kept)
     names = [m.name for m in mutants + alternatives]
     duplicated = {n for n in names if names.count(n) > 1}
     if duplicated:
