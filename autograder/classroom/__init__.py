@@ -8,7 +8,8 @@ One room per concern, each a subpackage, and the report beside them:
 - ``history``: every grade run kept in the gradebook (``history``), two states of the class compared
   (``changes``), and ``runs`` / ``diff`` (``regrade``);
 - ``lms``: the round trip with an LMS (``collect`` places downloads into submitted/, ``roster`` the
-  class list, ``lms`` the Canvas and Moodle files, ``export`` grades.csv and the per-test CSV,
+  class list, ``targets`` the export targets (Canvas, Moodle, grades.csv: one entry each), ``lms`` the
+  ``export`` command and the feedback zip, ``export`` grades.csv and the per-test CSV,
   ``gradescope`` the kit on Gradescope);
 - ``similarity``: similar submissions (``similarity`` compares, ``similarity_page`` draws the page,
   ``similarity_command`` runs it after a grading and as ``python -m autograder similarity``);

@@ -673,7 +673,9 @@ cover(
         "embedding_forward": sweeping("Embedding.forward(idx)", _embedding_trial, "forward"),
         "embedding_bad_ids": sweeping("Embedding.forward(idx)", _bad_ids_trial, invalid=True),
         "embedding_backward": sweeping("Embedding.backward(dout)", _embedding_trial, "backward"),
-        "embedding_backward_fresh": sequencing("Embedding.forward(idx)", EmbeddingMachine),
+        "embedding_backward_fresh": sequencing(
+            "Embedding.forward(idx)", EmbeddingMachine, ("embedding_forward", "embedding_backward")
+        ),
         "numerical_gradient_values": sweeping("numerical_gradient(f, x, eps)", _numgrad_trial),
         "rel_error_values": sweeping("rel_error(a, b)", _rel_error_trial),
     },

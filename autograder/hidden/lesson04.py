@@ -581,6 +581,8 @@ cover(
         "positional_forward": sweeping(UNIT, _positional_trial, "forward"),
         "positional_too_long": sweeping(UNIT, _too_long_trial, invalid=True),
         "positional_backward_dP": sweeping(UNIT, _positional_trial, "backward"),
-        "positional_backward_fresh": sequencing(UNIT, PositionalMachine),
+        "positional_backward_fresh": sequencing(
+            UNIT, PositionalMachine, ("positional_forward", "positional_backward_dP", "positional_backward_dx")
+        ),
     },
 )

@@ -619,6 +619,8 @@ cover(
         "layer_too_long": sweeping(UNIT, lambda case, rng: _too_long_trial(case, rng, layer=True), invalid=True),
         "layer_backward_dE": sweeping(UNIT, _layer_trial, "dE"),
         "layer_backward_dP": sweeping(UNIT, _layer_trial, "dP"),
-        "layer_backward_fresh": sequencing(UNIT, LayerMachine),
+        "layer_backward_fresh": sequencing(
+            UNIT, LayerMachine, ("layer_forward", "layer_backward_dE", "layer_backward_dP")
+        ),
     },
 )

@@ -418,9 +418,11 @@ def plan(rng, steps, seen: set) -> list[str]:
     return kinds
 
 
-def sequences(machine_of, unit_name: str, student) -> int:
+def sequences(machine_of, unit_name: str, student, singles=()) -> int:
     """Drive the unit through random sequences in which every ordered pair of its steps occurs; compare with the
-    reference after every call.  On a failure, raise the Diagnosis showing the smallest failing call sequence."""
+    reference after every call.  On a failure, raise the Diagnosis showing the smallest failing call sequence, unless
+    one of ``singles`` (the checks of the unit's single calls, its forward and its backward) fails on the same code:
+    they charge that fault, and a fault is charged once."""
     steps = alphabet(UNITS[unit_name].steps, machine_of.tables)
     rng = np.random.default_rng(seed_of(unit_name + "/steps"))
     wanted = {(a, b) for a in steps for b in steps}
@@ -436,21 +438,19 @@ def sequences(machine_of, unit_name: str, student) -> int:
         if failure is not None:
             seq, failure = shortest(machine, seq, failure, student)
             seq, failure = canonical(machine_of, steps, student, seq, failure)
-            if one_call(machine_of, seq, failure, student):
-                return count  # the unit's forward and backward checks charge it: a fault is charged once
+            if any(charges(single, student) for single in singles):
+                return count
             raise Diagnosis(failure[0], failure[1])
     return count
 
 
-def one_call(machine_of, seq, failure, student) -> bool:
-    """The smallest failing sequence is one call's fault on a fresh, rightly started object (its first forward, or
-    the backward right after it): the sweeps of the unit's forward and backward meet it and charge it there.  A
-    sequence's own faults stay here: a state kept from an earlier call, a result handed out and written later, an
-    object that does not start with None."""
-    kinds = [step.kind for step in seq]
-    if kinds not in (["forward"], ["forward", "backward"]) or failure[0] in ("side-effect", "stale-state"):
-        return False
-    return replay(machine_of(np.random.default_rng(0)), [], student) is None
+def charges(check, student) -> bool:
+    """Whether the hidden check ``check`` (undecorated) fails on the student's code."""
+    try:
+        check(student)
+    except (Exception, SystemExit):  # noqa: BLE001 - a Diagnosis, or the student's code raising in it
+        return True
+    return False
 
 
 def alphabet(steps, tables) -> list[str]:
@@ -730,7 +730,8 @@ def cover(namespace: dict, checks: dict) -> None:
 
         def check(*args, _inner=inner, _then=then):
             _inner(*args)
-            _then(*args)
+            singles = [namespace[n].__wrapped__ for n in getattr(_then, "charged_by", ())]
+            _then(*args, **({"singles": singles} if singles else {}))
 
         functools.update_wrapper(check, inner)
         namespace[name] = hidden_check(check)
@@ -741,6 +742,13 @@ def sweeping(unit: str, trial_of, part: str = "", invalid: bool = False):
     return lambda *student: sweep(unit, student[0] if len(student) == 1 else student, trial_of, part, invalid)
 
 
-def sequencing(unit: str, machine_of):
-    """A ``cover`` entry: drive ``unit`` through call sequences of its ``STEPS``."""
-    return lambda cls: sequences(machine_of, unit, cls)
+def sequencing(unit: str, machine_of, charged_by: tuple = ()):
+    """A ``cover`` entry: drive ``unit`` through call sequences of its ``STEPS``.  ``charged_by``: the names of the
+    module's checks of the unit's single calls (its forward, its backward); a failing sequence is charged here only
+    when they pass on the same code, since a fault one call shows is theirs."""
+
+    def then(cls, singles=()):
+        return sequences(machine_of, unit, cls, singles)
+
+    then.charged_by = charged_by
+    return then

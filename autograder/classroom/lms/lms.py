@@ -1,4 +1,5 @@
-"""Grades back to the LMS: Canvas and Moodle gradebook CSVs, feedback for bulk re-upload.
+"""Grades back to the LMS: the ``export`` command, which writes the file of one export target (:mod:`.targets`:
+Canvas and Moodle gradebook CSVs, nbgrader's grades.csv), and feedback for bulk re-upload.
 
 Each row's identifiers come from the class roster (:mod:`.roster`), which is checked first for the
 column the chosen LMS matches students by.  Every roster row needs that identifier; a graded student
