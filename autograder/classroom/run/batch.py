@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 import shutil
 import signal
@@ -36,7 +35,7 @@ from ..history.inputs import changes as input_changes
 from ..history.inputs import grading_inputs, same_inputs
 from .gradebook_guard import log_error
 from .progress import Progress
-from .retries import HUNG_TWICE, KILLED_TWICE, WORKER_DEATHS, quiet_interrupts
+from .retries import HUNG_TWICE, KILLED_TWICE, WORKER_DEATHS, worker_pids, worker_pool
 
 
 class GradingError(Exception):
@@ -236,16 +235,10 @@ def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: 
         note.unlink(missing_ok=True)
 
 
-def worker_pids() -> set[int]:
-    """The process ids of this process's live worker processes (multiprocessing's own, public, list of its
-    children: the pool's workers are the only ones ``grade`` starts)."""
-    return {p.pid for p in multiprocessing.active_children()}
-
-
 @contextmanager
 def interrupting_workers():
     """On Ctrl-C or SIGTERM in ``grade``'s own process, its workers are interrupted too (they end their student's
-    grading at once, :func:`.workers.quiet_interrupts`), so that the pool's shutdown does not wait for them."""
+    grading at once, :func:`.retries.quiet_interrupts`), so that the pool's shutdown does not wait for them."""
     try:
         yield
     except KeyboardInterrupt:
@@ -253,14 +246,6 @@ def interrupting_workers():
             with suppress(OSError):
                 os.kill(pid, signal.SIGINT)
         raise
-
-
-def worker_pool(jobs: int) -> ProcessPoolExecutor:
-    """The run's worker processes: ``jobs`` at most, fresh Pythons (spawned), started as work is handed to them
-    (``grade`` takes the pool :mod:`.workers` started as it started, where there is one)."""
-    return ProcessPoolExecutor(
-        max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"), initializer=quiet_interrupts
-    )
 
 
 class LocalPool:

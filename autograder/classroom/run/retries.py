@@ -1,9 +1,12 @@
 """How often a student's grading is tried again when its worker dies or hangs, and what the student is told after
-the last try: the local pool's (:mod:`.batch`) and the Dask cluster's (:mod:`.dask_pool`) alike; and how a worker
-ends when the run is interrupted."""
+the last try: the local pool's (:mod:`.batch`) and the Dask cluster's (:mod:`.dask_pool`) alike; how the run's
+local worker processes are made and known (:mod:`.batch` and :mod:`.workers` alike), and how a worker ends when the
+run is interrupted."""
 
+import multiprocessing
 import os
 import signal
+from concurrent.futures import ProcessPoolExecutor
 
 WORKER_DEATHS = 2  # a submission in flight on this many dead (or hung) grading workers is not tried again
 KILLED_TWICE = (
@@ -36,3 +39,17 @@ def _leave(signum, _frame) -> None:
     except OSError:
         pass
     raise SystemExit(128 + signum)
+
+
+def worker_pool(jobs: int) -> ProcessPoolExecutor:
+    """The run's worker processes: ``jobs`` at most, fresh Pythons (spawned), started as work is handed to them,
+    each quiet when interrupted."""
+    return ProcessPoolExecutor(
+        max_workers=max(1, jobs), mp_context=multiprocessing.get_context("spawn"), initializer=quiet_interrupts
+    )
+
+
+def worker_pids() -> set[int]:
+    """The process ids of this process's live worker processes (multiprocessing's own, public, list of its
+    children: the pool's workers are the only ones ``grade`` starts)."""
+    return {p.pid for p in multiprocessing.active_children()}

@@ -8,7 +8,6 @@ This module imports only the standard library and the kit's light modules: ``gra
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
@@ -16,7 +15,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from ... import timing
-from .retries import quiet_interrupts
+from .retries import worker_pids, worker_pool
 
 _early: dict[int, ProcessPoolExecutor] = {}  # jobs -> the pool started for them, until the run takes it
 _started: dict[int, set[int]] = {}  # jobs -> the process ids of that pool's workers started here
@@ -41,13 +40,11 @@ def start(root: Path, *, jobs: int | None, notebook_budget: float | None, cell_t
     except Exception:  # noqa: BLE001 - the run itself reports a broken course
         return
     workers = max(1, grading.jobs)
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=quiet_interrupts
-    )
-    before = {p.pid for p in multiprocessing.active_children()}
+    pool = worker_pool(workers)
+    before = worker_pids()
     pool.submit(warm_up)  # starts the pool's first worker
     _early[workers] = pool
-    _started[workers] = {p.pid for p in multiprocessing.active_children()} - before
+    _started[workers] = worker_pids() - before
 
 
 def take(jobs: int) -> ProcessPoolExecutor | None:
