@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import CONFIG_FILE, read_course_config
+from .config import CONFIG_FILE, ConfigError, read_course_config
 
 ASSIGNMENT = "embeddings"
 # The lessons, in order, each with the names the contract (docs/contract.md) says its solution cells define.  A lesson is one
@@ -87,7 +87,10 @@ class Course:
         from nbgrader.coursedir import CourseDirectory
 
         self.root = Path(root).resolve()
-        self.config = config if config is not None else read_course_config(self.root)
+        try:
+            self.config = config if config is not None else read_course_config(self.root)
+        except ConfigError as e:  # a setting that cannot be read, named with its file
+            raise CourseError(str(e)) from None
         self.dirs = CourseDirectory(config=self.config)
         self.dirs.root = str(self.root)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 
-from autograder.config import CELL_TIMEOUT, grading_options, read_course_config
+from autograder.config import CELL_TIMEOUT, NotebookLimits, grading_options, read_course_config
 from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.grading.grade import course_config
 
@@ -51,12 +51,12 @@ def test_kit_options_come_from_the_course_config_and_flags_win(tmp_path):
     course = tmp_path / "course"
     course.mkdir()
     (course / "nbgrader_config.py").write_text(
-        "c = get_config()\nc.KitConfig.notebook_budget = 90\nc.KitConfig.memory_limit_mb = 2048\nc.KitConfig.jobs = 3\n"
+        "c = get_config()\nc.KitConfig.notebook_budget = 90\nc.ResourceLimits.memory_limit = '1536MiB'\nc.KitConfig.jobs = 3\n"
     )
     assert grading_options(read_course_config(course)).jobs == 3
     config = course_config(course)
     assert config.BudgetedExecute.notebook_budget == 90
-    assert config.SandboxedKernelManager.memory_limit_mb == "2048"
+    assert NotebookLimits.from_config(config).memory_limit == 1536 * 2**20  # what the kernel manager reads
     assert config.BudgetedExecute.timeout == CELL_TIMEOUT  # no c.Execute.timeout in the course: the kit's default
     flagged = course_config(
         course, options=grading_options(read_course_config(course), notebook_budget=30, cell_timeout=5)

@@ -153,9 +153,9 @@ def test_every_grading_input_regrades_exactly_whom_it_affects(course, capsys, mo
         ),
         (
             "the memory limit",
-            lambda: append_config(root, "c.KitConfig.memory_limit_mb = 3072"),
+            lambda: append_config(root, 'c.ResourceLimits.memory_limit = "3GiB"'),
             everyone,
-            "memory_limit_mb",
+            "grade.limits.memory_limit 2147483648 -> 3221225472",
         ),
         ("the cell timeout", lambda: append_config(root, "c.Execute.timeout = 50"), everyone, "cell_timeout"),
         (

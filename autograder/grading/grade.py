@@ -23,10 +23,9 @@ import nbformat
 from traitlets.config import Config
 
 from .. import timing
-from ..config import GradingOptions, grading_options, read_course_config
+from ..config import GradingOptions, grading_options, limits_config, read_course_config, renamed_options
 from ..course import STAGING, Assignment, Course, ensure_tools_on_path, sqlite_url
 from ..notebooks import read_notebook
-from ..sandbox.limits import ResourceLimits
 from .execute import TIMING_KEY, kernel_starts, notebook_seconds
 from .faults import exception_fault, kit_fault
 from .gradebook_engine import shared_engines
@@ -40,14 +39,13 @@ def options_config(options: GradingOptions) -> Config:
     """The traitlets settings of a run's options: the one place they become nbgrader's and the kit's config."""
     config = Config()
     config.KitConfig.notebook_budget = options.notebook_budget
-    config.KitConfig.memory_limit_mb = options.memory_limit_mb
     config.KitConfig.sandbox = options.sandbox
     config.KitConfig.jobs = options.jobs
     config.Execute.timeout = options.cell_timeout
     config.BudgetedExecute.timeout = options.cell_timeout
     config.BudgetedExecute.notebook_budget = options.notebook_budget
     config.BudgetedExecute.sandbox = options.sandbox
-    config.SandboxedKernelManager.memory_limit_mb = str(options.memory_limit_mb or "")
+    config.merge(limits_config(options.limits))  # the sandbox's limits: the kernel manager reads them back
     return config
 
 
@@ -55,7 +53,7 @@ def course_config(course_dir: Path, db_url: str | None = None, options: GradingO
     """The course's nbgrader_config.py, pointed at ``course_dir`` and ``db_url``, with the kit's executor
     and the run's ``options`` (by default the course's own: :func:`~autograder.config.grading_options`)."""
     course_dir = Path(course_dir).resolve()
-    config = read_course_config(course_dir)
+    config = renamed_options(read_course_config(course_dir), warn=False)  # said when the options were decided
     config.merge(options_config(options or grading_options(config)))
     config.CourseDirectory.root = str(course_dir)
     config.CourseDirectory.submitted_directory = STAGING  # checked copies; submitted/ is never touched
@@ -269,7 +267,7 @@ def _grade_student(
         options = options or grading_options(assignment.course.config)
         config = course_config(assignment.root, db_url, options)
         db_url = config.CourseDirectory.db_url
-        limits = ResourceLimits(config=config)
+        limits = options.limits
         expected = expected_notebooks(assignment)
         try:
             notes = stage_submission(

@@ -14,9 +14,9 @@ from pathlib import Path
 import nbformat
 
 from ..cells import grade_id, is_graded_cell, is_protected_cell, is_solution_cell, nbgrader_metadata, strip_hidden
+from ..config import NotebookLimits
 from ..course import Assignment
 from ..notebooks import read_notebook
-from ..sandbox.limits import ResourceLimits
 from .notes import points_note
 
 
@@ -99,9 +99,9 @@ def repair_cells(name: str, nb, expected: dict[str, dict]) -> list[str]:
     return notes
 
 
-_DEFAULTS = ResourceLimits.class_traits()
-MAX_OTHER_BYTES = _DEFAULTS["max_submitted_mb"].default_value * 2**20  # what ResourceLimits says, written there once
-MAX_OTHER_FILES = _DEFAULTS["max_submitted_files"].default_value
+_DEFAULTS = NotebookLimits.from_config()  # what ResourceLimits says, written there once
+MAX_OTHER_BYTES = _DEFAULTS.max_submitted_mb * 2**20
+MAX_OTHER_FILES = _DEFAULTS.max_submitted_files
 
 
 def copy_other_files(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .cgroups import Cgroup
-from .limits import SCRATCH, SOCKETS, SOCKETS_BYTES, MiB, ResourceLimits
+from .limits import SCRATCH, SOCKETS, SOCKETS_BYTES, MiB, NotebookLimits
 
 SUBMITTED = f"{SCRATCH}/.kit-submitted"  # inside the sandbox: the submission, read-only, copied into the working folder
 SHM = f"{SCRATCH}/.kit-shm"  # inside the sandbox: what /dev/shm links to
@@ -25,7 +25,7 @@ def outer_prefix(cgroup: Cgroup | None, seccomp: Path) -> list[str]:
     return ["/bin/sh", "-c", script, "kit-sandbox", str(seccomp), *files, "--"]
 
 
-def scratch_args(limits: ResourceLimits, workdir: Path) -> tuple[list[str], str]:
+def scratch_args(limits: NotebookLimits, workdir: Path) -> tuple[list[str], str]:
     """bubblewrap arguments for the size-capped tmpfs mounts: the scratch one at /tmp with the working folder
     in it (a copy of ``workdir``, which is mounted read-only at SUBMITTED) and /dev/shm's folder (SHM), and the
     kernel's socket folder (SOCKETS); and the working folder's path."""
@@ -58,7 +58,7 @@ def scratch_args(limits: ResourceLimits, workdir: Path) -> tuple[list[str], str]
     ], inside
 
 
-def inner_prefix(limits: ResourceLimits, workdir: Path) -> list[str]:
+def inner_prefix(limits: NotebookLimits, workdir: Path) -> list[str]:
     """Inside the sandbox: the per-process rlimits, then copy the submission into the working folder."""
     rlimits = [
         "prlimit",

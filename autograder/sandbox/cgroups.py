@@ -9,7 +9,7 @@ import time
 import uuid
 from pathlib import Path
 
-from .limits import LimitUnavailable, MiB, ResourceLimits
+from .limits import LimitUnavailable, NotebookLimits
 
 
 def _read(path: Path) -> str:
@@ -66,11 +66,11 @@ _names = itertools.count()
 class Cgroup:
     """One cgroup per graded kernel (v1: one folder per controller; v2: one folder)."""
 
-    def __init__(self, version: int, folders: dict[str, Path], limits: ResourceLimits):
+    def __init__(self, version: int, folders: dict[str, Path], limits: NotebookLimits):
         self.version, self.folders, self.limits = version, folders, limits
 
     @classmethod
-    def create(cls, limits: ResourceLimits) -> Cgroup:
+    def create(cls, limits: NotebookLimits) -> Cgroup:
         """A new cgroup with the limits written, or raise LimitUnavailable saying why not."""
         name = f"kit-{os.getpid()}-{next(_names)}-{uuid.uuid4().hex[:6]}"
         v1_mounts, v2_mount = _mounts()
@@ -81,7 +81,7 @@ class Cgroup:
             try:
                 folder.mkdir()
                 (folder / "pids.max").write_text(str(limits.max_processes))
-                (folder / "memory.max").write_text(str(limits.max_memory_mb * MiB))
+                (folder / "memory.max").write_text(str(limits.memory_limit))
             except OSError as e:
                 _rmdir(folder)
                 raise LimitUnavailable(f"cgroup v2: cannot create {folder} ({e.strerror})") from None
@@ -101,13 +101,13 @@ class Cgroup:
                 folder.mkdir()
                 folders[controller] = folder
             (folders["pids"] / "pids.max").write_text(str(limits.max_processes))
-            (folders["memory"] / "memory.limit_in_bytes").write_text(str(limits.max_memory_mb * MiB))
+            (folders["memory"] / "memory.limit_in_bytes").write_text(str(limits.memory_limit))
         except OSError as e:
             for folder in folders.values():
                 _rmdir(folder)
             raise LimitUnavailable(f"cgroup v1: cannot create {e.filename} ({e.strerror})") from None
         try:  # no swapping around the memory limit, where swap is accounted
-            (folders["memory"] / "memory.memsw.limit_in_bytes").write_text(str(limits.max_memory_mb * MiB))
+            (folders["memory"] / "memory.memsw.limit_in_bytes").write_text(str(limits.memory_limit))
         except OSError:
             pass
         return cls(1, folders, limits)
@@ -200,7 +200,7 @@ def _rmdir(folder: Path) -> bool:
 _PROBE: dict[tuple, tuple[str, str | None]] = {}
 
 
-def choose_mechanism(limits: ResourceLimits) -> tuple[str, str | None]:
+def choose_mechanism(limits: NotebookLimits) -> tuple[str, str | None]:
     """("cgroup v1" | "cgroup v2" | "rlimit", why cgroups are not used or None); tried once per process."""
     key = (limits.mechanism,)
     if key not in _PROBE:
@@ -218,7 +218,7 @@ def choose_mechanism(limits: ResourceLimits) -> tuple[str, str | None]:
     return _PROBE[key]
 
 
-def new_cgroup(limits: ResourceLimits) -> Cgroup | None:
+def new_cgroup(limits: NotebookLimits) -> Cgroup | None:
     """A cgroup for one sandbox, or None when the rlimit mechanism is in force."""
     mechanism, _ = choose_mechanism(limits)
     if mechanism == "rlimit":

@@ -41,11 +41,6 @@ class SandboxedKernelManager(HookedKernelManager):
     """A kernel manager that starts the kernel inside bubblewrap and talks to it over Unix sockets."""
 
     hide_paths = List(Unicode(), help="course roots to cover inside the sandbox").tag(config=True)
-    memory_limit_mb = Unicode(
-        "",
-        help="address-space limit of the kernel, in MiB ('' for none); the grading "
-        "config sets it from KitConfig.memory_limit_mb",
-    ).tag(config=True)
     fork_kernels = Bool(
         True,
         help="Fork each kernel into its sandbox from a process with ipykernel and NumPy already imported "
@@ -55,7 +50,7 @@ class SandboxedKernelManager(HookedKernelManager):
     # --- the state of one kernel's sandbox, all of it: set as the kernel starts, None before ------------------
     _sandbox_runtime: Path | None = None  # the kernel's folder on this side: connection file, a forked kernel's pipe
     _kernel_files: Path | None = None  # the copy of the submission's other files the kernel sees as its folder
-    _limits = None  # its ResourceLimits
+    _limits = None  # its NotebookLimits (the run's GradingOptions.limits, handed over in the config)
     _cgroup = None  # the cgroup holding them, where there is one
     _fork: Fork | None = None  # how it is forked into its sandbox (None: started the ordinary way)
     _forking = None  # the fork under way (a future), until finish_start() has waited for it
@@ -92,11 +87,10 @@ class SandboxedKernelManager(HookedKernelManager):
         # the kernel's own chatter (connection notes) is not the student's output: keep it off the grader's terminal
         kw.setdefault("stdout", subprocess.DEVNULL)
         kw.setdefault("stderr", subprocess.DEVNULL)
-        limit = int(self.memory_limit_mb) * 1024 * 1024 if self.memory_limit_mb else None
         from .cgroups import new_cgroup
-        from .limits import ResourceLimits
+        from .limits import NotebookLimits
 
-        self._limits = ResourceLimits(config=self.config)
+        self._limits = NotebookLimits.from_config(self.config)
         self._cgroup = new_cgroup(self._limits)
         sockets, public = [], None
         channel = (kw.get("env") or {}).get(CHANNEL_ENV)
@@ -115,7 +109,7 @@ class SandboxedKernelManager(HookedKernelManager):
             visible,
             [],
             list(self.hide_paths),
-            limit,
+            self._limits.process_address_space or None,
             limits=self._limits,
             cgroup=self._cgroup,
             public=public,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 def describe(limits, sandbox: bool, notebook_budget: float | None = None) -> str:
     """What `grade` prints at start: the limits of each graded notebook and how they are enforced."""
+    from ..config import size_words
     from .cgroups import choose_mechanism
 
     budget = f", {notebook_budget:g} s of running time in all (--notebook-budget)" if notebook_budget else ""
@@ -12,7 +13,7 @@ def describe(limits, sandbox: bool, notebook_budget: float | None = None) -> str
         return f"limits per notebook: time only{budget} (the sandbox is off, so no process, memory or disk limits)"
     mechanism, why = choose_mechanism(limits)
     what = (
-        f"limits per notebook: {limits.max_processes} processes and threads, {limits.max_memory_mb} MiB of memory "
+        f"limits per notebook: {limits.max_processes} processes and threads, {size_words(limits.memory_limit)} of memory "
         f"(all processes together), {limits.max_written_mb} MiB written and {limits.max_files} files "
         f"(working folder and /tmp together), {limits.max_open_files} open files per process{budget}"
     )

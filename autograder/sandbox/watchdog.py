@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from .cgroups import Cgroup, _read
-from .limits import SCRATCH, SOCKETS, MiB, ResourceLimits
+from .limits import SCRATCH, SOCKETS, MiB, NotebookLimits
 
 SOCKET_ENTRIES = 64  # a kernel binds five sockets
 
@@ -20,7 +20,7 @@ class Watchdog(threading.Thread):
     def __init__(
         self,
         launcher_pid: int,
-        limits: ResourceLimits,
+        limits: NotebookLimits,
         cgroup: Cgroup | None,
         interval: float = 0.2,
     ):
@@ -111,7 +111,7 @@ class Watchdog(threading.Thread):
             pss += _counter_colon(_read(folder / "smaps_rollup"), "Pss") * 1024
         if tasks >= self.limits.max_processes:
             return self.limits.reason_processes()
-        if pss > self.limits.max_memory_mb * MiB:
+        if pss > self.limits.memory_limit:
             return self.limits.reason_memory()
         return None
 

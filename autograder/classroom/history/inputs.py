@@ -6,7 +6,8 @@ A student's grade is a function of their submission and of these inputs:
   included), one digest per notebook; a notebook added or removed changes the set;
 - ``kit``: the kit's version and every file of its package (the hidden checks, the grading, the feedback
   templates), the digest the canary takes of them;
-- ``options``: the run's grading options (budgets, limits, cell timeout, sandbox, feedback) and every
+- ``options``: the run's grading options (budgets, each notebook's limits as decided, cell timeout, sandbox,
+  feedback: every field of :class:`~autograder.config.GradingOptions` but ``jobs``) and every
   setting of the course's ``nbgrader_config.py`` except those listed in :data:`NOT_GRADING` (where the
   exchange is, how many workers run, the similarity report), which cannot change a grade or a feedback page;
 - ``versions``: the versions of the Python and the packages that run the grading (:data:`VERSIONED`).
@@ -18,6 +19,7 @@ which input moved.  The run history keeps the same record per run, so ``runs`` a
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import platform
@@ -40,7 +42,7 @@ NOT_GRADING = {
     # (tests/test_forked_kernels.py compares what the two see), and the fallback when forking fails
     ("SandboxedKernelManager", "fork_kernels"),
 }
-GRADING_OPTIONS = ("notebook_budget", "cell_timeout", "memory_limit_mb", "sandbox", "feedback")  # not jobs
+GRADING_OPTIONS = ("notebook_budget", "cell_timeout", "sandbox", "feedback", "limits")  # not jobs
 VERSIONED = ("nbgrader", "nbconvert", "nbclient", "ipykernel", "jupyter_client", "numpy")
 KINDS = ("source", "kit", "options", "versions")
 
@@ -92,7 +94,13 @@ def versions() -> dict[str, str]:
 
 def course_options(config, grading: GradingOptions) -> dict[str, str]:
     """The run's grading options and the course config's settings (each as text), but :data:`NOT_GRADING`."""
-    found = {f"grade.{name}": repr(getattr(grading, name)) for name in GRADING_OPTIONS}
+    found = {}
+    for name in GRADING_OPTIONS:
+        value = getattr(grading, name)
+        if dataclasses.is_dataclass(value):  # each notebook's limits: one entry a limit, so a change names it
+            found.update({f"grade.{name}.{k}": repr(v) for k, v in dataclasses.asdict(value).items()})
+        else:
+            found[f"grade.{name}"] = repr(value)
     for section, values in (config or {}).items():
         if (section, None) in NOT_GRADING or not hasattr(values, "items"):
             continue

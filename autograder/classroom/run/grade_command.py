@@ -13,7 +13,7 @@ from ...grading.gradebook_engine import riding_out_restarts
 from ...grading.notes import student_row
 from ...grading.results import Status
 from ...sandbox import SandboxUnavailable, check_sandbox, describe
-from ...sandbox.limits import LimitUnavailable, ResourceLimits
+from ...sandbox.limits import LimitUnavailable
 from ..history.changes import format_summary
 from ..history.history import RunRecorder, grading_inputs
 from ..history.regrade import run_changes
@@ -154,7 +154,7 @@ def _grade_class(assignment, db_url, students, options, progress, grading, confi
     where = f"on the Dask cluster {options.scheduler}" if options.scheduler else f"with {grading.jobs} worker(s)"
     out(f"grading {len(found)} submission(s) of {assignment.name!r} {where}; gradebook {db_url}")
     try:
-        out(describe(ResourceLimits(config=config), grading.sandbox, grading.notebook_budget))
+        out(describe(grading.limits, grading.sandbox, grading.notebook_budget))
     except LimitUnavailable as e:
         raise GradingError(f"ResourceLimits.mechanism is 'cgroup', but {e}") from None
     # the run's worker processes (local ones): the canary's reference is graded in one of them, then the class
