@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from .identity import KernelUserInvalid, as_kernel_user, hand_over, kernel_ids, stage_unreachable
-from .system_view import PACKAGE_DIR, dev_view, environment_view, hidden_roots, proc_view, system_view, unused_by_kernel
+from .system_view import dev_view, environment_view, mount_args, mounts, proc_view
 
 
 class SandboxUnavailable(RuntimeError):
@@ -90,7 +89,7 @@ def bwrap_command(
 ) -> list[str]:
     """The command prefix that runs a command in the sandbox, in ``workdir``.
 
-    With ``limits`` (an :class:`autograder.sandbox.limits.ResourceLimits`), ``workdir`` is not writable: the
+    With ``limits`` (an :class:`autograder.config.NotebookLimits`), ``workdir`` is not writable: the
     command runs in a copy of it on the sandbox's size-capped /tmp, under the per-process rlimits, and
     (with ``cgroup``) inside that cgroup; nothing it writes reaches ``workdir``.  With ``public`` (a
     folder holding the kit's public client package), that folder stands in for the kit's package, so
@@ -128,7 +127,6 @@ def bwrap_command(
         "--unshare-pid",
         "--unshare-ipc",
         "--unshare-uts",
-        *system_view(),
         *dev_view(),
         "--proc",
         "/proc",
@@ -141,28 +139,22 @@ def bwrap_command(
         *proc_view(),
         *tmp,
     ]
-    covered = hidden_roots(hide)
-    for root in covered:
-        cmd += ["--tmpfs", root]
-    # the Python environment (a .venv inside the repository is covered above) comes back read-only
-    cmd += ["--ro-bind", sys.prefix, sys.prefix]
-    for folder in unused_by_kernel():  # an empty read-only folder in its place: nothing to import
-        cmd += ["--tmpfs", folder, "--remount-ro", folder]
-    if public is not None:
-        cmd += ["--ro-bind", str(public), str(PACKAGE_DIR)]
-    else:
-        cmd += ["--ro-bind", str(PACKAGE_DIR), str(PACKAGE_DIR), "--tmpfs", str(PACKAGE_DIR / "devtools")]
-        covered.append(str(PACKAGE_DIR / "devtools"))
+    # the machine's files: system_view's SHOWN and HIDDEN, one plan, outer mounts first (the repository covered, the
+    # Python environment inside it shown again, debugpy inside that covered)
+    plan = mounts(hide, public)
+    cmd += mount_args(plan, public)
+    covered = [path for kind, path in plan if kind == "cover"]
     for folder in read_only:
         cmd += ["--ro-bind", str(folder), str(folder)]
     if limits is None:
         for folder in [workdir, *writable]:
             cmd += ["--bind", str(folder), str(folder)]
+        cmd += [arg for root in covered for arg in ("--remount-ro", root)]
         cmd += ["--chdir", str(workdir)]
     else:
         for folder in writable:
             cmd += ["--bind", str(folder), str(folder)]
-        # the empty folders that cover the course and the kit are writable tmpfs mounts: make them read-only
+        # the empty folders that cover the course, the kit and HIDDEN's are writable tmpfs mounts: make them read-only
         cmd += [arg for root in covered for arg in ("--remount-ro", root)]
         cmd += ["--chdir", scratch_args(limits, workdir)[1]]
         for name in ONE_THREAD:  # BLAS thread pools sized to the machine would count against the process limit

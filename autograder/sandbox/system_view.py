@@ -1,7 +1,12 @@
 """What a grading kernel sees of the machine's file system: an allow list (``SHOWN``), read-only, nothing else.
 
-The kit's repository and the course roots are covered with empty folders, and the packages a grading
-kernel never needs (``KERNEL_SKIPS``) are hidden; ``bubblewrap`` turns this into bwrap's arguments.
+Two tables, one place: ``SHOWN`` lists every path a kernel sees, ``HIDDEN`` every folder covered with an empty
+read-only one inside what is shown (the kit's repository around the Python environment, the course, the kit's
+devtools, the packages a kernel never needs).  To hide one more folder from kernels, add it to ``HIDDEN``; to show
+one more, to ``SHOWN``: any absolute path, nested or not (a path that cannot be is refused with a :class:`ViewError`
+naming it).  :func:`mounts` makes the two into one plan, each mount after every one that holds it, and
+``bubblewrap`` turns the plan into bwrap's arguments; ``NOT_SHOWN`` only says, for docs/threat-model.md, why
+some things the allow list leaves out are left out.
 """
 
 from __future__ import annotations
@@ -11,14 +16,16 @@ import sys
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the autograder package
+SANDBOX_OWN = (
+    "/tmp",
+    "/dev",
+    "/proc",
+    "/run",
+)  # the sandbox's own places (tmpfs, its /dev and /proc): not the machine's
 
 
-def hidden_roots(extra: list[str]) -> list[str]:
-    """Folders to cover: the kit's repository (when the package lives in one) and the course roots."""
-    roots = {str(PACKAGE_DIR.parent)} if (PACKAGE_DIR.parent / "pyproject.toml").exists() else set()
-    roots.update(str(Path(p).resolve()) for p in extra if p)
-    # cover outer folders first, so that inner binds are not hidden again
-    return sorted(roots, key=len)
+class ViewError(ValueError):
+    """An entry of SHOWN or HIDDEN that cannot be shown or hidden."""
 
 
 # What a kernel sees of the machine, and why: the one list (bubblewrap's arguments are made from it, and
@@ -46,9 +53,26 @@ SHOWN = (
     ),
     ("/proc/stat", "the number of CPUs, which glibc reads here when `/sys` is absent"),
 )
-SYSTEM_DIRS = tuple(path for path, _ in SHOWN if path.startswith("/") and "/" not in path[1:])  # /usr, /bin...
-SYSTEM_FILES = tuple(path for path, _ in SHOWN if path.startswith("/etc/"))
-PROC_SHOWN = {"stat"}  # of /proc's own entries (not its processes' folders)
+# Inside what SHOWN shows, what a kernel does not see, and why: each covered with an empty read-only folder.  An entry
+# is an absolute path, or one of the kit's folders named in <angle brackets> (found by COVERED_BY below).
+HIDDEN = (
+    (
+        "<the kit's repository>",
+        "where the package lives in a checkout: the hidden checks' sources, the tests, the reference solutions "
+        "(the Python environment inside it comes back, read-only)",
+    ),
+    ("<the course>", "the course root: the other students' submissions, the gradebook, the source notebooks"),
+    ("<the kit's devtools>", "in plain mode, where the kit's package is shown: the mutant catalogue of wrong answers"),
+    (
+        "<the packages a kernel never needs>",
+        "debugpy (KERNEL_SKIPS), which ipykernel imports at start when it can: about half of a kernel's start-up CPU",
+    ),
+)
+SYSTEM_PATHS = tuple(path for path, _ in SHOWN if path.startswith("/") and not path.startswith("/proc"))
+SYSTEM_DIRS = tuple(path for path in SYSTEM_PATHS if "/" not in path[1:])  # /usr, /bin, ...
+SYSTEM_FILES = tuple(path for path in SYSTEM_PATHS if path.startswith("/etc/"))
+# of /proc's own entries (not its processes' folders), the ones SHOWN names
+PROC_SHOWN = {path.split("/")[2] for path, _ in SHOWN if path.startswith("/proc/") and "<" not in path}
 # hidden, and why: empty read-only in the sandbox
 NOT_SHOWN = (
     ("the rest of /etc", "accounts, password hashes, keys, configuration: nothing a kernel reads"),
@@ -72,24 +96,79 @@ NOT_SHOWN = (
 )
 
 
-def system_view() -> list[str]:
-    """bwrap arguments for the system part of the kernel's file system: SHOWN, nothing else.
+def _checked(table: str, path: str) -> str:
+    """``path`` of an entry of ``table``, or a ViewError saying why it cannot be shown or hidden."""
+    where = f"{table} in autograder/sandbox/system_view.py: {path!r}"
+    if not path.startswith("/"):
+        raise ViewError(f"{where} is not an absolute path (nor one of the kit's folders in <angle brackets>)")
+    if os.path.normpath(path) != path:
+        raise ViewError(f"{where} is not normalised (write {os.path.normpath(path)!r})")
+    if path == "/" or any(path == own or path.startswith(own + "/") for own in SANDBOX_OWN):
+        raise ViewError(
+            f"{where} is in the sandbox's own places {SANDBOX_OWN} (made anew in each sandbox, not the machine's)"
+        )
+    return path
 
-    Not the whole of ``/``: other checkouts of the kit, the grader's home and the course live elsewhere.
-    """
+
+def _kits_folders(hide: list[str], public: Path | None) -> dict[str, list[str]]:
+    """The kit's folders SHOWN and HIDDEN name in <angle brackets>, found on this machine."""
+    repository = PACKAGE_DIR.parent if (PACKAGE_DIR.parent / "pyproject.toml").exists() else None
+    installation = sorted({sys.base_prefix, os.path.realpath(sys.base_prefix)})
+    return {
+        "<the Python installation>": [p for p in installation if not p.startswith(SYSTEM_DIRS)],
+        "<the Python environment>": [sys.prefix],
+        "<the kit's package>": [str(PACKAGE_DIR)],
+        "<the kit's repository>": [str(repository)] if repository else [],
+        "<the course>": [str(Path(p).resolve()) for p in hide if p],
+        "<the kit's devtools>": [str(PACKAGE_DIR / "devtools")] if public is None else [],
+        "<the packages a kernel never needs>": unused_by_kernel(),
+    }
+
+
+def mounts(hide: list[str], public: Path | None = None) -> list[tuple[str, str]]:
+    """The kernel's view of the machine's files as one plan, made from SHOWN and HIDDEN: ("show", path) binds the
+    machine's path read-only (a link stays a link), ("cover", path) puts an empty folder there; each mount comes
+    after every mount that holds it.  ``hide``: the course roots; ``public``: the public client package that stands in
+    for the kit's (None: the kit itself, devtools hidden).  Not the whole of ``/``: other checkouts of the kit, the
+    grader's home and the course live elsewhere."""
+    found = _kits_folders(hide, public)
+    plan = []
+    for table, kind, entries in (("SHOWN", "show", SHOWN), ("HIDDEN", "cover", HIDDEN)):
+        for what, _ in entries:
+            if kind == "show" and what.startswith("/proc"):  # the sandbox's own /proc, shown by proc_view
+                continue
+            if what.startswith("<"):
+                if what not in found:
+                    raise ViewError(
+                        f"{table} in autograder/sandbox/system_view.py: {what!r} is no folder the kit knows"
+                    )
+                plan += [(kind, path) for path in found[what]]
+            else:
+                plan.append((kind, _checked(table, what)))
+    depth = {path: len(Path(path).parts) for _, path in plan}
+    return sorted(dict.fromkeys(plan), key=lambda step: depth[step[1]])  # outer first, in table order at one depth
+
+
+def mount_args(plan: list[tuple[str, str]], public: Path | None = None) -> list[str]:
+    """bwrap arguments of a plan of :func:`mounts` (a cover is a writable tmpfs until bubblewrap remounts it read-only,
+    once the binds inside it are made); a path the machine does not have is left out, the kit's package is the
+    public one when there is one."""
     cmd = []
-    for folder in SYSTEM_DIRS:
-        if os.path.islink(folder):
-            cmd += ["--symlink", os.readlink(folder), folder]
-        elif os.path.isdir(folder):
-            cmd += ["--ro-bind", folder, folder]
-    for path in SYSTEM_FILES:
-        if os.path.isfile(path):
+    for kind, path in plan:
+        if kind == "cover":
+            cmd += ["--tmpfs", path]
+        elif path == str(PACKAGE_DIR):
+            cmd += ["--ro-bind", str(public or PACKAGE_DIR), path]
+        elif os.path.islink(path):
+            cmd += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
             cmd += ["--ro-bind", path, path]
-    for prefix in sorted({sys.base_prefix, os.path.realpath(sys.base_prefix)}):
-        if not prefix.startswith(SYSTEM_DIRS):
-            cmd += ["--ro-bind", prefix, prefix]
     return cmd
+
+
+def system_view() -> list[str]:
+    """bwrap arguments for the system part of the kernel's file system (SHOWN but the kit's and the environment's)."""
+    return mount_args([(kind, path) for kind, path in mounts([]) if path in SYSTEM_PATHS])
 
 
 # the grader's environment variables a kernel gets: the kit's own, where programs are, the locale and time zone, and
@@ -149,11 +228,12 @@ def proc_view() -> list[str]:
 
 
 def table() -> str:
-    """docs/threat-model.md's table of the file view, made from SHOWN and NOT_SHOWN
+    """docs/threat-model.md's table of the file view, made from SHOWN, HIDDEN and NOT_SHOWN
     (``python -m autograder.sandbox.system_view`` prints it; tests/test_system_view.py holds the doc to it)."""
     rows = [
         f"| `{path}` | {'shown' if path.startswith('/proc') else 'shown, read-only'} | {why} |" for path, why in SHOWN
     ]
+    rows += [f"| `{what}` | hidden | {why} |" for what, why in HIDDEN]
     rows += [f"| {what} | not shown | {why} |" for what, why in NOT_SHOWN]
     return "\n".join(["| what of the machine | in the sandbox | why |", "|---|---|---|", *rows])
 
