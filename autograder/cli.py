@@ -602,9 +602,11 @@ def main(argv=None) -> int:
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.set_defaults(func=cmd_collect)
 
-    p = sub.add_parser("export", help="grades for the LMS: nbgrader's grades.csv, or a Canvas / Moodle gradebook CSV")
-    p.add_argument("assignment")
     from .classroom.lms.targets import TARGETS
+
+    # every word of the targets comes from TARGETS: a new target (a Blackboard file) is one entry there, and shows here
+    p = sub.add_parser("export", help="grades for the LMS: " + ", or ".join(t.help for t in TARGETS.values()))
+    p.add_argument("assignment")
 
     p.add_argument(
         "--to",
@@ -615,9 +617,10 @@ def main(argv=None) -> int:
     p.add_argument(
         "--roster",
         help="the class roster CSV (student_id, name, login, canvas_id, sis_user_id, "
-        "sis_login_id, section, email, idnumber, ...); needed for canvas and moodle",
+        "sis_login_id, section, email, idnumber, ...); needed for "
+        + " and ".join(name for name, t in TARGETS.items() if t.rows is not None),
     )
-    p.add_argument("--out", help="the file to write (default: grades.csv, or ASSIGNMENT-canvas.csv / -moodle.csv)")
+    p.add_argument("--out", help="the file to write (default: grades.csv, or ASSIGNMENT-TARGET.csv)")
     p.add_argument("--assignment-id", help="the Canvas assignment id: the column becomes 'ASSIGNMENT (ID)'")
     p.add_argument(
         "--missing-as-zero",

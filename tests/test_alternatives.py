@@ -16,10 +16,11 @@ import pytest
 
 from autograder.devtools.mutants import Mutant, catalogue
 from autograder.devtools.mutants.inprocess import load
+from autograder.hidden.boundary import LAYOUTS as BOUNDARY_LAYOUTS
 from autograder.hidden.boundary import laid_out
 
 _, ALTERNATIVES = catalogue()
-LAYOUTS = (None, "transposed", "strided")
+LAYOUTS = (None, *BOUNDARY_LAYOUTS)  # every layout of the registry
 
 
 def rng(seed=0):

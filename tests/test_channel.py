@@ -148,7 +148,7 @@ def test_transposes_and_strided_slices_reach_student_code_as_views_of_the_same_v
         with watching():
             c.through_flat(watch(view))
         layout = wire.layout_of(view)
-        want = wire.LAYOUTS[layout](wire.carrier_of(first, layout).copy())  # the same kind of view, here
+        want = wire.LAYOUTS[layout].view(wire.carrier_of(first, layout).copy())  # the same kind of view, here
         Counter(2).through_flat(want)
         assert np.array_equal(view, want), (view, want)
     with watching():

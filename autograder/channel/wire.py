@@ -7,7 +7,8 @@ stays on the side that owns it.  Arrays travel as C-contiguous bytes and are reb
 ``np.frombuffer`` on an allow-list of dtypes; a declared shape that disagrees with the bytes, an
 unknown dtype or a frame over the size cap is a :class:`ProtocolError`.
 
-An array that is not contiguous in memory keeps its kind of layout across (see :data:`LAYOUTS`): it
+An array that is not contiguous in memory keeps its kind of layout across (see :data:`LAYOUTS`, the one registry
+of the memory layouts the checks hand student code: the input space, the checks and the messages read it): it
 travels as a contiguous carrier, and the other side hands on a view of that carrier with the same
 values, so code that meets transposes and strided slices where the checks make them meets them in
 the kernel too.  The view shares the carrier's memory, so what the code writes into it comes back
@@ -21,6 +22,8 @@ import math
 import socket
 import struct
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -45,29 +48,82 @@ DTYPES = {
 }
 
 
-# An array's layout, by the view the receiving side makes of its carrier: a transpose of a contiguous array
-# (the carrier is its transpose), or any other non-contiguous array (every second entry of a carrier twice as
-# long along every axis).  The values are the array's; only its memory layout is of the same kind, not its strides.
+@dataclass(frozen=True)
+class Layout:
+    """A memory layout an array handed to student code may have: a boundary class of the input space.  An array of
+    it travels as a contiguous ``carrier`` and the receiving side hands on ``view(carrier)``: the same values, laid
+    out in memory the same way (not with the same strides)."""
+
+    words: str  # how a message names it: "a transpose in memory" ("" for the plain one)
+    told: str  # what a message says after an argument's name: "laid out as a transpose in memory, as X.T ... give"
+    holds: Callable[[np.ndarray], bool]  # whether an array that is not contiguous is of it (the catch-all: any)
+    carrier: Callable[[np.ndarray], np.ndarray]  # the contiguous array whose view holds the array's values
+    view: Callable[[np.ndarray], np.ndarray]  # the receiving side's view of a carrier
+    catch_all: bool = False  # the layout of every non-contiguous array no other layout holds
+
+    def lay(self, a) -> np.ndarray:
+        """``a``'s values as a new array of this layout (a 0-d array: a copy, it has no layout)."""
+        a = np.asarray(a)
+        return np.array(a, copy=True) if a.ndim == 0 else self.view(np.array(self.carrier(a), copy=True, order="C"))
+
+
+def _strided_carrier(a: np.ndarray) -> np.ndarray:
+    carrier = np.zeros(tuple(2 * n for n in a.shape), dtype=a.dtype)
+    carrier[(slice(None, None, 2),) * a.ndim] = a
+    return carrier
+
+
+# The layouts, the one registry: the input space's layout dimensions (hidden/space.py), the checks' boundary cases
+# (hidden/boundary.py), their smallest-case search (hidden/cases.py) and the messages are made from it.  A new layout
+# is one entry here.  "contiguous" first (the simplest), the catch-all last.
 LAYOUTS = {
-    "transposed": lambda carrier: carrier.T,
-    "strided": lambda carrier: carrier[(slice(None, None, 2),) * carrier.ndim],
+    "contiguous": Layout("", "", lambda a: a.flags.c_contiguous or a.size <= 1, lambda a: a, lambda c: c),
+    # a transpose of a contiguous array (the carrier is its transpose); a 1-D array has none, and is strided
+    "transposed": Layout(
+        "a transpose in memory",
+        "laid out as a transpose in memory, as X.T or np.swapaxes give",
+        lambda a: a.ndim >= 2 and a.T.flags.c_contiguous,
+        lambda a: a.T if a.ndim >= 2 else _strided_carrier(a),
+        lambda c: c.T if c.ndim >= 2 else c[::2],
+    ),
+    # any other non-contiguous array: every second entry of a carrier twice as long along every axis
+    "strided": Layout(
+        "a strided slice in memory",
+        "a strided slice in memory, as a[::2] gives",
+        lambda a: True,
+        _strided_carrier,
+        lambda c: c[(slice(None, None, 2),) * c.ndim],
+        catch_all=True,
+    ),
 }
+
+
+def layout(name: str | None) -> Layout:
+    """The registered layout of that name (None: contiguous).  An unknown name is an error, never a default."""
+    try:
+        return LAYOUTS["contiguous" if name is None else name]
+    except KeyError:
+        raise ValueError(
+            f"unknown layout {name!r}: the layouts are {', '.join(LAYOUTS)} (LAYOUTS in channel/wire.py)"
+        ) from None
+
+
+def laid(a, name: str | None) -> np.ndarray:
+    """``a``'s values as a new array of the layout ``name`` (None or "contiguous": a contiguous copy)."""
+    return layout(name).lay(a)
 
 
 def layout_of(a: np.ndarray) -> str | None:
     """The layout an array travels with: None for a C-contiguous one."""
-    if a.flags.c_contiguous or a.size <= 1:
+    if LAYOUTS["contiguous"].holds(a):
         return None
-    return "transposed" if a.ndim >= 2 and a.T.flags.c_contiguous else "strided"
+    ordered = sorted((entry.catch_all, name) for name, entry in LAYOUTS.items() if name != "contiguous")
+    return next(name for _, name in ordered if LAYOUTS[name].holds(a))
 
 
-def carrier_of(a: np.ndarray, layout: str) -> np.ndarray:
-    """The contiguous array whose view (LAYOUTS[layout]) holds ``a``'s values."""
-    if layout == "transposed":
-        return a.T  # contiguous already: a view of ``a`` itself
-    carrier = np.zeros(tuple(2 * n for n in a.shape), dtype=a.dtype)
-    carrier[(slice(None, None, 2),) * a.ndim] = a
-    return carrier
+def carrier_of(a: np.ndarray, name: str) -> np.ndarray:
+    """The contiguous array whose view (``LAYOUTS[name].view``) holds ``a``'s values."""
+    return LAYOUTS[name].carrier(a)
 
 
 class ProtocolError(Exception):
@@ -146,7 +202,7 @@ def decode(header, arrays: list[np.ndarray], resolve, depth: int = 0):
             if "layout" in header:
                 if header["layout"] not in LAYOUTS or set(header) != {"array", "layout"}:
                     raise ProtocolError(f"not a layout of this protocol: {str(header)[:80]}")
-                return LAYOUTS[header["layout"]](arr)
+                return LAYOUTS[header["layout"]].view(arr)
             return arr[()] if header.get("scalar") and arr.ndim == 0 else arr
         if "fixture" in header and isinstance(header["fixture"], str) and set(header) == {"fixture", "x"}:
             return {"fixture": header["fixture"], "x": decode(header["x"], arrays, resolve, depth + 1)}

@@ -10,7 +10,8 @@ that applies to a check, on top of its random ones, and after them (a mistake th
 by them first).
 
 Where the kit grades, arrays cross to the student's kernel by copy; the channel keeps their kind of layout
-(``channel.wire.LAYOUTS``), so student code meets a transpose or a strided slice there too.
+(``channel.wire.LAYOUTS``, the one registry of layouts: ``LAYOUTS`` here is made from it), so student code meets a
+transpose or a strided slice there too.
 """
 
 from __future__ import annotations
@@ -19,42 +20,25 @@ import contextlib
 
 import numpy as np
 
+from ..channel.wire import LAYOUTS as LAYOUT_REGISTRY
+from ..channel.wire import layout
 from ..voice import Diagnosis
 
-LAYOUTS = ("transposed", "strided")
+LAYOUTS = tuple(name for name in LAYOUT_REGISTRY if name != "contiguous")  # every layout but the plain one
 
 
-def transposed(a: np.ndarray) -> np.ndarray:
-    """``a``'s values in a new array laid out as a transpose (not contiguous; its ``.T`` is); 1-D: strided."""
-    a = np.asarray(a)
-    if a.ndim < 2:
-        return strided(a)
-    return a.T.copy().T
+def laid_out(a: np.ndarray, name: str | None) -> np.ndarray:
+    """``a``'s values as a new array of the layout ``name`` (one of LAYOUTS, or None: contiguous); an unknown name is
+    an error."""
+    return layout(name).lay(a)
 
 
-def strided(a: np.ndarray) -> np.ndarray:
-    """``a``'s values in a new array that is every second entry of a larger one (not contiguous)."""
-    a = np.asarray(a)
-    big = np.zeros(tuple(2 * n for n in a.shape), dtype=a.dtype)
-    view = big[(slice(None, None, 2),) * a.ndim]
-    view[...] = a
-    return view
-
-
-def laid_out(a: np.ndarray, layout: str | None) -> np.ndarray:
-    """``a``'s values as a new array of ``layout`` ("transposed", "strided", or None: contiguous)."""
-    if layout is None:
-        return np.array(a, copy=True)
-    return {"transposed": transposed, "strided": strided}[layout](a)
-
-
-def layout_words(layout: str | None, name: str) -> str:
+def layout_words(name: str | None, arg: str) -> str:
     """How a message says the layout an argument had, or "" for a contiguous one."""
-    if layout is None:
+    if name is None:
         return ""
-    if layout == "transposed":
-        return f" ({name} laid out as a transpose in memory, as X.T or np.swapaxes give)"
-    return f" ({name} a strided slice in memory, as a[::2] gives)"
+    found = layout(name)
+    return f" ({arg} {found.told})"
 
 
 @contextlib.contextmanager

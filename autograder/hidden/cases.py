@@ -33,9 +33,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ..channel.proxy import ChannelBroken
+from ..channel.wire import layout as layout_of_name
 from ..voice import explain, fmt, fmt_apart
 from . import call, expect_array, lesson01, lesson02, lesson03, lesson04, lesson05
-from .boundary import laid_out
+from .boundary import LAYOUTS, laid_out
 from .diagnostics import Diagnosis, relationship
 
 NO_RESULT = object()  # the student's code gave nothing to show (it raised first)
@@ -105,16 +106,12 @@ class Space:
 
 SIZE = st.integers(1, 4)
 SMALL = st.integers(-2, 3).map(float)  # shrinks to 0.0, then 1.0, -1.0, 2.0, ...
-LAYOUT = st.sampled_from([None, "transposed", "strided"])  # how an array handed to student code lies in memory
+LAYOUT = st.sampled_from([None, *LAYOUTS])  # how an array handed to student code lies in memory (None: contiguous)
 
 
 def laid(name: str, layout) -> str:
     """An argument's name in the call written out, with its layout: "dout", "dout (a transpose in memory)"."""
-    return (
-        name
-        if layout is None
-        else f"{name} ({'a transpose' if layout == 'transposed' else 'a strided slice'} in memory)"
-    )
+    return name if layout is None else f"{name} ({layout_of_name(layout).words})"
 
 
 def numbers(shape):

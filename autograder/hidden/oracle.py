@@ -29,11 +29,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..channel.fixtures import watch
+from ..channel.wire import LAYOUTS, layout_of
+from ..channel.wire import laid as laid
 from ..voice import Diagnosis, explain, fmt, fmt_apart, relationship
-from .space import UNITS
+from .space import FLOAT_RTOL, UNITS
 
 DRAWN: dict = {}  # (unit, what) -> cases run in this process: the benchmark reports it (benchmarks/bench_hidden_checks.py)
-RTOL = {"float64": 1e-9, "float32": 1e-3, "float16": 2e-2}
+RTOL = FLOAT_RTOL  # one entry a float dtype of the space
 RANDOM_ROWS = 4  # random rows drawn on top of the covering array
 SEQUENCE_LENGTH = 7
 WHOLE = 48
@@ -112,19 +114,6 @@ def cases(unit_name: str, invalid: bool = False, part: str = "") -> tuple[list[d
 # ------------------------------------------------------------------------------------------------ arrays of the space
 
 
-def laid(a, layout: str):
-    """``a``'s values as a new array of ``layout`` (space.LAYOUTS)."""
-    a = np.asarray(a)
-    if layout == "contiguous" or a.ndim == 0:
-        return np.array(a, copy=True)
-    if layout == "transposed" and a.ndim >= 2:
-        return a.T.copy().T
-    big = np.zeros(tuple(2 * n for n in a.shape), dtype=a.dtype)
-    view = big[(slice(None, None, 2),) * a.ndim]
-    view[...] = a
-    return view
-
-
 def described(name: str, a) -> str:
     """``name = [values]`` with its dtype and layout when they are not the plain ones."""
     if not isinstance(a, np.ndarray):
@@ -135,8 +124,8 @@ def described(name: str, a) -> str:
         notes.append(str(a.dtype))
     if a.ndim == 0:
         notes.append("a 0-d array")
-    elif not a.flags.c_contiguous and a.size > 1:
-        notes.append("a transpose in memory" if a.ndim >= 2 and a.T.flags.c_contiguous else "a strided slice in memory")
+    elif layout_of(a) is not None:
+        notes.append(LAYOUTS[layout_of(a)].words)
     return f"{name} = {short(a)}" + (f" ({', '.join(notes)})" if notes else "")
 
 

@@ -8,17 +8,22 @@ of its ``STEPS``, and docs/contract.md's input-space table is generated from it 
 prints it; tests/test_input_space.py fails when the two differ).
 
 A dimension's values come simplest first: the search for a smallest failing case moves every dimension towards its
-first value.  ``RULES`` writes down what the contract had left open and a student may rely on.  NumPy-free data
-only: a grading kernel imports it under plain nbgrader.
+first value.  ``RULES`` writes down what the contract had left open and a student may rely on.  Data only: a grading
+kernel imports it under plain nbgrader.  The memory layouts are the channel's registry (``LAYOUTS`` in
+``autograder/channel/wire.py``, which carries them to the kernel); a new float dtype is one entry of ``FLOAT_RTOL``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..channel.wire import LAYOUTS as LAYOUT_REGISTRY
+
 INT_DTYPES = ("int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")
-FLOAT_DTYPES = ("float64", "float32", "float16")
-LAYOUTS = ("contiguous", "transposed", "strided")
+# every float dtype the checks hand student code, simplest first, and the relative tolerance its answers are held to
+FLOAT_RTOL = {"float64": 1e-9, "float32": 1e-3, "float16": 2e-2}
+FLOAT_DTYPES = tuple(FLOAT_RTOL)
+LAYOUTS = tuple(LAYOUT_REGISTRY)  # "contiguous" first
 # "integer" in the contract: a Python int or any NumPy integer scalar
 INTEGER_TYPES = ("int", "int64", "int32", "int16", "uint8", "uint64")
 

@@ -1,0 +1,117 @@
+"""Registries, one place each: a made-up entry added there reaches everything made from it.
+
+- a memory layout (a boundary class of the input space) is one entry of ``LAYOUTS`` in autograder/channel/wire.py: the
+  input space's layout dimensions, the checks' boundary cases, the smallest-case search, the messages and the channel
+  are made from it, and an unknown layout is an error, never a silent default;
+- a float dtype is one entry of ``FLOAT_RTOL`` in autograder/hidden/space.py (its tolerance with it), and every dtype
+  the space draws travels through the channel's allow list;
+- an export target is one entry of ``TARGETS`` (autograder/classroom/lms/targets.py): ``--help`` names it;
+- a misconception of ``CATALOGUE`` has its row in docs/contract.md (the rest it needs: docs/authors.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from autograder.channel import wire
+from autograder.hidden import boundary, oracle, space
+from autograder.voice import CATALOGUE
+
+from .conftest import REPO
+
+# A made-up layout, registered before the rest of the kit is imported: every axis reversed (negative strides).
+MADE_UP = r"""
+import json, numpy as np
+from autograder.channel import wire
+wire.LAYOUTS["reversed"] = wire.Layout(
+    "a reversed view in memory", "reversed in memory, as a[::-1] gives",
+    lambda a: np.flip(a).flags.c_contiguous,
+    lambda a: np.ascontiguousarray(np.flip(a)),
+    lambda c: np.flip(c),
+)
+from autograder.hidden import boundary, cases, oracle, space
+
+a = np.arange(6.0).reshape(2, 3)
+r = oracle.laid(a, "reversed")
+header, arrays = wire.encode(r, lambda obj: None)
+back = wire.decode(header, arrays, None)
+drawn = set()
+for _ in range(200):
+    drawn.add(cases.LAYOUT.example())
+print(json.dumps({
+    "space": sorted({d.name for u in space.UNITS.values() for d in u.dims if "layout" in d.name and "reversed" in d.values}),
+    "layout dims": sorted({d.name for u in space.UNITS.values() for d in u.dims if "layout" in d.name}),
+    "boundary": list(boundary.LAYOUTS),
+    "laid same values": bool(np.array_equal(r, a)), "laid strides": list(r.strides),
+    "laid layout": wire.layout_of(r),
+    "wire header": header, "wire same values": bool(np.array_equal(back, a)), "wire layout": wire.layout_of(back),
+    "described": oracle.described("x", r),
+    "words": boundary.layout_words("reversed", "x"),
+    "cases draw it": "reversed" in drawn,
+    "cases say it": cases.laid("x", "reversed"),
+}))
+"""
+
+
+def test_a_made_up_layout_is_one_entry_and_reaches_everything():
+    done = subprocess.run([sys.executable, "-c", MADE_UP], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    assert seen["space"] == seen["layout dims"] and seen["space"], seen  # every layout dimension of every unit
+    assert "reversed" in seen["boundary"] and seen["cases draw it"], seen
+    assert seen["laid same values"] and seen["laid layout"] == "reversed" and min(seen["laid strides"]) < 0, seen
+    assert seen["wire header"] == {"array": 0, "layout": "reversed"}, seen
+    assert seen["wire same values"] and seen["wire layout"] == "reversed", seen
+    assert "a reversed view in memory" in seen["described"] and "as a[::-1] gives" in seen["words"], seen
+    assert "reversed view" in seen["cases say it"], seen
+
+
+@pytest.mark.parametrize(
+    "ask", [lambda: oracle.laid(np.ones((2, 2)), "diagonal"), lambda: boundary.laid_out(np.ones(2), "diag")]
+)
+def test_an_unknown_layout_is_an_error_not_a_default(ask):
+    with pytest.raises(ValueError, match=r"unknown layout .*: the layouts are contiguous, transposed, strided"):
+        ask()
+
+
+def test_the_registered_layouts_are_what_they_say():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    for name in wire.LAYOUTS:
+        laid = oracle.laid(a, name)
+        assert np.array_equal(laid, a) and wire.layout_of(laid) == (None if name == "contiguous" else name), name
+    assert space.LAYOUTS == tuple(wire.LAYOUTS) and boundary.LAYOUTS == space.LAYOUTS[1:]
+
+
+def test_every_dtype_the_space_draws_crosses_the_channel_and_has_a_tolerance():
+    allowed = {np.dtype(t).str for t in space.INT_DTYPES + space.FLOAT_DTYPES}
+    assert allowed <= set(wire.DTYPES), allowed - set(wire.DTYPES)
+    assert oracle.RTOL is space.FLOAT_RTOL and space.FLOAT_DTYPES == tuple(space.FLOAT_RTOL)
+
+
+def test_the_help_names_every_export_target_from_the_table(monkeypatch, capsys):
+    from autograder import cli
+    from autograder.classroom.lms import targets
+
+    made_up = targets.Target(help="Blackboard's grade centre", needs=lambda o: (), needs_why=lambda o: "", rows=None)
+    monkeypatch.setitem(targets.TARGETS, "blackboard", made_up)
+    for argv in (["--help"], ["export", "--help"]):
+        with pytest.raises(SystemExit):
+            cli.main(argv)
+        said = " ".join(capsys.readouterr().out.split())
+        assert "Blackboard's grade centre" in said and "Canvas's gradebook import" in said, said
+
+
+def test_every_catalogued_misconception_has_its_row_in_the_contract():
+    text = (REPO / "docs" / "contract.md").read_text(encoding="utf-8")
+    section = re.search(r"^## Misconceptions$(.*?)(?=^## |\Z)", text, re.M | re.S).group(1)
+    rows = re.findall(r"^\| `([\w-]+)` \|", section, re.M)
+    assert sorted(rows) == sorted(CATALOGUE), (
+        "docs/contract.md's misconception table and CATALOGUE in autograder/voice.py differ (a new misconception: "
+        f"docs/authors.md, 'A new misconception'): {sorted(set(rows) ^ set(CATALOGUE))}"
+    )
