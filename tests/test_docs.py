@@ -175,7 +175,7 @@ def test_the_architecture_table_names_the_definition_that_holds_each_thing():
         "export target",
         "chart",
         "boundary class",
-        "folder shown or hidden",
+        "hiding one more folder",
         "system calls",
     )
     for topic in tasks:
@@ -191,3 +191,40 @@ def test_the_architecture_table_names_the_definition_that_holds_each_thing():
             holder = next((h for h in holders if isinstance(h, ast.ClassDef)), None)
             assert holder is not None, f"the row {topic!r} names {cls}.{field}, but no file of the row defines {cls}"
             assert field in class_fields(holder), f"the row {topic!r}: {cls} has no field {field}"
+
+
+# The six maintenance tasks of issue 46, each found from one row of the table: the words of the row's topic, and the
+# definitions (name -> the file that defines it) the row must send a maintainer to.
+SIX_TASKS = {
+    "a message and a new misconception": (
+        "misconception",
+        {
+            "VOICE": "autograder/voice.py",
+            "CATALOGUE": "autograder/voice.py",
+            "MODELS": "tests/test_verified_diagnoses.py",
+        },
+    ),
+    "the memory limit": ("the memory limit", {"ResourceLimits": "autograder/config.py"}),
+    "a Blackboard export": ("Blackboard", {"TARGETS": "autograder/classroom/lms/targets.py"}),
+    "a new boundary class": (
+        "boundary class",
+        {"UNITS": "autograder/hidden/space.py", "LAYOUTS": "autograder/channel/wire.py"},
+    ),
+    "a chart in the class report": ("chart", {"CHARTS": "autograder/classroom/report.py"}),
+    "hiding one more folder from kernels": ("hiding one more folder", {"HIDDEN": "autograder/sandbox/system_view.py"}),
+}
+
+
+def test_each_maintenance_task_has_one_row_naming_the_definition_that_holds_it():
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = re.search(r"^## To change X, look in Y$(.*?)(?=^#)", text, re.M | re.S).group(1)
+    rows = re.findall(r"^\| (?!to change |---)([^|]+) \| (.+) \|$", section, re.M)
+    for task, (words, definitions) in SIX_TASKS.items():
+        found = [where for topic, where in rows if words in topic]
+        assert len(found) == 1, f"{task}: {len(found)} rows of the table have {words!r} in their topic"
+        named = {
+            (name, path) for names, path in NAMES_IN_FILE.findall(found[0]) for name in re.findall(r"`(\w+)`", names)
+        }
+        for name, path in definitions.items():
+            assert (name, path) in named, f"{task}: the row does not name `{name}` in `{path}`"
+            assert name in top_level_names(REPO / path), f"{task}: {path} does not define {name}"
