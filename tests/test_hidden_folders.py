@@ -101,3 +101,22 @@ def test_the_threat_models_table_lists_every_hidden_folder():
     for what, _ in system_view.HIDDEN:
         assert f"| `{what}` | hidden |" in text, what
     json.dumps(system_view.HIDDEN)  # plain data
+
+
+def test_the_kits_hidden_folders_are_empty_in_a_real_kernel(tmp_path):
+    """Each entry HIDDEN names of the kit's (its repository's tests, debugpy, the kit's devtools in plain mode) is
+    an empty folder in a real sandboxed kernel, while what is shown inside the repository (the package) is there."""
+    from autograder.sandbox.system_view import PACKAGE_DIR, unused_by_kernel
+
+    work = tmp_path / "submission"
+    work.mkdir()
+    folders = [*unused_by_kernel(), str(PACKAGE_DIR / "devtools"), str(PACKAGE_DIR.parent / "tests")]
+    code = f"""
+import json, os
+print(json.dumps({{f: sorted(os.listdir(f)) if os.path.isdir(f) else None for f in {folders!r}}}
+    | {{"package": os.path.isfile({str(PACKAGE_DIR / "voice.py")!r})}}))
+"""
+    seen, _ = run_kernel(True, work, code)
+    assert seen.pop("package"), "the kit's package is not shown in plain mode"
+    assert unused_by_kernel(), "no debugpy to hide here: the test would prove less"
+    assert all(not listed for listed in seen.values()), seen
