@@ -25,12 +25,14 @@ RESULT = re.compile(r"\)\s+=\s+(-?\d+|\?|0x[0-9a-f]+)(?: /\* (\d+) in strace's P
 REFUSED = ("EPERM", "ENOSYS")
 
 
-def trace_command(out: Path, cmd: list[str]) -> list[str]:
+def trace_command(out: Path, cmd: list[str], strings: int = 0) -> list[str]:
+    """``strings``: how much of each buffer read or written to print.  Nothing here reads them, and printing them
+    is about a quarter of strace's cost on a grading; file names are printed whole whatever it is (strace's -s)."""
     strace = shutil.which("strace")
     if not strace:
         raise RuntimeError("strace is not installed")
     # --decode-pids=pidns: a pid returned inside the sandbox's PID namespace is also shown as strace sees it
-    return [strace, "-f", "-qq", "-s", "256", "-X", "raw", "--decode-pids=pidns", "-o", str(out), *cmd]
+    return [strace, "-f", "-qq", "-s", str(strings), "-X", "raw", "--decode-pids=pidns", "-o", str(out), *cmd]
 
 
 def read_trace(path: Path) -> dict:
@@ -84,7 +86,7 @@ def needed(trace: dict) -> set[str]:
 
 if __name__ == "__main__":
     out = Path(sys.argv[1])
-    done = subprocess.run(trace_command(out, [sys.executable, "-m", "autograder", *sys.argv[2:]]))
+    done = subprocess.run(trace_command(out, [sys.executable, "-m", "autograder", *sys.argv[2:]], strings=256))
     found = read_trace(out)
     print(" ".join(sorted(needed(found))))
     print("refused:", " ".join(sorted(set(found["calls"]) - needed(found))))
@@ -118,12 +120,13 @@ TRACED_CASES = (
 )
 
 
-def traced_grading(root: Path, fork: bool = True, cases=TRACED_CASES) -> dict:
-    """A course graded under strace: the reference, the stubs and ``cases``; the trace read."""
-    from autograder.course import ASSIGNMENT, NOTEBOOKS
+def course_to_trace(root: Path, fork: bool = True, cases=TRACED_CASES) -> Path:
+    """A scratch course under ``root`` with the reference, the stubs and ``cases`` handed in, its kernels forked or
+    started (``fork``)."""
+    from autograder.course import NOTEBOOKS
     from autograder.devtools.personas import filled_notebook, write_submission
 
-    from .conftest import ENV, REPO, scratch_course
+    from .conftest import REPO, scratch_course
     from .test_hostile import CASES, LIMITS, ON_WRONG_CODE, write_files
 
     course = root / "course"
@@ -137,10 +140,25 @@ def traced_grading(root: Path, fork: bool = True, cases=TRACED_CASES) -> dict:
         write_files(course, student, CASES[student])
     if cases:
         write_files(course, "kill-placeholder", ON_WRONG_CODE["kill-placeholder"])
-    out = root / "strace.out"
+    return course
+
+
+def trace_grading(course: Path) -> dict:
+    """``course`` graded under strace (its own strace, so gradings in other threads each have theirs); the trace
+    read, and grades.csv."""
+    from autograder.course import ASSIGNMENT
+
+    from .conftest import ENV, REPO
+
+    out = course.parent / "strace.out"
     cmd = [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2"]
     done = subprocess.run(trace_command(out, cmd), env=ENV, cwd=REPO, capture_output=True, text=True, timeout=1500)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     found = read_trace(out)
     out.unlink()
     return found | {"grades": (course / "grades.csv").read_text()}
+
+
+def traced_grading(root: Path, fork: bool = True, cases=TRACED_CASES) -> dict:
+    """A course graded under strace: the reference, the stubs and ``cases``; the trace read."""
+    return trace_grading(course_to_trace(root, fork, cases))
