@@ -98,8 +98,9 @@ if __name__ == "__main__":
     sys.exit(done.returncode)
 
 
-# the notebooks the list is measured on: the reference solutions, the stubs as released, the sandbox audit's
-# probe and the hostile notebooks that run to their end (the resource attacks stop at a limit, the hang at a timeout)
+# the notebooks the list is measured on: the reference solutions (graded by the canary), the stubs as released, the
+# sandbox audit's probe and the hostile notebooks that run to their end (the resource attacks stop at a limit, the
+# hang at a timeout)
 TRACED_CASES = (
     "custom-exc",
     "shadow-kit",
@@ -125,8 +126,10 @@ TRACED_CASES = (
 
 
 def course_to_trace(root: Path, fork: bool = True, cases=TRACED_CASES) -> Path:
-    """A scratch course under ``root`` with the reference, the stubs and ``cases`` handed in, its kernels forked or
-    started (``fork``)."""
+    """A scratch course under ``root`` with the stubs and ``cases`` handed in, its kernels forked or started
+    (``fork``).  The reference solutions are not handed in: the canary grades them first, in the same run, through the
+    same grading (its cache is emptied for the trace, ``trace_grading``), so a student of them would only trace the
+    same kernels a second time."""
     from autograder.course import NOTEBOOKS
     from autograder.devtools.personas import filled_notebook, write_submission
 
@@ -138,7 +141,6 @@ def course_to_trace(root: Path, fork: bool = True, cases=TRACED_CASES) -> Path:
     config = "".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items())
     with open(course / "nbgrader_config.py", "a") as f:
         f.write(config + f"\nc.SandboxedKernelManager.fork_kernels = {fork}\n")
-    write_submission(course, "reference", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
     write_submission(course, "stubs", {n: filled_notebook(REPO, n, solve=False) for n in NOTEBOOKS})
     for student in cases:
         write_files(course, student, CASES[student])
@@ -148,21 +150,24 @@ def course_to_trace(root: Path, fork: bool = True, cases=TRACED_CASES) -> Path:
 
 
 def trace_grading(course: Path) -> dict:
-    """``course`` graded under strace (its own strace, so gradings in other threads each have theirs); the trace
-    read, and grades.csv."""
+    """``course`` graded under strace (its own strace, so gradings in other threads each have theirs), the canary
+    included: its cache is a new folder, so it grades the reference solutions in this run whatever the session's
+    cache holds.  The trace read, grades.csv, and what ``grade`` printed."""
     from autograder.course import ASSIGNMENT
+    from autograder.grading.canary import CACHE_ENV
 
     from .conftest import ENV, REPO
 
     out = course.parent / "strace.out"
+    env = dict(ENV, **{CACHE_ENV: str(course.parent / "canary-cache")})
     cmd = [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2"]
-    done = subprocess.run(trace_command(out, cmd), env=ENV, cwd=REPO, capture_output=True, text=True, timeout=1500)
+    done = subprocess.run(trace_command(out, cmd), env=env, cwd=REPO, capture_output=True, text=True, timeout=1500)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     found = read_trace(out)
     out.unlink()
-    return found | {"grades": (course / "grades.csv").read_text()}
+    return found | {"grades": (course / "grades.csv").read_text(), "stdout": done.stdout}
 
 
 def traced_grading(root: Path, fork: bool = True, cases=TRACED_CASES) -> dict:
-    """A course graded under strace: the reference, the stubs and ``cases``; the trace read."""
+    """A course graded under strace: the reference (the canary), the stubs and ``cases``; the trace read."""
     return trace_grading(course_to_trace(root, fork, cases))

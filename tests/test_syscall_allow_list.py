@@ -83,8 +83,10 @@ def honest_trace(tmp_path_factory):
         running = {fork: pool.submit(trace_grading, course) for fork, course in courses.items()}
         traces = {fork: job.result() for fork, job in running.items()}
     for fork, trace in traces.items():
+        # the reference solutions were graded (by the canary, in this run, traced) and scored full marks
+        assert "canary: the reference solution scored 100/100" in trace["stdout"], (fork, trace["stdout"][-3000:])
         scores = {row.split(",")[3]: row.split(",")[7] for row in trace["grades"].splitlines()[1:]}
-        assert float(scores["reference"]) == 100.0, (fork, scores)
+        assert scores == {"stubs": "0.0"}, (fork, scores)
     return traces
 
 
