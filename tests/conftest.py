@@ -354,6 +354,11 @@ DEAREST_FIRST = (
     "check_numpy_only",
 )
 
+# (suite-sbx) test_syscall_allow_list.py's two traced gradings (honest_trace, module-scoped) are the dearest
+# fixture of the suite: one worker builds them once, first
+ONE_WORKER["tests/test_syscall_allow_list.py"] = "syscall_allow_list"
+DEAREST_FIRST = ("syscall_allow_list", *DEAREST_FIRST)
+
 
 def scope_of(nodeid: str) -> str:
     """The scheduling unit of a test: its ONE_WORKER group, else the test itself."""

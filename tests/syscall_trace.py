@@ -25,12 +25,18 @@ RESULT = re.compile(r"\)\s+=\s+(-?\d+|\?|0x[0-9a-f]+)(?: /\* (\d+) in strace's P
 REFUSED = ("EPERM", "ENOSYS")
 
 
-def trace_command(out: Path, cmd: list[str]) -> list[str]:
+def trace_command(out: Path, cmd: list[str], strings: int = 0) -> list[str]:
+    """``strings``: how much of each buffer read or written to print.  Nothing here reads them, and printing them
+    costs strace about a third more per read (measured on a loop of 4 KiB preads); file names are printed whole
+    whatever it is (strace's -s)."""
     strace = shutil.which("strace")
     if not strace:
         raise RuntimeError("strace is not installed")
-    # --decode-pids=pidns: a pid returned inside the sandbox's PID namespace is also shown as strace sees it
-    return [strace, "-f", "-qq", "-s", "256", "-X", "raw", "--decode-pids=pidns", "-o", str(out), *cmd]
+    # --decode-pids=pidns: a pid returned inside the sandbox's PID namespace is also shown as strace sees it.
+    # Not --seccomp-bpf (stops only at the calls traced): a call the kit's filter refuses returns SECCOMP_RET_ERRNO,
+    # which wins over strace's SECCOMP_RET_TRACE, so a refused call would never reach the trace (tried: add_key,
+    # refused, is missing from `strace -f --seccomp-bpf -e trace=add_key`), and a call outside the list would pass
+    return [strace, "-f", "-qq", "-s", str(strings), "-X", "raw", "--decode-pids=pidns", "-o", str(out), *cmd]
 
 
 def read_trace(path: Path) -> dict:
@@ -84,7 +90,7 @@ def needed(trace: dict) -> set[str]:
 
 if __name__ == "__main__":
     out = Path(sys.argv[1])
-    done = subprocess.run(trace_command(out, [sys.executable, "-m", "autograder", *sys.argv[2:]]))
+    done = subprocess.run(trace_command(out, [sys.executable, "-m", "autograder", *sys.argv[2:]], strings=256))
     found = read_trace(out)
     print(" ".join(sorted(needed(found))))
     print("refused:", " ".join(sorted(set(found["calls"]) - needed(found))))
@@ -92,8 +98,9 @@ if __name__ == "__main__":
     sys.exit(done.returncode)
 
 
-# the notebooks the list is measured on: the reference solutions, the stubs as released, the sandbox audit's
-# probe and the hostile notebooks that run to their end (the resource attacks stop at a limit, the hang at a timeout)
+# the notebooks the list is measured on: the reference solutions (graded by the canary), the stubs as released, the
+# sandbox audit's probe and the hostile notebooks that run to their end (the resource attacks stop at a limit, the
+# hang at a timeout)
 TRACED_CASES = (
     "custom-exc",
     "shadow-kit",
@@ -118,12 +125,15 @@ TRACED_CASES = (
 )
 
 
-def traced_grading(root: Path, fork: bool = True, cases=TRACED_CASES) -> dict:
-    """A course graded under strace: the reference, the stubs and ``cases``; the trace read."""
-    from autograder.course import ASSIGNMENT, NOTEBOOKS
+def course_to_trace(root: Path, fork: bool = True, cases=TRACED_CASES) -> Path:
+    """A scratch course under ``root`` with the stubs and ``cases`` handed in, its kernels forked or started
+    (``fork``).  The reference solutions are not handed in: the canary grades them first, in the same run, through the
+    same grading (its cache is emptied for the trace, ``trace_grading``), so a student of them would only trace the
+    same kernels a second time."""
+    from autograder.course import NOTEBOOKS
     from autograder.devtools.personas import filled_notebook, write_submission
 
-    from .conftest import ENV, REPO, scratch_course
+    from .conftest import REPO, scratch_course
     from .test_hostile import CASES, LIMITS, ON_WRONG_CODE, write_files
 
     course = root / "course"
@@ -131,16 +141,33 @@ def traced_grading(root: Path, fork: bool = True, cases=TRACED_CASES) -> dict:
     config = "".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items())
     with open(course / "nbgrader_config.py", "a") as f:
         f.write(config + f"\nc.SandboxedKernelManager.fork_kernels = {fork}\n")
-    write_submission(course, "reference", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
     write_submission(course, "stubs", {n: filled_notebook(REPO, n, solve=False) for n in NOTEBOOKS})
     for student in cases:
         write_files(course, student, CASES[student])
     if cases:
         write_files(course, "kill-placeholder", ON_WRONG_CODE["kill-placeholder"])
-    out = root / "strace.out"
+    return course
+
+
+def trace_grading(course: Path) -> dict:
+    """``course`` graded under strace (its own strace, so gradings in other threads each have theirs), the canary
+    included: its cache is a new folder, so it grades the reference solutions in this run whatever the session's
+    cache holds.  The trace read, grades.csv, and what ``grade`` printed."""
+    from autograder.course import ASSIGNMENT
+    from autograder.grading.canary import CACHE_ENV
+
+    from .conftest import ENV, REPO
+
+    out = course.parent / "strace.out"
+    env = dict(ENV, **{CACHE_ENV: str(course.parent / "canary-cache")})
     cmd = [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2"]
-    done = subprocess.run(trace_command(out, cmd), env=ENV, cwd=REPO, capture_output=True, text=True, timeout=1500)
+    done = subprocess.run(trace_command(out, cmd), env=env, cwd=REPO, capture_output=True, text=True, timeout=1500)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     found = read_trace(out)
     out.unlink()
-    return found | {"grades": (course / "grades.csv").read_text()}
+    return found | {"grades": (course / "grades.csv").read_text(), "stdout": done.stdout}
+
+
+def traced_grading(root: Path, fork: bool = True, cases=TRACED_CASES) -> dict:
+    """A course graded under strace: the reference (the canary), the stubs and ``cases``; the trace read."""
+    return trace_grading(course_to_trace(root, fork, cases))
