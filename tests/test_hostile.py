@@ -167,8 +167,8 @@ RESOURCE_ATTACKS = {
     "many-files": "many_files",
 }
 CASES.update({student: {LESSON: stub_with(attack(name))} for student, name in RESOURCE_ATTACKS.items()})
-# the scratch course's limits (autograder.sandbox.limits.ResourceLimits), set in its nbgrader_config.py
-LIMITS = {"max_processes": 64, "max_memory_mb": 1024, "max_written_mb": 64, "max_files": 10000}
+# the scratch course's limits (autograder.config.ResourceLimits), set in its nbgrader_config.py
+LIMITS = {"max_processes": 64, "memory_limit": "1GiB", "max_written_mb": 64, "max_files": 10000}
 HONEST_BUT_ODD = {
     "renamed": {f"{LESSON} (1)": filled_notebook(REPO, LESSON)},
     "huge-output": {LESSON: huge_output()},
@@ -290,7 +290,7 @@ def hostile_course(tmp_path_factory):
     course = tmp_path_factory.mktemp("hostile") / "course"
     db_url = scratch_course(course)
     with open(course / "nbgrader_config.py", "a") as f:
-        f.write("".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items()) + "\n")
+        f.write("".join(f"\nc.ResourceLimits.{k} = {v!r}" for k, v in LIMITS.items()) + "\n")
     listener = Listener()
     write_submission(course, "honest", {n: filled_notebook(REPO, n) for n in NOTEBOOKS})
     write_files(course, "keyring-writer", KEYRING_WRITER)
@@ -687,7 +687,7 @@ def test_limits_hold_for_an_unprivileged_user():
         course = root / "course"
         scratch_course(course)
         with open(course / "nbgrader_config.py", "a") as f:
-            f.write("".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items()) + "\n")
+            f.write("".join(f"\nc.ResourceLimits.{k} = {v!r}" for k, v in LIMITS.items()) + "\n")
         write_files(course, "honest", {LESSON: filled_notebook(REPO, LESSON)})
         attackers = ("fork-bomb", "memory-balloon", "write-tmp")
         for student in attackers:
