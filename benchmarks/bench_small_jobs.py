@@ -19,7 +19,9 @@ is met or by how much it falls short:
 - the CPU per notebook over ``--students`` students (8), ``grade --jobs 1`` against plain nbgrader's
   ``autograde`` + ``generate_feedback`` + ``export``, the whole machine's user + system time (at least 2x
   less), run once (``--cpu-repeat``): with nothing else running, the whole machine's CPU is the kit's; the
-  process tree's is printed beside it.
+  process tree's is printed beside it, and where a graded notebook's CPU went (:func:`cpu_split`: kernel start,
+  cells, hidden checks, kernel stop, the grading process's and the kernel's own; nbgrader's Autograde around them,
+  intake, gradebook, feedback; what every run pays once; the rest of the tree).
 
 For a goal missed (or every job, with ``--breakdown``), where the kit's time went: its run of median wall time,
 phase by phase, as the kit's processes recorded them (``AUTOGRADER_TIMINGS``, :mod:`autograder.timing`: each
