@@ -136,6 +136,8 @@ def cmd_grade(args) -> int:
                     jobs=args.jobs,
                     notebook_budget=args.notebook_budget,
                     cell_timeout=args.cell_timeout,
+                    assignment=args.assignment,
+                    students=args.student,
                 )
         return _grade(args)
     except KeyboardInterrupt:  # one line, no traceback: what the run recorded, and that the next one goes on

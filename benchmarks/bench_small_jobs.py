@@ -19,7 +19,9 @@ is met or by how much it falls short:
 - the CPU per notebook over ``--students`` students (8), ``grade --jobs 1`` against plain nbgrader's
   ``autograde`` + ``generate_feedback`` + ``export``, the whole machine's user + system time (at least 2x
   less), run once (``--cpu-repeat``): with nothing else running, the whole machine's CPU is the kit's; the
-  process tree's is printed beside it.
+  process tree's is printed beside it, and where a graded notebook's CPU went (:func:`cpu_split`: kernel start,
+  cells, hidden checks, kernel stop, the grading process's and the kernel's own; nbgrader's Autograde around them,
+  intake, gradebook, feedback; what every run pays once; the rest of the tree).
 
 For a goal missed (or every job, with ``--breakdown``), where the kit's time went: its run of median wall time,
 phase by phase, as the kit's processes recorded them (``AUTOGRADER_TIMINGS``, :mod:`autograder.timing`: each
@@ -135,6 +137,80 @@ def breakdown(trace: str) -> list[str]:
             lines.append(f"    {sub + (' (worker)' if worker else ''):58}{sw:7.2f}{scpu:7.2f}")
     lines.append(f"  {'in no phase of the command (its exit, gaps between phases)':60}{wall - covered:7.2f}")
     lines.append(f"  {'the whole run, as timed here':60}{wall:7.2f}")
+    return lines
+
+
+def cpu_split(trace: str, tree: float, notebooks: int) -> list[str]:
+    """Where a graded notebook's CPU went in the run of ``trace`` closest to its median (the process tree's
+    ``tree`` seconds over ``notebooks`` graded notebooks), from the phases the kit's processes recorded: each
+    notebook's kernel start, cells, hidden checks and kernel stop (the grading process's CPU and the kernel's own,
+    :class:`autograder.grading.execute.CpuSplit`), nbgrader's Autograde bookkeeping around them, the students'
+    intake, gradebook and feedback steps; then what every run pays once (the canary, the command, the workers'
+    start) and the rest of the tree (fork servers, sandboxes' placeholders, what no phase holds)."""
+    runs = TRACES.get(trace) or []
+    if not runs or not notebooks:
+        return []
+    mid = median(wall for wall, _ in runs)
+    _, path = min(runs, key=lambda run: abs(run[0] - mid))
+    try:
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return [f"  (no phases recorded: {path})"]
+    canary = [(r["pid"], r["start"], r["end"]) for r in records if r["name"] == "kit-canary: autograde"]
+
+    def of_canary(r) -> bool:
+        return r["name"].startswith(("kit-canary: ", "canary")) or any(
+            r["pid"] == pid and start <= r["start"] <= end for pid, start, end in canary
+        )
+
+    parts: dict[str, float] = {}
+
+    def add(name: str, cpu: float) -> None:
+        parts[name] = parts.get(name, 0.0) + cpu
+
+    command = next((r["pid"] for r in records if r["name"] == "start-up, imports"), None)
+    own = sorted((r for r in records if r["pid"] == command), key=lambda r: (r["start"], -r["end"]))
+    top, last_end = [], float("-inf")
+    for r in own:  # the command's phases, those inside another left out (their CPU is in it)
+        if r["end"] > last_end:
+            top.append(r)
+            last_end = r["end"]
+    add("once per run: the command (start-up, imports, checks, waiting, exports, report)", sum(r["cpu"] for r in top))
+    steps = ("intake", "autograde", "gradebook", "feedback")
+    in_notebooks = 0.0  # the grading process's CPU inside the notebooks' execution
+    for r in records:
+        name, cpu = r["name"], r["cpu"]
+        if r["pid"] == command:
+            continue
+        if name.startswith("notebook: "):
+            what = name[len("notebook: ") :]
+            if of_canary(r):
+                add("once per run: the canary (its kernels)", cpu if "own CPU" in what else 0.0)
+                continue
+            kind = {"the kernel's own CPU, its start": "kernel start", "the kernel's own CPU, the cells": "cells"}
+            add(f"{kind.get(what, what)}{', the kernel' if 'own CPU' in what else ', the grading process'}", cpu)
+            in_notebooks += 0.0 if "own CPU" in what else cpu
+        elif of_canary(r):
+            add("once per run: the canary (its grading process)", cpu)
+        elif name.split(": ")[-1] in steps and ": " in name:
+            if name.endswith(": autograde"):
+                add("nbgrader's Autograde around the notebooks (sanitising, preprocessors, gradebook writes)", cpu)
+            else:
+                add(f"the student's {name.split(': ')[-1]}", cpu)
+        else:
+            add("once per run: the workers' start-up and imports (the canary's own process too)", cpu)
+    key = "nbgrader's Autograde around the notebooks (sanitising, preprocessors, gradebook writes)"
+    if key in parts:
+        parts[key] -= in_notebooks
+    lines = [f"  {'CPU per graded notebook (' + str(notebooks) + ' notebooks)':84}{'s':>7}{'share':>7}"]
+    for name, cpu in sorted(parts.items(), key=lambda kv: (kv[0].startswith("once"), -kv[1])):
+        lines.append(f"  {name:84}{cpu / notebooks:7.3f}{cpu / tree:7.0%}")
+    rest = tree - sum(parts.values())
+    lines.append(
+        f"  {'the rest of the tree (fork servers, sandboxes, bubblewrap, what no phase holds)':84}"
+        f"{rest / notebooks:7.3f}{rest / tree:7.0%}"
+    )
+    lines.append(f"  {'the process tree, in all':84}{tree / notebooks:7.3f}")
     return lines
 
 
@@ -314,7 +390,12 @@ def cpu_rows(repeat: int, tmp: Path, students: int) -> tuple[list[Row], str]:
         )
     wall = median(r.wall for r in kits)
     note = f"(wall: grade --jobs 1 of {students} students {wall:.1f} s, plain nbgrader's three steps "
-    return rows, note + f"{median(r.wall for r in plains):.1f} s)"
+    note += f"{median(r.wall for r in plains):.1f} s)"
+    split = cpu_split("cpu", median(r.tree for r in kits), per_notebook)
+    if split:
+        note += "\n\nwhere a graded notebook's CPU went (the process tree's, the run of median wall time):\n"
+        note += "\n".join(split)
+    return rows, note
 
 
 def print_rows(rows: list[Row]) -> None:

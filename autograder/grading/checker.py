@@ -75,6 +75,7 @@ class Checker:
         self.verdicts: dict[str, Verdict] = {}  # grade_id -> the verdict of its hidden calls
         self._conn: socket.socket | None = None
         self._stop = threading.Event()
+        self.cpu = 0.0  # seconds of CPU this process spent serving the hidden calls (the checks themselves)
 
     def env(self) -> dict[str, str]:
         return {ENV: self.path}
@@ -102,6 +103,13 @@ class Checker:
         return None
 
     def _serve(self, grade_id: str, calls: list[list], deadline: float) -> None:
+        cpu = time.thread_time()
+        try:
+            self._serve_calls(grade_id, calls, deadline)
+        finally:
+            self.cpu += time.thread_time() - cpu  # (one cell's thread at a time)
+
+    def _serve_calls(self, grade_id: str, calls: list[list], deadline: float) -> None:
         verdict = Verdict(True)
         for module, function, _names in calls:
             conn = self._accept(deadline)

@@ -110,6 +110,7 @@ class BudgetedExecute(Execute):
 
     def _run_once(self, nb, resources=None, km=None, retry: bool = False):
         self._kernel_died, self._started_as = None, None
+        self._split = CpuSplit()
         started = time.monotonic()
         self._deadline = started + self.notebook_budget
         self.timeout_func = self._cell_timeout
@@ -136,6 +137,7 @@ class BudgetedExecute(Execute):
         try:
             return super().preprocess(nb, resources, km)
         finally:
+            self._split.done(self._checker)
             nb.metadata[TIMING_KEY] = {"seconds": round(time.monotonic() - started, 3)}
             if self._started_as:  # how its kernel came up: "forked" into its sandbox, or "started" anew, and why
                 how, why = self._started_as
@@ -167,7 +169,9 @@ class BudgetedExecute(Execute):
         if self._ahead is not None:  # a kernel started ahead is this notebook's alone: stop it afterwards too
             kwargs.setdefault("cleanup_kc", True)
         with super().setup_kernel(**kwargs):
+            self._split.ready(getattr(self.km, "_forked_pid", None))
             yield
+            self._split.cells_done()
 
     # ---------------------------------------------------------------- the next notebook's kernel (kernel_ahead)
     def _kernel_place(self, nb, resources) -> tuple[str, str, str, str] | None:
@@ -275,6 +279,44 @@ class BudgetedExecute(Execute):
     def _stop_at_limit(self, cell, index: int):
         self._kernel_died = cell_name(cell, index)
         return _fail(cell, LIMIT_ENAME, f"the notebook {self._limit_breach()}: stopped in cell `{self._kernel_died}`")
+
+
+class CpuSplit:
+    """Where one notebook's CPU goes, for ``AUTOGRADER_TIMINGS`` (:mod:`autograder.timing`; nothing without it):
+    its kernel's start (this process's CPU until the kernel answered, the kernel's own until then), the cells
+    (this process's, less the hidden checks; the kernel's own, answering the checks included), the hidden checks
+    (this process's, in the checker's threads) and the kernel's stop (this process's)."""
+
+    def __init__(self):
+        self.on = timing.enabled()
+        self.marks = [(time.time(), time.process_time())] if self.on else []
+        self.kernel: list[float | None] = []
+        self.pid = None
+
+    def ready(self, pid: int | None) -> None:
+        if self.on:
+            self.pid = pid
+            self.marks.append((time.time(), time.process_time()))
+            self.kernel.append(timing.process_cpu(pid))
+
+    def cells_done(self) -> None:
+        if self.on and len(self.marks) == 2:
+            self.kernel.append(timing.process_cpu(self.pid))
+            self.marks.append((time.time(), time.process_time()))
+
+    def done(self, checker) -> None:
+        if not self.on or len(self.marks) != 3:
+            return  # (the kernel never answered: nothing to split)
+        self.marks.append((time.time(), time.process_time()))
+        (t0, c0), (t1, c1), (t2, c2), (t3, c3) = self.marks
+        checks = checker.cpu if checker is not None else 0.0
+        timing.record("notebook: kernel start", t0, t1, c1 - c0)
+        timing.record("notebook: cells", t1, t2, c2 - c1 - checks)
+        timing.record("notebook: hidden checks", t1, t2, checks)
+        timing.record("notebook: kernel stop", t2, t3, c3 - c2)
+        if None not in self.kernel:
+            timing.record("notebook: the kernel's own CPU, its start", t0, t1, self.kernel[0])
+            timing.record("notebook: the kernel's own CPU, the cells", t1, t2, self.kernel[1] - self.kernel[0])
 
 
 ERROR_CAP = 20_000  # characters of an error's message and of each traceback line (nbgrader limits streams only)

@@ -7,6 +7,12 @@ up again on its first connection and whose statement cache starts empty, so each
 queries of a student is compiled to SQL afresh.  That compiling was about a quarter of the grading
 process's CPU outside the kernels.
 
+Each Gradebook also checks the database's schema as it opens: it lists the tables, then asks for each of
+nbgrader's tables whether it is there (``create_all``): about fifteen queries, half the cost of opening one.
+Inside :func:`shared_engines` a SQLite gradebook's schema is checked the first time this process opens it (and
+again if its file is replaced, or empty); later Gradebooks of the same file skip the check, since tables a check found
+are not dropped by anything nbgrader or the kit does (a file replaced has a new inode: checked again).
+
 Inside :func:`shared_engines`, the ``create_engine`` nbgrader's Gradebook calls hands out one engine per
 (process, URL, options), its pool emptied first (what a new engine's would be: no connection is
 reused from an earlier Gradebook, which closes its own by disposing of the pool as before); the
@@ -38,6 +44,8 @@ _engines: dict[tuple, sqlalchemy.engine.Engine] = {}
 _lock = threading.Lock()
 _users = 0  # shared_engines blocks open in this process (threads may grade side by side)
 _nbgraders_own = nbgrader.api.create_engine  # put back when the last block ends
+_nbgraders_inspect = nbgrader.api.inspect  # (nbgrader's own, put back with it)
+_checked: set[tuple] = set()  # SQLite gradebooks (the file's device and inode) whose schema this process checked
 RECONNECT_SECONDS = 60.0  # how long a run waits for its PostgreSQL server to come back
 RECONNECT_PAUSE = 0.25
 # what libpq says of a server that is restarting or not up yet, as opposed to a wrong URL, user or password
@@ -76,6 +84,8 @@ def shared_engines():
     with _lock:
         if _users == 0:
             nbgrader.api.create_engine = shared_engine
+            nbgrader.api.inspect = _inspect
+            nbgrader.api.Base.metadata.create_all = _create_all
         _users += 1
     try:
         with riding_out_restarts():
@@ -85,6 +95,47 @@ def shared_engines():
             _users -= 1
             if _users == 0:
                 nbgrader.api.create_engine = _nbgraders_own
+                nbgrader.api.inspect = _nbgraders_inspect
+                del nbgrader.api.Base.metadata.create_all  # the method again
+
+
+def _sqlite_file(engine) -> tuple | None:
+    """The device and inode of a SQLite engine's database file (None: not SQLite, in memory, or not there)."""
+    url = getattr(engine, "url", None)
+    if url is None or url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    try:
+        stat = os.stat(url.database)
+    except OSError:
+        return None
+    if stat.st_size == 0:  # a new file (SQLite makes it empty as it connects), whatever inode it was given
+        return None
+    return (str(url), stat.st_dev, stat.st_ino)
+
+
+class _Checked:
+    """What nbgrader's Gradebook asks of an inspector, for a gradebook whose schema this process checked: it has
+    tables (so nbgrader does not write a new gradebook's version row)."""
+
+    def get_table_names(self) -> list[str]:
+        return ["(checked)"]
+
+
+def _inspect(subject):
+    """nbgrader's ``inspect(engine)`` as a Gradebook opens: the real one, unless the schema was checked here."""
+    key = _sqlite_file(subject)
+    return _Checked() if key is not None and key in _checked else _nbgraders_inspect(subject)
+
+
+def _create_all(bind=None, **options) -> None:
+    """nbgrader's ``Base.metadata.create_all``: skipped for a gradebook whose schema this process checked."""
+    key = _sqlite_file(bind)
+    if key is not None and key in _checked:
+        return
+    type(nbgrader.api.Base.metadata).create_all(nbgrader.api.Base.metadata, bind=bind, **options)
+    key = _sqlite_file(bind)  # (a new gradebook's file exists now)
+    if key is not None:
+        _checked.add(key)
 
 
 def restarting(error: BaseException) -> bool:

@@ -33,6 +33,7 @@ from ...grading.grade import grade_student
 from ...grading.results import Status, StudentResult
 from ..history.inputs import changes as input_changes
 from ..history.inputs import grading_inputs, same_inputs
+from .beside import ALONE_ENV, Gate, untouched
 from .gradebook_guard import log_error
 from .progress import Progress
 from .retries import HUNG_TWICE, KILLED_TWICE, WORKER_DEATHS, worker_pids, worker_pool
@@ -268,8 +269,12 @@ class LocalPool:
         done: dict[str, StudentResult],
         on_graded=None,
         deadline: float | None = None,
+        gate: Gate | None = None,
     ):
         self.assignment, self.db_url, self.todo = assignment, db_url, todo
+        self.gate = gate  # the canary, while undecided: results are held, not recorded (:mod:`.beside`)
+        self.held: dict[str, StudentResult] = {}
+        self.canary_failed: BaseException | None = None
         self.grading, self.progress, self.done, self.on_graded = grading, progress, done, on_graded
         self.deadline = deadline or student_deadline(assignment, grading)
         self.silence = silence_allowed(grading)
@@ -286,11 +291,19 @@ class LocalPool:
         charged to are graded one by one."""
         first = pool
         while self.pending and not self.stop:
-            suspects = [s for s in self.pending if self.deaths.get(s)]
-            queue = suspects[:1] or list(self.pending)
+            self.settle()  # the canary decided since the last round: the results held recorded, or the run stopped
+            waiting = [s for s in self.pending if s not in self.held]
+            if self.stop or not waiting:
+                self.settle(block=True)  # (every student left is held: only the canary is waited for)
+                continue
+            suspects = [s for s in waiting if self.deaths.get(s)]
+            queue = suspects[:1] or waiting
             workers = 1 if suspects else max(1, min(self.grading.jobs, len(queue)))
             given, first = (first if not suspects else None), None
             self.round(given or worker_pool(workers), queue, workers)
+        self.settle(block=True)  # the canary decided, whatever the class
+        if self.canary_failed is not None:  # nothing recorded: grade_all takes back what was graded meanwhile
+            raise self.canary_failed
         for student in list(self.pending):  # the run stopped before them
             self.record(student, StudentResult(student, Status.ERROR, f"the run stopped before it: {self.stop}"))
 
@@ -301,16 +314,26 @@ class LocalPool:
         in_flight: dict = {}  # future -> (student, when it was handed out)
         try:
             with pool, interrupting_workers():
-                while in_flight or (queue and not self.stop):
+                while in_flight or (queue and not self.stop) or (self.held and self.undecided()):
+                    self.settle()
                     while queue and len(in_flight) < workers and not self.stop:
-                        student = queue.pop(0)
+                        if self.gate is None:
+                            student = queue.pop(0)
+                        else:  # the canary undecided: only a student whose grading can be taken back exactly
+                            student = next((s for s in queue if self.gate.may_start(s, workers)), None)
+                            if student is None:
+                                break
+                            queue.remove(student)
+                            self.gate.started.append(student)
                         future = pool.submit(grade_in_worker, self.assignment, student, self.db_url, self.grading)
                         in_flight[future] = (student, time.monotonic())
-                    finished, _ = wait(in_flight, timeout=1.0, return_when=FIRST_COMPLETED)
+                    gate = [self.gate.future] if self.undecided() else []
+                    finished, _ = wait(list(in_flight) + gate, timeout=1.0, return_when=FIRST_COMPLETED)
                     if not finished:
                         self.stop_hung(in_flight)
                     for future in finished:
-                        self.collect(future, in_flight)
+                        if future in in_flight:
+                            self.collect(future, in_flight)
         except BrokenProcessPool:
             for student, _ in in_flight.values():
                 self.worker_died(student)
@@ -372,7 +395,29 @@ class LocalPool:
         if self.deaths[student] >= WORKER_DEATHS and student in self.pending:
             self.finish(student, StudentResult(student, Status.FAILED, KILLED_TWICE))
 
+    def undecided(self) -> bool:
+        return self.gate is not None and not self.gate.decided()
+
+    def settle(self, block: bool = False) -> None:
+        """Once the canary is decided (``block``: wait for it): passed, the results held are recorded; failed, the
+        run stops and :exc:`CanaryFailed` (or what the canary's grading raised) is raised once no student is in
+        flight (:func:`grade_all` then takes back what their grading wrote)."""
+        if self.gate is None or not (block or self.gate.decided()):
+            return
+        if self.gate.future.exception() is not None:  # (waits, when blocking)
+            self.stop = self.stop or "the canary failed"
+            self.canary_failed = self.gate.future.exception()
+            return
+        gate, self.gate = self.gate, None
+        gate.passed()  # (and what must come before a student is recorded: the run's history opened)
+        for student, result in list(self.held.items()):
+            del self.held[student]
+            self.finish(student, result)
+
     def finish(self, student: str, result: StudentResult) -> None:
+        if self.gate is not None:  # the canary undecided: nothing of the student is recorded yet
+            self.held[student] = result
+            return
         result = record_grade(self.assignment, self.db_url, self.todo[student], result, self.on_graded)
         if result.status is Status.ERROR:
             if disk_full(result.reason):
@@ -401,10 +446,19 @@ def grade_all(
     on_graded=None,
     pool: ProcessPoolExecutor | None = None,
     say=print,
+    canary=None,
+    after_canary=None,
 ) -> BatchOutcome:
     """Grade ``students`` (id -> submission folder); results come back in student order.  ``grading``:
     the run's options, by default ``options.grading`` of the course's config; ``pool``: the run's local worker
     processes (:func:`worker_pool`), by default started here.
+
+    ``canary(beside)``: the canary's grading, to be passed before anything of a student is recorded (it raises
+    :exc:`~autograder.grading.canary.CanaryFailed` if not); on local processes it runs beside the first students
+    (:mod:`.beside`), whose grading is taken back exactly if it fails, or if anything stops the run before it
+    passed; on a cluster, for more students than workers (its own process would cost more CPU than its wait
+    costs the class) or with ``AUTOGRADER_CANARY_ALONE``, it runs first.  ``after_canary()``: what must be
+    done once it passed, before a student is recorded.
 
     ``on_graded(result)`` sees each student's final result before their state file is written (the run
     history records it there), so a student the state calls graded was always recorded."""
@@ -433,10 +487,27 @@ def grade_all(
     progress = progress or Progress(total=len(todo), quiet=True)
     progress.start(len(todo), skipped=outcome.skipped)
 
+    gate = None
+    alone = options.scheduler or os.environ.get(ALONE_ENV) or len(todo) > max(1, grading.jobs)
+    if canary is not None and alone:  # before any student (more students than workers: a process fewer is worth
+        canary(False)  # more than the canary's wait)
+        if after_canary is not None:
+            after_canary()
+    elif canary is not None:
+        gate = Gate(lambda: canary(True), untouched(assignment, list(todo), db_url) if todo else {}, after_canary)
     if options.scheduler:
         _grade_on_dask(assignment, db_url, todo, options, grading, progress, done, on_graded)
     else:
-        LocalPool(assignment, db_url, todo, grading, progress, done, on_graded, options.worker_deadline).run(pool)
+        try:
+            LocalPool(assignment, db_url, todo, grading, progress, done, on_graded, options.worker_deadline, gate).run(
+                pool
+            )
+        except BaseException:
+            if gate is not None and not gate.released:  # nothing of a student recorded: what was graded, undone
+                undone = gate.undo_started(assignment, db_url)
+                if undone:
+                    say(f"taken back: the grading of {', '.join(undone)}, begun beside the canary")
+            raise
     progress.finish()
     outcome.results = [done[s] for s in students]
     outcome.graded = sum(r.status is Status.GRADED for r in outcome.results)

@@ -235,18 +235,44 @@ def _grade_class(assignment, db_url, students, options, progress, grading, confi
 
 
 def _canary_then_class(assignment, db_url, found, options, progress, grading, pool, out):
+    """The canary, then the class; on local processes the canary is graded beside the first students, and nothing
+    of a student is recorded before it passed (:mod:`.beside`)."""
     course = assignment.course
-    try:  # the reference first, through the same grading: a fault of the kit's own is nobody's grade
-        with timing.phase("canary"):
-            run_canary(assignment, grading, gradebook=db_url, pool=pool, out=out)
+    recorder = None
+
+    def canary(beside: bool) -> None:  # the reference, through the same grading: a fault of the kit's is nobody's grade
+        # beside the students, in its own process (started as `grade` started, else now); else in the run's pool
+        own = workers.take_canary() if beside else None
+        try:
+            with timing.phase("canary"):
+                run_canary(assignment, grading, gradebook=db_url, pool=own if beside else pool, out=out)
+        finally:
+            if own is not None:
+                own.shutdown(cancel_futures=True)
+
+    def open_history() -> None:
+        nonlocal recorder
+        try:
+            recorder = RunRecorder(db_url, assignment.name, grading_inputs(assignment, grading))
+        except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
+            raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
+
+    try:
+        with timing.phase("the class graded"):
+            outcome = grade_all(
+                assignment,
+                db_url,
+                found,
+                options,
+                progress,
+                grading,
+                on_graded=lambda result: recorder.record(result),
+                pool=pool,
+                canary=canary,
+                after_canary=open_history,
+            )
     except CanaryFailed as e:
         raise GradingError(f"no student was graded: the canary failed: {e}") from None
-    try:
-        recorder = RunRecorder(db_url, assignment.name, grading_inputs(assignment, grading))
-    except Exception as e:  # noqa: BLE001 - no grading goes unrecorded: without the history, no run
-        raise GradingError(str(gradebook_fault(course.root, db_url, "record the run in", e))) from None
-    with timing.phase("the class graded"):
-        outcome = grade_all(assignment, db_url, found, options, progress, grading, on_graded=recorder.record, pool=pool)
     return outcome, recorder
 
 

@@ -19,9 +19,19 @@ from .retries import worker_pids, worker_pool
 
 _early: dict[int, ProcessPoolExecutor] = {}  # jobs -> the pool started for them, until the run takes it
 _started: dict[int, set[int]] = {}  # jobs -> the process ids of that pool's workers started here
+CANARY = 0  # the key in _early and _started of the canary's own process (:mod:`.beside`)
+CACHE_ENV = "AUTOGRADER_CANARY_CACHE"  # autograder.grading.canary's (not imported here: it imports nbgrader)
 
 
-def start(root: Path, *, jobs: int | None, notebook_budget: float | None, cell_timeout: int | None) -> None:
+def start(
+    root: Path,
+    *,
+    jobs: int | None,
+    notebook_budget: float | None,
+    cell_timeout: int | None,
+    assignment: str | None = None,
+    students: list[str] | None = None,
+) -> None:
     """Start the pool of the run ``grade`` is about to make for the course at ``root``
     (its jobs as the run will count them: the course's config and the flags), its first worker warming up.
     Nothing is started when the run may not be local (a Dask scheduler configured) or the folder has no course
@@ -40,17 +50,52 @@ def start(root: Path, *, jobs: int | None, notebook_budget: float | None, cell_t
     except Exception:  # noqa: BLE001 - the run itself reports a broken course
         return
     workers = max(1, grading.jobs)
+    _start_pool(workers, workers)
+    count = len(students) if students else _submissions(root, assignment)
+    if count <= workers and not _canary_remembered(root):  # a new course: its canary graded beside the students
+        _start_pool(CANARY, 1)
+
+
+def _start_pool(key: int, workers: int) -> None:
     pool = worker_pool(workers)
     before = worker_pids()
     pool.submit(warm_up)  # starts the pool's first worker
-    _early[workers] = pool
-    _started[workers] = worker_pids() - before
+    _early[key] = pool
+    _started[key] = worker_pids() - before
+
+
+def _submissions(root: Path, assignment: str | None) -> int:
+    """How many students handed ``assignment`` in, as nbgrader's default layout has them (0 if another)."""
+    try:
+        return sum(1 for folder in (root / "submitted").iterdir() if (folder / str(assignment)).is_dir())
+    except OSError:
+        return 0
+
+
+def _canary_remembered(root: Path) -> bool:
+    """Whether any canary passed before where this course's are remembered (then the run may not grade one: its
+    process is started when it does)."""
+    from .beside import ALONE_ENV
+
+    if os.environ.get(ALONE_ENV):
+        return True  # graded before the class, in the run's own worker
+    folder = Path(os.environ.get(CACHE_ENV) or root / ".kit" / "canary")
+    try:
+        return any(folder.iterdir())
+    except OSError:
+        return False
 
 
 def take(jobs: int) -> ProcessPoolExecutor | None:
     """The pool started for ``jobs`` workers, if one was (then it is the caller's to shut down)."""
     _started.pop(max(1, jobs), None)
     return _early.pop(max(1, jobs), None)
+
+
+def take_canary() -> ProcessPoolExecutor | None:
+    """The canary's own process, if it was started (then it is the caller's to shut down)."""
+    _started.pop(CANARY, None)
+    return _early.pop(CANARY, None)
 
 
 def discard() -> None:
