@@ -28,6 +28,7 @@ CONFIG_FILE = "nbgrader_config.py"
 JOBS_PER_CPU = 2  # graders per core: each waits on its kernel part of the time (benchmarks/bench_dask.py)
 SANDBOX_SWITCH = "AUTOGRADER_SANDBOX"  # off / 0 / no / false: grade without bubblewrap (student code runs as you)
 CELL_TIMEOUT = 60  # seconds per cell when the course's nbgrader_config.py sets no c.Execute.timeout
+HUNG_GRACE = 30.0  # seconds past the cell timeout a grading may go without progress before it is presumed hung
 
 
 class KitConfig(Configurable):
@@ -42,6 +43,13 @@ class KitConfig(Configurable):
     jobs = Integer(
         help="Worker processes grading students side by side (default: twice the CPU count: a worker "
         "waits on its kernel part of the time; benchmarks/bench_dask.py measures it)."
+    ).tag(config=True)
+    hung_grace = Float(
+        HUNG_GRACE,
+        help="Seconds past the cell timeout a student's grading may go without progress (a finished cell, a "
+        "kernel that answered, a step of grading) before its worker is presumed hung, killed and the student "
+        "graded again elsewhere. Shorter finds a hung worker sooner; it must stay above the longest quiet step "
+        "of an honest grading on your machines (a kernel's start, a gradebook write, under load).",
     ).tag(config=True)
     sandbox = Bool(
         help=f"Run student code inside bubblewrap (default: on, unless the environment sets {SANDBOX_SWITCH}=off)."
@@ -104,6 +112,7 @@ class GradingOptions:
     sandbox: bool
     jobs: int
     feedback: bool = True
+    hung_grace: float = HUNG_GRACE  # not a grading input: how soon a silent worker is presumed hung
 
 
 def grading_options(
@@ -125,6 +134,7 @@ def grading_options(
         sandbox=kit.sandbox,
         jobs=kit.jobs,
         feedback=feedback,
+        hung_grace=kit.hung_grace,
     )
 
 

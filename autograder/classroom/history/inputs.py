@@ -8,7 +8,8 @@ A student's grade is a function of their submission and of these inputs:
   templates), the digest the canary takes of them;
 - ``options``: the run's grading options (budgets, limits, cell timeout, sandbox, feedback) and every
   setting of the course's ``nbgrader_config.py`` except those listed in :data:`NOT_GRADING` (where the
-  exchange is, how many workers run, the similarity report), which cannot change a grade or a feedback page;
+  exchange is, how many workers run, how soon a silent one is presumed hung, the similarity report), which cannot
+  change a grade or a feedback page;
 - ``versions``: the versions of the Python and the packages that run the grading (:data:`VERSIONED`).
 
 ``grade`` keeps the record a student was graded on in their state file and skips the student only when the
@@ -32,6 +33,7 @@ from ...course import Assignment
 # None is the whole section.  Everything else the config sets is a grading input (allow nothing by default).
 NOT_GRADING = {
     ("KitConfig", "jobs"),
+    ("KitConfig", "hung_grace"),  # how soon a silent grading is presumed hung and graded again: not what it scores
     ("CourseDirectory", "db_url"),
     ("CourseDirectory", "root"),
     ("Exchange", None),
