@@ -537,3 +537,32 @@ def read_only(folder: Path):
         yield folder
     finally:
         subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, timeout=30)
+
+
+# Where the suite's wall time goes, for tuning the schedule above: with KIT_TEST_CPU naming a file, each test appends
+# one JSON line (its node id, its wall seconds from setup to teardown, the CPU seconds its xdist worker spent meanwhile
+# and the CPU of the processes it started and reaped: kernels, graders, servers). A test whose wall is far above its
+# CPU leaves a core idle for the difference (sleeps, timeouts, servers), unless the machine is busy with other work.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    path = os.environ.get("KIT_TEST_CPU")
+    if not path:
+        yield
+        return
+    import json
+    import resource
+
+    def cpu(who) -> float:
+        usage = resource.getrusage(who)
+        return usage.ru_utime + usage.ru_stime
+
+    start, own, children = time.monotonic(), cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN)
+    yield
+    line = {
+        "test": item.nodeid,
+        "wall": round(time.monotonic() - start, 2),
+        "cpu_self": round(cpu(resource.RUSAGE_SELF) - own, 2),
+        "cpu_children": round(cpu(resource.RUSAGE_CHILDREN) - children, 2),
+    }
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
