@@ -77,6 +77,9 @@ class Size(TraitType):
             raise TraitError(f"c.{type(obj).__name__}.{self.name} = {value!r}: {e}") from None
 
 
+HUNG_GRACE = 30.0  # seconds past the cell timeout a grading may go without progress before it is presumed hung
+
+
 class KitConfig(Configurable):
     """Budgets, limits and parallelism of the kit's grading."""
 
@@ -86,6 +89,13 @@ class KitConfig(Configurable):
     jobs = Integer(
         help="Worker processes grading students side by side (default: twice the CPU count: a worker "
         "waits on its kernel part of the time; benchmarks/bench_dask.py measures it)."
+    ).tag(config=True)
+    hung_grace = Float(
+        HUNG_GRACE,
+        help="Seconds past the cell timeout a student's grading may go without progress (a finished cell, a "
+        "kernel that answered, a step of grading) before its worker is presumed hung, killed and the student "
+        "graded again elsewhere. Shorter finds a hung worker sooner; it must stay above the longest quiet step "
+        "of an honest grading on your machines (a kernel's start, a gradebook write, under load).",
     ).tag(config=True)
     sandbox = Bool(
         help=f"Run student code inside bubblewrap (default: on, unless the environment sets {SANDBOX_SWITCH}=off)."
@@ -272,6 +282,7 @@ class GradingOptions:
     limits: NotebookLimits = field(
         default_factory=lambda: NotebookLimits.from_config()
     )  # each graded notebook's, in its sandbox
+    hung_grace: float = HUNG_GRACE  # not a grading input: how soon a silent worker is presumed hung
 
 
 def grading_options(
@@ -293,6 +304,7 @@ def grading_options(
         jobs=kit.jobs,
         feedback=feedback,
         limits=NotebookLimits.from_config(config),
+        hung_grace=kit.hung_grace,
     )
 
 

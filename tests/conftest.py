@@ -311,9 +311,11 @@ def first_class(tmp_path_factory) -> dict:
 # reads), so the scheduler below groups tests itself, like xdist's loadgroup: one scope per group listed in
 # ONE_WORKER, every other test a scope of its own.
 #
-# ONE_WORKER: modules whose tests share a module- or session-scoped fixture that is dear to build (a class
-# graded with real kernels, servers, a fresh venv): a group runs on one worker, so the fixture is built
-# once. Spread over both workers, each would build it (a session fixture such as plain_course included).
+# ONE_WORKER: modules (or single tests, ``module::test``) that share a module- or session-scoped fixture that is
+# dear to build (a class graded with real kernels, servers, a fresh venv, a traced grading): a group runs on one
+# worker, in file order, so the fixture is built once. Spread over both workers, each would build it (a session
+# fixture such as plain_course included: the last full run built test_syscall_allow_list's traces twice, 161 s
+# and 158 s, and test_faults' killed_server_course twice, 35 s each).
 # test_browser.py must besides run in file order on one worker: its tests are the steps of one session.
 ONE_WORKER = {
     "tests/test_browser.py": "browser",
@@ -323,10 +325,20 @@ ONE_WORKER = {
     "tests/test_class_feedback.py": "first_class",
     "tests/test_course_config.py": "first_class",
     "tests/test_dask_grading.py": "dask_grading",
+    # killed_server_course: the damaged-gradebook test goes on from the course the killed-server test reads
+    "tests/test_faults.py::test_a_damaged_gradebook_or_read_only_course_is_named_in_one_line_and_the_copy_restores_it": (
+        "killed_server_course"
+    ),
+    "tests/test_faults.py::test_a_killed_fork_server_or_placeholder_never_costs_a_student_points": "killed_server_course",
+    "tests/test_generated_mutants.py": "generated_mutants",
     "tests/test_hostile.py": "hostile",
     "tests/test_jupyterhub.py": "jupyterhub",
     "tests/test_release_runs_anywhere.py": "release_runs_anywhere",
+    # kernel_reports: one kernel brought up each way, read by these two
+    "tests/test_sandbox_audit.py::test_every_way_a_kernel_comes_up_gives_the_same_report": "sandbox_audit",
+    "tests/test_sandbox_audit.py::test_a_kernel_started_the_ordinary_way_as_root_cannot_mknod_or_mount": "sandbox_audit",
     "tests/test_similarity.py": "similarity",
+    "tests/test_syscall_allow_list.py": "syscall_allow_list",
     # plain_course (a session fixture) is graded once for the three modules that read it
     "tests/test_gradescope.py": "plain_course",
     "tests/test_lms_export.py": "plain_course",
@@ -337,33 +349,36 @@ ONE_WORKER = {
 # right): the workers take these first, so that what is left at the end is many short tests that the two
 # workers share out and finish together. Everything else follows in collection order.
 DEAREST_FIRST = (
+    "syscall_allow_list",
     "browser",
-    "hostile",
     "dask_grading",
+    "hostile",
+    "tests/test_grading_inputs.py",
+    "plain_course",
     "bulk_grading",
     "tests/test_history.py",
-    "plain_course",
-    "tests/test_mutants.py",
-    "tests/test_demo.py",
     "tests/test_faults.py",
     "jupyterhub",
+    "tests/test_point_change.py",
+    "tests/test_canary_beside.py",
+    "tests/test_demo.py",
+    "tests/test_mutants.py",
+    "tests/test_postgres_gradebook.py",
+    "killed_server_course",
     "tests/test_readme.py",
     "first_class",
     "release_runs_anywhere",
-    "tests/test_postgres_gradebook.py",
+    "tests/test_interrupt.py",
+    "sandbox_audit",
     "check_numpy_only",
+    "generated_mutants",
 )
-
-# (suite-sbx) test_syscall_allow_list.py's two traced gradings (honest_trace, module-scoped) are the dearest
-# fixture of the suite: one worker builds them once, first
-ONE_WORKER["tests/test_syscall_allow_list.py"] = "syscall_allow_list"
-DEAREST_FIRST = ("syscall_allow_list", *DEAREST_FIRST)
 
 
 def scope_of(nodeid: str) -> str:
-    """The scheduling unit of a test: its ONE_WORKER group, else the test itself."""
-    module = nodeid.split("::", 1)[0]
-    return ONE_WORKER.get(module, nodeid)
+    """The scheduling unit of a test: its module's or its own ONE_WORKER group, else the test itself."""
+    module, _, name = nodeid.partition("::")
+    return ONE_WORKER.get(module) or ONE_WORKER.get(f"{module}::{name.split('[', 1)[0]}") or nodeid
 
 
 def cost_rank(scope: str) -> int:
@@ -523,3 +538,32 @@ def read_only(folder: Path):
         yield folder
     finally:
         subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, timeout=30)
+
+
+# Where the suite's wall time goes, for tuning the schedule above: with KIT_TEST_CPU naming a file, each test appends
+# one JSON line (its node id, its wall seconds from setup to teardown, the CPU seconds its xdist worker spent meanwhile
+# and the CPU of the processes it started and reaped: kernels, graders, servers). A test whose wall is far above its
+# CPU leaves a core idle for the difference (sleeps, timeouts, servers), unless the machine is busy with other work.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    path = os.environ.get("KIT_TEST_CPU")
+    if not path:
+        yield
+        return
+    import json
+    import resource
+
+    def cpu(who) -> float:
+        usage = resource.getrusage(who)
+        return usage.ru_utime + usage.ru_stime
+
+    start, own, children = time.monotonic(), cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN)
+    yield
+    line = {
+        "test": item.nodeid,
+        "wall": round(time.monotonic() - start, 2),
+        "cpu_self": round(cpu(resource.RUSAGE_SELF) - own, 2),
+        "cpu_children": round(cpu(resource.RUSAGE_CHILDREN) - children, 2),
+    }
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")

@@ -382,27 +382,29 @@ class KernelStopper(WorkerKiller):
             time.sleep(0.05)
 
 
-CELL_TIMEOUT = 10  # so a grading is presumed hung after 10 s + the grace (HUNG_GRACE) without progress
+CELL_TIMEOUT = 10  # so a grading is presumed hung after 10 s + the grace without progress
+GRACE = 10  # the course's c.KitConfig.hung_grace (the kit's default, HUNG_GRACE, is 30 s): what the tests wait out
 
 
 @pytest.mark.parametrize("fault", ["stopped", "lock", "kernel"])
 def test_a_hung_worker_is_found_in_seconds_and_its_student_graded_elsewhere(tmp_path, fault):
     """A worker stopped mid-student (SIGSTOP), stuck on a gradebook another program holds locked, or waiting on
     kernels that never answer (its forked kernels stopped with SIGSTOP): once its
-    grading has made no progress for the cell timeout and a grace (here 10 + 30 s), it is killed, its student is
+    grading has made no progress for the cell timeout and the course's grace (here 10 + 10 s, c.KitConfig.hung_grace;
+    30 s by default), it is killed, its student is
     graded again on a fresh worker, and the other student is graded; nobody ends `error`. Cost: that silence,
     and a regrading of the students in flight. (With only the old deadline, 120 s + 3 x every notebook's
     budget, the stopped run had not ended after 300 s.)
 
     Both hand in the same two lessons: a grading of them takes a few seconds, so the silence is several times any
     step of an honest grading even on a loaded machine."""
-    from autograder.classroom.run.batch import HUNG_GRACE
-
     lessons = dict(list(reference_submission().items())[:2])
     course = new_course(tmp_path / "course")
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as f:
+        f.write(f"\nc.KitConfig.hung_grace = {GRACE}\n")
     write_submission(course, "alice", lessons)
     write_submission(course, "victim", lessons)
-    silence = CELL_TIMEOUT + HUNG_GRACE
+    silence = CELL_TIMEOUT + GRACE
     if fault == "stopped":
         fault_thread = WorkerStopper(course, "victim", times=1)
     elif fault == "kernel":
@@ -423,7 +425,10 @@ def test_a_hung_worker_is_found_in_seconds_and_its_student_graded_elsewhere(tmp_
     assert result.returncode == 0, out
     # stopped: the victim's worker; on the lock, every worker that writes meanwhile is stuck (the first found is named)
     who = "(victim|alice)" if fault == "lock" else "victim"
-    assert re.search(rf"{who}: its grading worker \(pid \d+\) made no progress for \d+ s", result.stdout), out
+    said = rf"{who}: its grading worker \(pid \d+\) made no progress for (?P<quiet>\d+) s \(the cell timeout and a "
+    found = re.search(said + r"(?P<grace>\d+) s grace\)", result.stdout)
+    assert found and int(found["grace"]) == GRACE, out
+    assert silence <= int(found["quiet"]) < CELL_TIMEOUT + 30, out  # the course's grace waited out, not the default
     assert took < 240, f"the run took {took:.0f} s\n{out}"
     scores = {s: score for s, (score, _) in grades(course).items()}
     assert scores.keys() == {"alice", "victim"} and scores["victim"] == scores["alice"] > 0, scores

@@ -33,9 +33,15 @@ CLASS_NOTE = (
 
 
 def files_agree(course, db_url) -> dict[str, str]:
-    """student -> score/max, the same in grades.csv, the Canvas file and the class report (asserted here)."""
+    """student -> score/max, the same in grades.csv, the Canvas file and the class report (asserted here), and the
+    per-test CSV's maxima of lesson 3 on the same total (its 20 points, and the change)."""
     with open(course / "grades.csv", newline="") as f:
         grades = {r["student_id"]: f"{float(r['score']):g}/{float(r['max_score']):g}" for r in csv.DictReader(f)}
+    with open(course / "reports" / ASSIGNMENT / "tests.csv", newline="") as f:
+        tests = list(csv.DictReader(f))
+    for student, shown in grades.items():
+        lesson_max = sum(float(t["max"]) for t in tests if t["student"] == student and t["notebook"] == "03_sinusoidal")
+        assert lesson_max == 20 + float(shown.split("/")[1]) - 100, (student, shown, lesson_max)
     (course / "roster.csv").write_text(
         "student_id,canvas_id,name\n" + "".join(f"{s},{100 + i},{s}\n" for i, s in enumerate(CLASS))
     )

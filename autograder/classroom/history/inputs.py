@@ -7,9 +7,10 @@ A student's grade is a function of their submission and of these inputs:
 - ``kit``: the kit's version and every file of its package (the hidden checks, the grading, the feedback
   templates), the digest the canary takes of them;
 - ``options``: the run's grading options (budgets, each notebook's limits as decided, cell timeout, sandbox,
-  feedback: every field of :class:`~autograder.config.GradingOptions` but ``jobs``) and every
+  feedback: every field of :class:`~autograder.config.GradingOptions` but ``jobs`` and ``hung_grace``) and every
   setting of the course's ``nbgrader_config.py`` except those listed in :data:`NOT_GRADING` (where the
-  exchange is, how many workers run, the similarity report), which cannot change a grade or a feedback page;
+  exchange is, how many workers run, how soon a silent one is presumed hung, the similarity report), which cannot
+  change a grade or a feedback page;
 - ``versions``: the versions of the Python and the packages that run the grading (:data:`VERSIONED`).
 
 ``grade`` keeps the record a student was graded on in their state file and skips the student only when the
@@ -34,6 +35,7 @@ from ...course import Assignment
 # None is the whole section.  Everything else the config sets is a grading input (allow nothing by default).
 NOT_GRADING = {
     ("KitConfig", "jobs"),
+    ("KitConfig", "hung_grace"),  # how soon a silent grading is presumed hung and graded again: not what it scores
     ("CourseDirectory", "db_url"),
     ("CourseDirectory", "root"),
     ("Exchange", None),
@@ -42,7 +44,7 @@ NOT_GRADING = {
     # (tests/test_forked_kernels.py compares what the two see), and the fallback when forking fails
     ("SandboxedKernelManager", "fork_kernels"),
 }
-GRADING_OPTIONS = ("notebook_budget", "cell_timeout", "sandbox", "feedback", "limits")  # not jobs
+GRADING_OPTIONS = ("notebook_budget", "cell_timeout", "sandbox", "feedback", "limits")  # not jobs, hung_grace
 VERSIONED = ("nbgrader", "nbconvert", "nbclient", "ipykernel", "jupyter_client", "numpy")
 KINDS = ("source", "kit", "options", "versions")
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import timing
-from ...config import GradingOptions, grading_options
+from ...config import HUNG_GRACE, GradingOptions, grading_options  # noqa: F401 - HUNG_GRACE: the default, named here too
 from ...course import Assignment
 from ...grading.execute import KIT_DEATH_RETRIES
 from ...grading.faults import disk_full, exception_fault, from_driver
@@ -151,14 +151,11 @@ def _grade_on_dask(
         raise GradingError(str(e)) from None
 
 
-HUNG_GRACE = 30.0  # seconds past the cell timeout a grading may go without progress before it is presumed hung
-
-
 def silence_allowed(grading: GradingOptions) -> float:
     """Seconds a grading may make no progress (:func:`autograder.timing.beat`: a finished cell, a kernel that
     answered, a step of grading) before it is presumed hung: the cell timeout, the tightest bound the kit enforces
-    on any one step, and a grace."""
-    return grading.cell_timeout + HUNG_GRACE
+    on any one step, and a grace (``c.KitConfig.hung_grace``, :data:`HUNG_GRACE` by default)."""
+    return grading.cell_timeout + grading.hung_grace
 
 
 GRADEBOOK_FAULT = "the gradebook could not be"  # the start of faults.kit_fault's and exception_fault's words for it
@@ -373,7 +370,7 @@ class LocalPool:
                 continue
             self.hung_now.add(student)
             why = (
-                f"made no progress for {quiet:.0f} s (the cell timeout and a {HUNG_GRACE:g} s grace)"
+                f"made no progress for {quiet:.0f} s (the cell timeout and a {self.grading.hung_grace:g} s grace)"
                 if quiet >= self.silence
                 else f"passed its {self.deadline:g} s deadline"
             )
