@@ -138,35 +138,39 @@ def test_canvas_missing_as_zero_and_no_assignment_id(plain_course, roster, tmp_p
 
 
 def test_a_new_target_is_one_entry_in_the_table(plain_course, roster, tmp_path, monkeypatch):
-    """A made-up LMS ("Blackboard", matched by login) added as one entry of TARGETS: the export command
-    writes its file, refuses a roster without its column, and an unknown target is an error."""
+    """A made-up LMS (a Blackboard-like file, matched by login) added as one entry of TARGETS: the export
+    command writes its file, refuses a roster without its column, and an unknown target is an error. Its name
+    is one no real target will have, so a real Blackboard entry added later is never overwritten here."""
 
-    def blackboard_rows(listed, scores, options):
+    def made_up_rows(listed, scores, options):
         return [["Username", options.assignment]] + [
             [e.login, targets.score_cell(e, scores, options.missing_as_zero)] for e in listed.entries
         ]
 
-    blackboard = targets.Target(
-        help="Blackboard's grade upload",
+    made_up = targets.Target(
+        help="a made-up LMS's grade upload",
         needs=lambda options: ("login",),
-        needs_why=lambda options: "login, which Blackboard matches users by",
-        rows=blackboard_rows,
+        needs_why=lambda options: "login, which the made-up LMS matches users by",
+        rows=made_up_rows,
     )
-    monkeypatch.setitem(targets.TARGETS, "blackboard", blackboard)
+    assert "made-up-lms" not in targets.TARGETS, "the made-up target's name is a real one: rename it"
+    monkeypatch.setitem(targets.TARGETS, "made-up-lms", made_up)
     said = []
     out = export_to_lms(
-        plain_course, ASSIGNMENT, to="blackboard", roster=roster, out=tmp_path / "bb.csv", echo=said.append
+        plain_course, ASSIGNMENT, to="made-up-lms", roster=roster, out=tmp_path / "made-up.csv", echo=said.append
     )
     scores = nbgrader_scores(plain_course)
     assert read_back(out) == [["Username", ASSIGNMENT]] + [[r[2], expected_cell(scores, r[0], "")] for r in ROSTER[1:]]
     assert f"wrote {out}: 3 graded student(s) of 4 in the roster" in said
     no_login = write_csv(tmp_path / "no-login.csv", [["student_id", "email"], ["reference", "ada@uni.example"]])
-    with pytest.raises(RosterError, match=r"no-login.csv: --to blackboard needs a column login, which Blackboard"):
-        export_to_lms(plain_course, ASSIGNMENT, to="blackboard", roster=no_login, out=tmp_path / "x.csv")
+    with pytest.raises(
+        RosterError, match=r"no-login.csv: --to made-up-lms needs a column login, which the made-up LMS"
+    ):
+        export_to_lms(plain_course, ASSIGNMENT, to="made-up-lms", roster=no_login, out=tmp_path / "x.csv")
     assert not (tmp_path / "x.csv").exists()
-    monkeypatch.delitem(targets.TARGETS, "blackboard")
-    with pytest.raises(ValueError, match="unknown export target 'blackboard': the kit exports to csv, canvas, moodle"):
-        export_to_lms(plain_course, ASSIGNMENT, to="blackboard", roster=roster, out=tmp_path / "y.csv")
+    monkeypatch.delitem(targets.TARGETS, "made-up-lms")
+    with pytest.raises(ValueError, match="unknown export target 'made-up-lms': the kit exports to csv, canvas, moodle"):
+        export_to_lms(plain_course, ASSIGNMENT, to="made-up-lms", roster=roster, out=tmp_path / "y.csv")
 
 
 @pytest.mark.parametrize("id_column", ["email", "idnumber"])
