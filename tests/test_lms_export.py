@@ -142,8 +142,8 @@ def test_a_new_target_is_one_entry_in_the_table(plain_course, roster, tmp_path, 
     command writes its file, refuses a roster without its column, and an unknown target is an error. Its name
     is one no real target will have, so a real Blackboard entry added later is never overwritten here."""
 
-    def made_up_rows(listed, scores, options):
-        return [["Username", options.assignment]] + [
+    def made_up_rows(listed, scores, options):  # a Blackboard-style header: the column carries the maximum points
+        return [["Username", f"{options.assignment} [Total Pts: {options.total:g}]"]] + [
             [e.login, targets.score_cell(e, scores, options.missing_as_zero)] for e in listed.entries
         ]
 
@@ -160,7 +160,10 @@ def test_a_new_target_is_one_entry_in_the_table(plain_course, roster, tmp_path, 
         plain_course, ASSIGNMENT, to="made-up-lms", roster=roster, out=tmp_path / "made-up.csv", echo=said.append
     )
     scores = nbgrader_scores(plain_course)
-    assert read_back(out) == [["Username", ASSIGNMENT]] + [[r[2], expected_cell(scores, r[0], "")] for r in ROSTER[1:]]
+    with open(plain_course / "grades.csv", newline="") as f:  # nbgrader's own word for the assignment's maximum
+        (total,) = {float(r["max_score"]) for r in csv.DictReader(f) if r["assignment"] == ASSIGNMENT}
+    header = ["Username", f"{ASSIGNMENT} [Total Pts: {total:g}]"]
+    assert read_back(out) == [header] + [[r[2], expected_cell(scores, r[0], "")] for r in ROSTER[1:]]
     assert f"wrote {out}: 3 graded student(s) of 4 in the roster" in said
     no_login = write_csv(tmp_path / "no-login.csv", [["student_id", "email"], ["reference", "ada@uni.example"]])
     with pytest.raises(
@@ -337,6 +340,30 @@ def test_roster_headers_are_checked_by_name(tmp_path):
     assert roster.unknown == ["Current Score", "Integration ID"] and roster.columns == {"student_id", "canvas_id"}
     assert "column(s) not used: Current Score, Integration ID" in roster.unknown_note()
     assert roster.lookup() == {"ada": "ada", "7": "ada"}
+
+
+def test_a_roster_column_is_one_field_of_the_entry(tmp_path, monkeypatch):
+    """A column is one field of RosterEntry: the roster module with one made-up field added there (and nowhere
+    else) reads that column into it and counts it as used; a table naming a column that is no field fails at
+    import, not as a silent "not used"."""
+    import sys
+    import types
+
+    from autograder.classroom.lms import roster as real
+
+    source = Path(real.__file__).read_text(encoding="utf-8")
+    field_line = '    idnumber: str = ""\n'
+    assert source.count(field_line) == 1 and "made_up_id" not in real.COLUMNS
+    made = types.ModuleType("made_up_roster")
+    monkeypatch.setitem(sys.modules, "made_up_roster", made)
+    added = source.replace(field_line, field_line + '    made_up_id: str = ""\n')
+    exec(compile(added, real.__file__, "exec"), made.__dict__)
+    assert made.COLUMNS == (*real.COLUMNS, "made_up_id")
+    listed = made.read_roster(write_csv(tmp_path / "r.csv", [["student_id", "Made-Up ID"], ["ada", "bb-7"]]))
+    assert listed.entries[0].made_up_id == "bb-7" and not listed.unknown and "made_up_id" in listed.columns
+    monkeypatch.setattr(real, "ALIASES", {**real.ALIASES, "made_up": "made_up_idd"})
+    with pytest.raises(RuntimeError, match=r"ALIASES names made_up_idd, which is no field of RosterEntry"):
+        real._check_columns()
 
 
 def test_export_and_collect_refuse_a_bad_roster_on_the_command_line(tmp_path):
