@@ -604,6 +604,7 @@ def main(argv=None) -> int:
     p.add_argument("--course-dir", default=".", help="the course root (default: the current folder)")
     p.set_defaults(func=cmd_collect)
 
+    from .classroom.lms.roster import COLUMNS
     from .classroom.lms.targets import TARGETS
 
     # every word of the targets comes from TARGETS: a new target (a Blackboard file) is one entry there, and shows here
@@ -618,8 +619,7 @@ def main(argv=None) -> int:
     )
     p.add_argument(
         "--roster",
-        help="the class roster CSV (student_id, name, login, canvas_id, sis_user_id, "
-        "sis_login_id, section, email, idnumber, ...); needed for "
+        help=f"the class roster CSV ({', '.join(COLUMNS)}); needed for "
         + " and ".join(name for name, t in TARGETS.items() if t.rows is not None),
     )
     p.add_argument("--out", help="the file to write (default: grades.csv, or ASSIGNMENT-TARGET.csv)")

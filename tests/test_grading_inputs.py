@@ -21,6 +21,7 @@ import pytest
 from autograder import cli
 from autograder.classroom.history import inputs
 from autograder.classroom.history.history import History
+from autograder.config import MiB, NotebookLimits, read_course_config
 from autograder.course import ASSIGNMENT, Course
 from autograder.devtools.demo import persona_notebooks
 
@@ -89,6 +90,14 @@ def append_config(root: Path, line: str) -> None:
     config.write_text(config.read_text() + f"\n{line}\n")
 
 
+def memory_limit_raised(root: Path) -> tuple[str, str]:
+    """The line that raises the course's memory limit (its nbgrader_config.py's, else the kit's default) by 1 GiB,
+    written as a size, and the words ``grade`` says of that change (in bytes)."""
+    before = NotebookLimits.from_config(read_course_config(root), warn=False).memory_limit
+    after = before + 1024 * MiB
+    return f'c.ResourceLimits.memory_limit = "{after // MiB}MiB"', f"grade.limits.memory_limit {before} -> {after}"
+
+
 def test_every_grading_input_regrades_exactly_whom_it_affects(course, capsys, monkeypatch):
     root, _ = course
     everyone = set(CLASS)
@@ -96,6 +105,7 @@ def test_every_grading_input_regrades_exactly_whom_it_affects(course, capsys, mo
     assert graded == everyone
 
     real_versions, real_kit = inputs.versions(), inputs.kit_digest()
+    memory_line, memory_words = memory_limit_raised(root)
     cases = [
         # (what is changed, how, who is graded again, the words `grade` says)
         ("nothing", lambda: None, set(), None),
@@ -134,9 +144,9 @@ def test_every_grading_input_regrades_exactly_whom_it_affects(course, capsys, mo
         ),
         (
             "the memory limit",
-            lambda: append_config(root, 'c.ResourceLimits.memory_limit = "3GiB"'),
+            lambda: append_config(root, memory_line),
             everyone,
-            "grade.limits.memory_limit 2147483648 -> 3221225472",
+            memory_words,
         ),
         ("the cell timeout", lambda: append_config(root, "c.Execute.timeout = 50"), everyone, "cell_timeout"),
         (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -69,6 +70,8 @@ def test_a_made_up_folder_added_to_hidden_is_hidden_from_a_real_kernel(made_up, 
         ("/proc/kit-x", "the sandbox's own", ("HIDDEN",)),  # SHOWN's /proc entries are proc_view's
         ("/usr/../etc/shadow", "normalised", ("SHOWN", "HIDDEN")),
         ("<a folder of the kit's it does not know>", "no folder the kit knows", ("SHOWN", "HIDDEN")),
+        # a folder in no shown path is already hidden: covering it would only show an empty folder of its name
+        ("/opt/course-secrets", "lies in no path of SHOWN, so it is already not shown", ("HIDDEN",)),
     ],
 )
 def test_a_path_that_cannot_be_shown_or_hidden_is_refused_saying_why(monkeypatch, entry, words, tables):
@@ -82,16 +85,28 @@ def test_a_path_that_cannot_be_shown_or_hidden_is_refused_saying_why(monkeypatch
 
 
 def test_the_view_is_mounted_outer_first():
-    """A folder covered (the repository, a course) comes before what is shown inside it (the .venv), which comes
-    before what is hidden inside that (debugpy): each mount after every one that holds it."""
-    course = tempfile.mkdtemp(prefix="kit-course-")
+    """A folder shown (the Python environment) comes before what is covered inside it (a course there, debugpy):
+    each mount after every one that holds it."""
+    course = os.path.join(sys.prefix, "made-up-course")  # a course inside a shown path (mounts() reads no file)
+    plan = system_view.mounts([course])
+    paths = [path for _, path in plan]
+    for i, path in enumerate(paths):
+        inner = [p for p in paths[:i] if p != path and p.startswith(path.rstrip("/") + "/")]
+        assert not inner, f"{path} is mounted after {inner}, which it holds"
+    assert ("cover", os.path.realpath(course)) in plan
+
+
+def test_a_kits_folder_in_no_shown_path_gets_no_cover():
+    """A course root outside every shown path is already hidden: no cover, so no empty folder of its name (nor of
+    the folders around it) appears in the kernel; every cover of the plan lies inside a shown path."""
+    course = tempfile.mkdtemp(prefix="kit-course-", dir="/var/tmp")
     try:
         plan = system_view.mounts([course])
-        paths = [path for _, path in plan]
-        for i, path in enumerate(paths):
-            inner = [p for p in paths[:i] if p != path and p.startswith(path.rstrip("/") + "/")]
-            assert not inner, f"{path} is mounted after {inner}, which it holds"
-        assert ("cover", os.path.realpath(course)) in plan
+        assert not [path for _, path in plan if path.startswith("/var")], plan
+        shown = [path for kind, path in plan if kind == "show"]
+        for kind, path in plan:
+            if kind == "cover":
+                assert any(path == s or path.startswith(s + "/") for s in shown), f"{path} covered in no shown path"
     finally:
         os.rmdir(course)
 

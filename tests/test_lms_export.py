@@ -138,35 +138,42 @@ def test_canvas_missing_as_zero_and_no_assignment_id(plain_course, roster, tmp_p
 
 
 def test_a_new_target_is_one_entry_in_the_table(plain_course, roster, tmp_path, monkeypatch):
-    """A made-up LMS ("Blackboard", matched by login) added as one entry of TARGETS: the export command
-    writes its file, refuses a roster without its column, and an unknown target is an error."""
+    """A made-up LMS (a Blackboard-like file, matched by login) added as one entry of TARGETS: the export
+    command writes its file, refuses a roster without its column, and an unknown target is an error. Its name
+    is one no real target will have, so a real Blackboard entry added later is never overwritten here."""
 
-    def blackboard_rows(listed, scores, options):
-        return [["Username", options.assignment]] + [
+    def made_up_rows(listed, scores, options):  # a Blackboard-style header: the column carries the maximum points
+        return [["Username", f"{options.assignment} [Total Pts: {options.total:g}]"]] + [
             [e.login, targets.score_cell(e, scores, options.missing_as_zero)] for e in listed.entries
         ]
 
-    blackboard = targets.Target(
-        help="Blackboard's grade upload",
+    made_up = targets.Target(
+        help="a made-up LMS's grade upload",
         needs=lambda options: ("login",),
-        needs_why=lambda options: "login, which Blackboard matches users by",
-        rows=blackboard_rows,
+        needs_why=lambda options: "login, which the made-up LMS matches users by",
+        rows=made_up_rows,
     )
-    monkeypatch.setitem(targets.TARGETS, "blackboard", blackboard)
+    assert "made-up-lms" not in targets.TARGETS, "the made-up target's name is a real one: rename it"
+    monkeypatch.setitem(targets.TARGETS, "made-up-lms", made_up)
     said = []
     out = export_to_lms(
-        plain_course, ASSIGNMENT, to="blackboard", roster=roster, out=tmp_path / "bb.csv", echo=said.append
+        plain_course, ASSIGNMENT, to="made-up-lms", roster=roster, out=tmp_path / "made-up.csv", echo=said.append
     )
     scores = nbgrader_scores(plain_course)
-    assert read_back(out) == [["Username", ASSIGNMENT]] + [[r[2], expected_cell(scores, r[0], "")] for r in ROSTER[1:]]
+    with open(plain_course / "grades.csv", newline="") as f:  # nbgrader's own word for the assignment's maximum
+        (total,) = {float(r["max_score"]) for r in csv.DictReader(f) if r["assignment"] == ASSIGNMENT}
+    header = ["Username", f"{ASSIGNMENT} [Total Pts: {total:g}]"]
+    assert read_back(out) == [header] + [[r[2], expected_cell(scores, r[0], "")] for r in ROSTER[1:]]
     assert f"wrote {out}: 3 graded student(s) of 4 in the roster" in said
     no_login = write_csv(tmp_path / "no-login.csv", [["student_id", "email"], ["reference", "ada@uni.example"]])
-    with pytest.raises(RosterError, match=r"no-login.csv: --to blackboard needs a column login, which Blackboard"):
-        export_to_lms(plain_course, ASSIGNMENT, to="blackboard", roster=no_login, out=tmp_path / "x.csv")
+    with pytest.raises(
+        RosterError, match=r"no-login.csv: --to made-up-lms needs a column login, which the made-up LMS"
+    ):
+        export_to_lms(plain_course, ASSIGNMENT, to="made-up-lms", roster=no_login, out=tmp_path / "x.csv")
     assert not (tmp_path / "x.csv").exists()
-    monkeypatch.delitem(targets.TARGETS, "blackboard")
-    with pytest.raises(ValueError, match="unknown export target 'blackboard': the kit exports to csv, canvas, moodle"):
-        export_to_lms(plain_course, ASSIGNMENT, to="blackboard", roster=roster, out=tmp_path / "y.csv")
+    monkeypatch.delitem(targets.TARGETS, "made-up-lms")
+    with pytest.raises(ValueError, match="unknown export target 'made-up-lms': the kit exports to csv, canvas, moodle"):
+        export_to_lms(plain_course, ASSIGNMENT, to="made-up-lms", roster=roster, out=tmp_path / "y.csv")
 
 
 @pytest.mark.parametrize("id_column", ["email", "idnumber"])
@@ -333,6 +340,30 @@ def test_roster_headers_are_checked_by_name(tmp_path):
     assert roster.unknown == ["Current Score", "Integration ID"] and roster.columns == {"student_id", "canvas_id"}
     assert "column(s) not used: Current Score, Integration ID" in roster.unknown_note()
     assert roster.lookup() == {"ada": "ada", "7": "ada"}
+
+
+def test_a_roster_column_is_one_field_of_the_entry(tmp_path, monkeypatch):
+    """A column is one field of RosterEntry: the roster module with one made-up field added there (and nowhere
+    else) reads that column into it and counts it as used; a table naming a column that is no field fails at
+    import, not as a silent "not used"."""
+    import sys
+    import types
+
+    from autograder.classroom.lms import roster as real
+
+    source = Path(real.__file__).read_text(encoding="utf-8")
+    field_line = '    idnumber: str = ""\n'
+    assert source.count(field_line) == 1 and "made_up_id" not in real.COLUMNS
+    made = types.ModuleType("made_up_roster")
+    monkeypatch.setitem(sys.modules, "made_up_roster", made)
+    added = source.replace(field_line, field_line + '    made_up_id: str = ""\n')
+    exec(compile(added, real.__file__, "exec"), made.__dict__)
+    assert made.COLUMNS == (*real.COLUMNS, "made_up_id")
+    listed = made.read_roster(write_csv(tmp_path / "r.csv", [["student_id", "Made-Up ID"], ["ada", "bb-7"]]))
+    assert listed.entries[0].made_up_id == "bb-7" and not listed.unknown and "made_up_id" in listed.columns
+    monkeypatch.setattr(real, "ALIASES", {**real.ALIASES, "made_up": "made_up_idd"})
+    with pytest.raises(RuntimeError, match=r"ALIASES names made_up_idd, which is no field of RosterEntry"):
+        real._check_columns()
 
 
 def test_export_and_collect_refuse_a_bad_roster_on_the_command_line(tmp_path):

@@ -25,11 +25,13 @@ from autograder.voice import CATALOGUE
 
 from .conftest import REPO
 
-# A made-up layout, registered before the rest of the kit is imported: every axis reversed (negative strides).
+# A made-up layout, registered before the rest of the kit is imported: every axis reversed (negative strides). Its
+# name is one no real layout will have, so a real entry added later is never overwritten by this test.
 MADE_UP = r"""
 import json, numpy as np
 from autograder.channel import wire
-wire.LAYOUTS["reversed"] = wire.Layout(
+assert "made-up-layout" not in wire.LAYOUTS, "the made-up layout's name is a real one: rename it"
+wire.LAYOUTS["made-up-layout"] = wire.Layout(
     "a reversed view in memory", "reversed in memory, as a[::-1] gives",
     lambda a: np.flip(a).flags.c_contiguous,
     lambda a: np.ascontiguousarray(np.flip(a)),
@@ -38,23 +40,25 @@ wire.LAYOUTS["reversed"] = wire.Layout(
 from autograder.hidden import boundary, cases, oracle, space
 
 a = np.arange(6.0).reshape(2, 3)
-r = oracle.laid(a, "reversed")
+r = oracle.laid(a, "made-up-layout")
 header, arrays = wire.encode(r, lambda obj: None)
 back = wire.decode(header, arrays, None)
 drawn = set()
 for _ in range(200):
     drawn.add(cases.LAYOUT.example())
 print(json.dumps({
-    "space": sorted({d.name for u in space.UNITS.values() for d in u.dims if "layout" in d.name and "reversed" in d.values}),
+    "space": sorted(
+        {d.name for u in space.UNITS.values() for d in u.dims if "layout" in d.name and "made-up-layout" in d.values}
+    ),
     "layout dims": sorted({d.name for u in space.UNITS.values() for d in u.dims if "layout" in d.name}),
     "boundary": list(boundary.LAYOUTS),
     "laid same values": bool(np.array_equal(r, a)), "laid strides": list(r.strides),
     "laid layout": wire.layout_of(r),
     "wire header": header, "wire same values": bool(np.array_equal(back, a)), "wire layout": wire.layout_of(back),
     "described": oracle.described("x", r),
-    "words": boundary.layout_words("reversed", "x"),
-    "cases draw it": "reversed" in drawn,
-    "cases say it": cases.laid("x", "reversed"),
+    "words": boundary.layout_words("made-up-layout", "x"),
+    "cases draw it": "made-up-layout" in drawn,
+    "cases say it": cases.laid("x", "made-up-layout"),
 }))
 """
 
@@ -64,10 +68,10 @@ def test_a_made_up_layout_is_one_entry_and_reaches_everything():
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout)
     assert seen["space"] == seen["layout dims"] and seen["space"], seen  # every layout dimension of every unit
-    assert "reversed" in seen["boundary"] and seen["cases draw it"], seen
-    assert seen["laid same values"] and seen["laid layout"] == "reversed" and min(seen["laid strides"]) < 0, seen
-    assert seen["wire header"] == {"array": 0, "layout": "reversed"}, seen
-    assert seen["wire same values"] and seen["wire layout"] == "reversed", seen
+    assert "made-up-layout" in seen["boundary"] and seen["cases draw it"], seen
+    assert seen["laid same values"] and seen["laid layout"] == "made-up-layout" and min(seen["laid strides"]) < 0, seen
+    assert seen["wire header"] == {"array": 0, "layout": "made-up-layout"}, seen
+    assert seen["wire same values"] and seen["wire layout"] == "made-up-layout", seen
     assert "a reversed view in memory" in seen["described"] and "as a[::-1] gives" in seen["words"], seen
     assert "reversed view" in seen["cases say it"], seen
 
@@ -98,13 +102,14 @@ def test_the_help_names_every_export_target_from_the_table(monkeypatch, capsys):
     from autograder import cli
     from autograder.classroom.lms import targets
 
-    made_up = targets.Target(help="Blackboard's grade centre", needs=lambda o: (), needs_why=lambda o: "", rows=None)
-    monkeypatch.setitem(targets.TARGETS, "blackboard", made_up)
+    made_up = targets.Target(help="a made-up LMS's grade centre", needs=lambda o: (), needs_why=lambda o: "", rows=None)
+    assert "made-up-lms" not in targets.TARGETS, "the made-up target's name is a real one: rename it"
+    monkeypatch.setitem(targets.TARGETS, "made-up-lms", made_up)
     for argv in (["--help"], ["export", "--help"]):
         with pytest.raises(SystemExit):
             cli.main(argv)
         said = " ".join(capsys.readouterr().out.split())
-        assert "Blackboard's grade centre" in said and "Canvas's gradebook import" in said, said
+        assert "a made-up LMS's grade centre" in said and "Canvas's gradebook import" in said, said
 
 
 def test_every_catalogued_misconception_has_its_row_in_the_contract():

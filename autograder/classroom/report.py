@@ -138,6 +138,8 @@ def _bin_counts(scores: list[float], top: float) -> list[int]:
 # A chart function takes the class's figures and matplotlib's pyplot and returns a figure, or None when
 # the class has nothing for it to show.  CHARTS is the one list: the report draws each one, names its file
 # after the key, and removes an earlier run's file when no chart is drawn.  Adding a chart is one entry.
+# A chart reads only ClassFigures (above), never the students' results: a chart that needs data the figures
+# do not hold yet needs a field of ClassFigures too, filled in by figures() from the results.
 
 
 def _scores_chart(f: ClassFigures, plt):
@@ -194,6 +196,7 @@ def _slowest_chart(f: ClassFigures, plt):
     return fig
 
 
+# file name -> the function that draws it from ClassFigures (see above); tests/test_bulk_grading.py reads the names here
 CHARTS = {
     "scores.png": _scores_chart,
     "pass_rate.png": _pass_rate_chart,

@@ -226,15 +226,15 @@ def embedding_backward(Embedding):
 
 def backward_boundaries(rng) -> list[tuple]:
     """(B, T, C, V, unused, layout) of a backward's boundary cases: one sequence (B = 1), one slot (T = 1),
-    C = 1, the highest ``unused`` ids never looked up, dout laid out as a transpose and as a strided slice."""
+    C = 1, the highest ``unused`` ids never looked up, dout laid out in every layout of LAYOUTS (a transpose and a
+    strided slice today)."""
     T, B = int(rng.integers(3, 6)), int(rng.integers(2, 4))
     return [
         (1, T, 3, 5, 0, None),
         (B, 1, 3, 5, 0, None),
         (B, T, 1, 5, 0, None),
         (B, T, 2, 7, 3, None),
-        (B, T, 3, 5, 0, "transposed"),
-        (B, T, 3, 5, 0, "strided"),
+        *[(B, T, 3, 5, 0, layout) for layout in LAYOUTS],
     ]
 
 

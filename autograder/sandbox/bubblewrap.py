@@ -139,8 +139,8 @@ def bwrap_command(
         *proc_view(),
         *tmp,
     ]
-    # the machine's files: system_view's SHOWN and HIDDEN, one plan, outer mounts first (the repository covered, the
-    # Python environment inside it shown again, debugpy inside that covered)
+    # the machine's files: system_view's SHOWN and HIDDEN, one plan, outer mounts first (the Python environment
+    # shown, debugpy inside it covered; a folder in no shown path is not there at all)
     plan = mounts(hide, public)
     cmd += mount_args(plan, public)
     covered = [path for kind, path in plan if kind == "cover"]

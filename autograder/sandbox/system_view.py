@@ -1,10 +1,12 @@
 """What a grading kernel sees of the machine's file system: an allow list (``SHOWN``), read-only, nothing else.
 
 Two tables, one place: ``SHOWN`` lists every path a kernel sees, ``HIDDEN`` every folder covered with an empty
-read-only one inside what is shown (the kit's repository around the Python environment, the course, the kit's
-devtools, the packages a kernel never needs).  To hide one more folder from kernels, add it to ``HIDDEN``; to show
-one more, to ``SHOWN``: any absolute path, nested or not (a path that cannot be is refused with a :class:`ViewError`
-naming it).  :func:`mounts` makes the two into one plan, each mount after every one that holds it, and
+read-only one inside what is shown (the kit's devtools, the packages a kernel never needs; the kit's repository and
+the course where they lie in a shown path).  A folder not in SHOWN is already hidden; HIDDEN covers folders inside
+shown ones.  To hide one more folder inside a shown one from kernels, add it to ``HIDDEN``; to show one more, to
+``SHOWN``: any absolute path, nested or not (a path that cannot be is refused with a :class:`ViewError` naming it, and
+so is an absolute ``HIDDEN`` entry in no shown path: covering it would only make an empty folder of its name
+appear).  :func:`mounts` makes the two into one plan, each mount after every one that holds it, and
 ``bubblewrap`` turns the plan into bwrap's arguments; ``NOT_SHOWN`` only says, for docs/threat-model.md, why
 some things the allow list leaves out are left out.
 """
@@ -54,7 +56,9 @@ SHOWN = (
     ("/proc/stat", "the number of CPUs, which glibc reads here when `/sys` is absent"),
 )
 # Inside what SHOWN shows, what a kernel does not see, and why: each covered with an empty read-only folder.  An entry
-# is an absolute path, or one of the kit's folders named in <angle brackets> (found by COVERED_BY below).
+# is an absolute path inside a path of SHOWN (a folder not in SHOWN is already hidden: an absolute entry outside every
+# shown path is a ViewError), or one of the kit's folders named in <angle brackets> (found by _kits_folders below;
+# where one lies in no shown path, the course's root say, it is already hidden and mounts() leaves its cover out).
 HIDDEN = (
     (
         "<the kit's repository>",
@@ -110,6 +114,11 @@ def _checked(table: str, path: str) -> str:
     return path
 
 
+def _within(path: str, shown: list[str]) -> bool:
+    """Whether ``path`` is one of ``shown`` or lies inside one."""
+    return any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in shown)
+
+
 def _kits_folders(hide: list[str], public: Path | None) -> dict[str, list[str]]:
     """The kit's folders SHOWN and HIDDEN name in <angle brackets>, found on this machine."""
     repository = PACKAGE_DIR.parent if (PACKAGE_DIR.parent / "pyproject.toml").exists() else None
@@ -128,12 +137,14 @@ def _kits_folders(hide: list[str], public: Path | None) -> dict[str, list[str]]:
 def mounts(hide: list[str], public: Path | None = None) -> list[tuple[str, str]]:
     """The kernel's view of the machine's files as one plan, made from SHOWN and HIDDEN: ("show", path) binds the
     machine's path read-only (a link stays a link), ("cover", path) puts an empty folder there; each mount comes
-    after every mount that holds it.  ``hide``: the course roots; ``public``: the public client package that stands in
+    after every mount that holds it; a cover only inside a shown path (a kit's folder in none is left out, already
+    hidden).  ``hide``: the course roots; ``public``: the public client package that stands in
     for the kit's (None: the kit itself, devtools hidden).  Not the whole of ``/``: other checkouts of the kit, the
     grader's home and the course live elsewhere."""
     found = _kits_folders(hide, public)
     plan = []
     for table, kind, entries in (("SHOWN", "show", SHOWN), ("HIDDEN", "cover", HIDDEN)):
+        shown = [path for step, path in plan if step == "show"]
         for what, _ in entries:
             if kind == "show" and what.startswith("/proc"):  # the sandbox's own /proc, shown by proc_view
                 continue
@@ -142,9 +153,18 @@ def mounts(hide: list[str], public: Path | None = None) -> list[tuple[str, str]]
                     raise ViewError(
                         f"{table} in autograder/sandbox/system_view.py: {what!r} is no folder the kit knows"
                     )
-                plan += [(kind, path) for path in found[what]]
+                # a kit's folder in no shown path (a course root elsewhere) is already hidden: no empty folder of its
+                # name in the kernel
+                plan += [(kind, path) for path in found[what] if kind == "show" or _within(path, shown)]
             else:
-                plan.append((kind, _checked(table, what)))
+                path = _checked(table, what)
+                if kind == "cover" and not _within(path, shown):
+                    raise ViewError(
+                        f"{table} in autograder/sandbox/system_view.py: {what!r} lies in no path of SHOWN, so it is "
+                        "already not shown (a folder not in SHOWN is already hidden; HIDDEN covers folders inside "
+                        "shown ones, and covering this one would only make an empty folder of its name appear)"
+                    )
+                plan.append((kind, path))
     depth = {path: len(Path(path).parts) for _, path in plan}
     return sorted(dict.fromkeys(plan), key=lambda step: depth[step[1]])  # outer first, in table order at one depth
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...course import Assignment, Course
@@ -177,6 +177,7 @@ def export_to_lms(
     db_url = gradebook_url(course_dir, db_url)
     exported = Assignment(Course(course_dir), assignment)
     total = current_total(exported)
+    options = replace(options, total=total)
     scores = graded_scores(db_url, assignment, total)
     since = ""
     if changed_since is not None:
@@ -196,8 +197,6 @@ def export_to_lms(
 
 def _changed_only(db_url, assignment, run, scores, listed, echo):
     """The scores and the roster cut down to the students whose score changed since grade run ``run``."""
-    from dataclasses import replace
-
     from ..history.history import History
     from ..history.regrade import changed_since
 

@@ -1,10 +1,10 @@
 """The class roster: one CSV, one row per student, read once for `collect` and `export`.
 
-``student_id`` (the nbgrader id) is required; every other column is optional and named as below
-(case, spaces and hyphens do not matter, and Canvas's own headers ``Student``, ``ID``,
-``SIS User ID``, ``SIS Login ID`` and ``Section`` are understood too):
-
-    student_id, name, login, lms_id, canvas_id, sis_user_id, sis_login_id, section, email, idnumber
+``student_id`` (the nbgrader id) is required; every other column is optional.  The columns are the
+fields of :class:`RosterEntry` (but ``row``), in their order: :data:`COLUMNS` is made from them, so a new
+column is one field there (case, spaces and hyphens do not matter in a header, and Canvas's own headers
+``Student``, ``ID``, ``SIS User ID``, ``SIS Login ID`` and ``Section`` are understood too, by
+:data:`ALIASES`; a name there or in the lists below that is no column fails at import).
 
 ``collect`` maps LMS names and ids to student ids with it (:meth:`Roster.lookup`); ``export --to canvas``
 and ``--to moodle`` take each row's identifiers from it, once the target (:mod:`.targets`) has checked
@@ -19,21 +19,9 @@ from __future__ import annotations
 import csv
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-COLUMNS = (
-    "student_id",
-    "name",
-    "login",
-    "lms_id",
-    "canvas_id",
-    "sis_user_id",
-    "sis_login_id",
-    "section",
-    "email",
-    "idnumber",
-)
 ALIASES = {
     "student": "name",
     "id": "canvas_id",
@@ -70,6 +58,30 @@ class RosterEntry:
     @property
     def canvas_user_id(self) -> str:
         return self.canvas_id or self.lms_id
+
+
+# the roster's columns: RosterEntry's fields but ``row`` (the line it came from), in their order
+COLUMNS = tuple(f.name for f in fields(RosterEntry) if f.name != "row")
+
+
+def _check_columns() -> None:
+    """Every column the roster's tables name is a field of RosterEntry: fail at import, not with a silent
+    "not used" when a field is renamed or a name is misspelt."""
+    for table, names in (
+        ("ALIASES", ALIASES.values()),
+        ("LOOKUP_COLUMNS", LOOKUP_COLUMNS),
+        ("CANVAS_IDS", CANVAS_IDS),
+        ("MOODLE_IDS", MOODLE_IDS),
+    ):
+        stray = sorted(set(names) - set(COLUMNS))
+        if stray:
+            raise RuntimeError(
+                f"autograder/classroom/lms/roster.py: {table} names {', '.join(stray)}, which is no field of "
+                f"RosterEntry (its columns: {', '.join(COLUMNS)})"
+            )
+
+
+_check_columns()
 
 
 @dataclass

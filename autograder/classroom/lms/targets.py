@@ -25,6 +25,9 @@ class ExportOptions:
     assignment_id: str | None = None  # Canvas's id of the assignment: its column becomes "name (id)"
     missing_as_zero: bool = False  # a roster student without a graded submission gets 0, not an empty cell
     moodle_id: str = "email"  # the roster column Moodle matches users by
+    # the assignment's maximum points (the source notebooks' as they are now), for a file whose header or rows
+    # carry it; filled once the course is read (None while a target checks the roster, before anything is read)
+    total: float | None = None
 
 
 Rows = Callable[[Roster, "dict[str, float]", ExportOptions], "list[list[str]]"]
