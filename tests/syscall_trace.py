@@ -138,7 +138,7 @@ def course_to_trace(root: Path, fork: bool = True, cases=TRACED_CASES) -> Path:
 
     course = root / "course"
     scratch_course(course)
-    config = "".join(f"\nc.ResourceLimits.{k} = {v}" for k, v in LIMITS.items())
+    config = "".join(f"\nc.ResourceLimits.{k} = {v!r}" for k, v in LIMITS.items())
     with open(course / "nbgrader_config.py", "a") as f:
         f.write(config + f"\nc.SandboxedKernelManager.fork_kernels = {fork}\n")
     write_submission(course, "stubs", {n: filled_notebook(REPO, n, solve=False) for n in NOTEBOOKS})
