@@ -111,6 +111,17 @@ def test_a_kits_folder_in_no_shown_path_gets_no_cover():
         os.rmdir(course)
 
 
+def test_a_hidden_folder_the_machine_lacks_is_no_mount():
+    """A HIDDEN entry inside a shown path that this machine does not have (nbgrader's exchange where no course uses
+    it, say) is left out of bwrap's arguments: a --tmpfs there would fail inside the read-only bind of /usr and stop
+    every kernel's start. One that exists is covered."""
+    absent, present = "/usr/local/share/kit-made-up-absent", "/usr/share"
+    assert not os.path.lexists(absent) and os.path.isdir(present)
+    args = system_view.mount_args([("show", "/usr"), ("cover", absent), ("cover", present)])
+    assert absent not in args
+    assert args[args.index(present) - 1] == "--tmpfs"
+
+
 def test_the_threat_models_table_lists_every_hidden_folder():
     text = (Path(__file__).resolve().parent.parent / "docs" / "threat-model.md").read_text(encoding="utf-8")
     for what, _ in system_view.HIDDEN:

@@ -176,7 +176,8 @@ def mount_args(plan: list[tuple[str, str]], public: Path | None = None) -> list[
     cmd = []
     for kind, path in plan:
         if kind == "cover":
-            cmd += ["--tmpfs", path]
+            if os.path.lexists(path):  # nothing to hide where the machine has no such folder (and bwrap could not
+                cmd += ["--tmpfs", path]  # make one inside a read-only bind: every sandbox's start would fail)
         elif path == str(PACKAGE_DIR):
             cmd += ["--ro-bind", str(public or PACKAGE_DIR), path]
         elif os.path.islink(path):
