@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 ATTACKS = sorted((Path(__file__).parent / "attacks" / "blind41").glob("[0-9][0-9]-*.py"))
@@ -21,12 +23,19 @@ MARK = "KITATTACK {"
 async def _start(fork: bool, folder: str):
     from traitlets.config import Config
 
+    from autograder.channel import ENV as CHANNEL_ENV
     from autograder.sandbox import SandboxedKernelManager
 
     config = Config()
     config.SandboxedKernelManager.fork_kernels = fork
     km = SandboxedKernelManager(config=config, kernel_name="python3")
-    await km.start_kernel(cwd=folder)
+    # as `grade` starts a kernel (grading/execute.py): the hidden checks run outside, so the kernel is given the
+    # channel's socket and finds the public client package in place of the kit (a kernel started without it is
+    # plain nbgrader's, whose checks run inside and so must see the kit's hidden package). No check is called here.
+    await km.start_kernel(
+        cwd=folder,
+        env={**os.environ, CHANNEL_ENV: os.path.join(tempfile.mkdtemp(prefix="kit-blind-channel-"), "socket")},
+    )
     kc = km.client()
     kc.start_channels()
     await kc.wait_for_ready(timeout=60)

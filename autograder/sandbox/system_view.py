@@ -69,7 +69,8 @@ HIDDEN = (
     ("<the kit's devtools>", "in plain mode, where the kit's package is shown: the mutant catalogue of wrong answers"),
     (
         "<the packages a kernel never needs>",
-        "debugpy (KERNEL_SKIPS), which ipykernel imports at start when it can: about half of a kernel's start-up CPU",
+        "debugpy (KERNEL_SKIPS), which ipykernel imports at start when it can: about half of a kernel's start-up CPU; "
+        "nbgrader, which only the grader runs (its tests' files: sample notebooks and a gradebook)",
     ),
 )
 SYSTEM_PATHS = tuple(path for path, _ in SHOWN if path.startswith("/") and not path.startswith("/proc"))
@@ -259,7 +260,9 @@ def table() -> str:
     return "\n".join(["| what of the machine | in the sandbox | why |", "|---|---|---|", *rows])
 
 
-KERNEL_SKIPS = ("debugpy",)  # packages a grading kernel never needs but would import at start
+# packages a grading kernel never needs: debugpy, which it would import at start; nbgrader, which only the grader runs
+# (its own tests' files hold sample notebooks and a gradebook, which a kernel has no business reading)
+KERNEL_SKIPS = ("debugpy", "nbgrader")
 
 
 def unused_by_kernel() -> list[str]:
