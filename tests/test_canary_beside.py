@@ -17,18 +17,18 @@ from autograder.devtools.personas import write_submission
 
 from .conftest import ENV, REPO, make_class, new_course, per_test, reference_submission, scores, stub_submission
 
-ALONE = "AUTOGRADER_CANARY_ALONE"  # autograder.classroom.run.beside's: the canary before any student, as before
+BESIDE = "AUTOGRADER_CANARY_BESIDE"  # autograder.classroom.run.beside's: the first students beside the canary
 
 
 def run_grade(course: Path, *, alone: bool, jobs: int = 2, check: bool = True, timings: Path | None = None, seed=None):
     """`grade` of ``course`` as a user runs it, its canary never remembered; ``alone``: graded before any student;
     ``seed``: the hidden checks' (AUTOGRADER_SEED: else fresh at every grading, and so are the inputs they name)."""
-    env = {k: v for k, v in ENV.items() if k not in (ALONE, "AUTOGRADER_TIMINGS", "AUTOGRADER_SEED")}
+    env = {k: v for k, v in ENV.items() if k not in (BESIDE, "AUTOGRADER_TIMINGS", "AUTOGRADER_SEED")}
     if seed is not None:
         env["AUTOGRADER_SEED"] = str(seed)
     env["AUTOGRADER_CANARY_CACHE"] = str(course.parent / f"canary-{course.name}")
-    if alone:
-        env[ALONE] = "1"
+    if not alone:
+        env[BESIDE] = "1"
     if timings is not None:
         env["AUTOGRADER_TIMINGS"] = str(timings)
     cmd = [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", str(jobs)]

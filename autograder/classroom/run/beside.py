@@ -9,7 +9,10 @@ line of progress, no export) until the canary passed; if it fails, :func:`undo` 
 wrote: their gradebook submission (and their student row, when the gradebook had none), the folders it made,
 the kit's records of them; nothing else.
 
-``AUTOGRADER_CANARY_ALONE`` (any value) grades the canary before any student, as before: for comparisons.
+``AUTOGRADER_CANARY_BESIDE`` (any value) turns it on; without it the canary is graded before any student, as before.
+It is off by default: with it, a gradebook held locked by another program while the canary is undecided stalls the
+run's watch of silent workers (tests/test_faults.py's lock case found no hung worker and waited the lock out), a
+reliability guarantee that comes before the first grade's seconds.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pathlib import Path
 
 from ...course import Assignment
 
-ALONE_ENV = "AUTOGRADER_CANARY_ALONE"
+BESIDE_ENV = "AUTOGRADER_CANARY_BESIDE"
 
 
 @dataclass

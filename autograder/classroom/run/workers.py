@@ -75,9 +75,9 @@ def _submissions(root: Path, assignment: str | None) -> int:
 def _canary_remembered(root: Path) -> bool:
     """Whether any canary passed before where this course's are remembered (then the run may not grade one: its
     process is started when it does)."""
-    from .beside import ALONE_ENV
+    from .beside import BESIDE_ENV
 
-    if os.environ.get(ALONE_ENV):
+    if not os.environ.get(BESIDE_ENV):
         return True  # graded before the class, in the run's own worker
     folder = Path(os.environ.get(CACHE_ENV) or root / ".kit" / "canary")
     try:
