@@ -605,7 +605,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_collect)
 
     from .classroom.lms.roster import COLUMNS
-    from .classroom.lms.targets import TARGETS
+    from .classroom.lms.targets import TARGETS, assignment_id_help
 
     # every word of the targets comes from TARGETS: a new target (a Blackboard file) is one entry there, and shows here
     p = sub.add_parser("export", help="grades for the LMS: " + ", or ".join(t.help for t in TARGETS.values()))
@@ -623,7 +623,7 @@ def main(argv=None) -> int:
         + " and ".join(name for name, t in TARGETS.items() if t.rows is not None),
     )
     p.add_argument("--out", help="the file to write (default: grades.csv, or ASSIGNMENT-TARGET.csv)")
-    p.add_argument("--assignment-id", help="the Canvas assignment id: the column becomes 'ASSIGNMENT (ID)'")
+    p.add_argument("--assignment-id", help=assignment_id_help())
     p.add_argument(
         "--missing-as-zero",
         action="store_true",

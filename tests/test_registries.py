@@ -102,7 +102,13 @@ def test_the_help_names_every_export_target_from_the_table(monkeypatch, capsys):
     from autograder import cli
     from autograder.classroom.lms import targets
 
-    made_up = targets.Target(help="a made-up LMS's grade centre", needs=lambda o: (), needs_why=lambda o: "", rows=None)
+    made_up = targets.Target(
+        help="a made-up LMS's grade centre",
+        needs=lambda o: (),
+        needs_why=lambda o: "",
+        rows=None,
+        uses_id="the made-up LMS's column id: the column becomes 'ASSIGNMENT [Total Pts: MAX Score] |ID'",
+    )
     assert "made-up-lms" not in targets.TARGETS, "the made-up target's name is a real one: rename it"
     monkeypatch.setitem(targets.TARGETS, "made-up-lms", made_up)
     for argv in (["--help"], ["export", "--help"]):
@@ -110,6 +116,15 @@ def test_the_help_names_every_export_target_from_the_table(monkeypatch, capsys):
             cli.main(argv)
         said = " ".join(capsys.readouterr().out.split())
         assert "a made-up LMS's grade centre" in said and "Canvas's gradebook import" in said, said
+    # --assignment-id's help says what each target that takes an id does with it, the made-up one's words too
+    assert (
+        "made-up-lms: the made-up LMS's column id: the column becomes 'ASSIGNMENT [Total Pts: MAX Score] |ID'" in said
+    )
+    assert "canvas: Canvas's id of the assignment" in said, said
+    # a target with no use for an id refuses one, naming those that take one (the made-up one among them)
+    with pytest.raises(ValueError, match=r"--to moodle has no use for --assignment-id .*canvas, made-up-lms"):
+        targets.TARGETS["moodle"].require("moodle", None, targets.ExportOptions("a", assignment_id="7"))
+    made_up.require("made-up-lms", None, targets.ExportOptions("a", assignment_id="7"))
 
 
 def test_every_catalogued_misconception_has_its_row_in_the_contract():
