@@ -135,3 +135,32 @@ def test_every_catalogued_misconception_has_its_row_in_the_contract():
         "docs/contract.md's misconception table and CATALOGUE in autograder/voice.py differ (a new misconception: "
         f"docs/authors.md, 'A new misconception'): {sorted(set(rows) ^ set(CATALOGUE))}"
     )
+
+
+def test_a_mutants_replace_text_matches_the_cells_last_line_and_a_miss_is_told():
+    """A ``replace`` old text written as whole lines matches the reference cell's last line (a notebook keeps a
+    cell's source without its last newline); an old text that is not there is an error naming the mutant, its
+    notebook and cell and the text; and every mutant of the catalogue applies to its cell and changes it."""
+    from autograder.devtools.mutants import Mutant, catalogue
+    from autograder.devtools.personas import reference_solutions
+
+    cell = "def f(x):\n    y = x + 1\n    return y"
+    last = Mutant(
+        "made-up-last-line", "02_token_embeddings", "f", "wrong", replace=(("    return y\n", "    return -y\n"),)
+    )
+    assert last.cell_source(cell) == "def f(x):\n    y = x + 1\n    return -y"
+    assert last.cell_source(cell + "\n") == "def f(x):\n    y = x + 1\n    return -y\n"
+    missing = Mutant("made-up-miss", "02_token_embeddings", "f", "wrong", replace=(("return z", "return -z"),))
+    with pytest.raises(ValueError) as told:
+        missing.cell_source(cell)
+    said = str(told.value)
+    for needed in ("'made-up-miss'", "02_token_embeddings", "cell 'f'", "'return z'", "is not found"):
+        assert needed in said, (needed, said)
+
+    mutants, alternatives = catalogue()
+    references = {}
+    for m in mutants + alternatives:
+        if m.notebook not in references:
+            references[m.notebook] = reference_solutions(REPO, m.notebook)
+        assert m.cell in references[m.notebook], f"mutant {m.name}: {m.notebook} has no solution cell {m.cell!r}"
+        assert m.cell_source(references[m.notebook][m.cell]) != references[m.notebook][m.cell], m.name
