@@ -164,3 +164,35 @@ def test_a_mutants_replace_text_matches_the_cells_last_line_and_a_miss_is_told()
             references[m.notebook] = reference_solutions(REPO, m.notebook)
         assert m.cell in references[m.notebook], f"mutant {m.name}: {m.notebook} has no solution cell {m.cell!r}"
         assert m.cell_source(references[m.notebook][m.cell]) != references[m.notebook][m.cell], m.name
+
+
+def test_every_chart_is_drawn_from_a_made_up_classs_figures(tmp_path, monkeypatch):
+    """make test-fast says a new chart works: every entry of CHARTS (a made-up one too) is drawn from a small made-up
+    class, with no kernel and no grading, as a PNG the report's page shows."""
+    from autograder.classroom import report
+    from autograder.grading.results import Status, StudentResult, TestResult
+
+    def made_up_chart(f, plt):
+        fig, ax = plt.subplots()
+        ax.bar(["graded"], [f.graded])
+        return fig
+
+    assert "made-up.png" not in report.CHARTS, "the made-up chart's name is a real one: rename it"
+    monkeypatch.setitem(report.CHARTS, "made-up.png", made_up_chart)
+    wrong = sorted(CATALOGUE)[0]  # a catalogued misconception, so the misconceptions chart has a bar
+    results = [
+        StudentResult(
+            f"s{i}",
+            Status.GRADED,
+            score=points,
+            max_score=10,
+            tests=[TestResult("n1", "t1", points, 10, None if points == 10 else wrong), TestResult("n2", "t2", 5, 5)],
+            notebook_seconds={"n1": 1.5 + i, "n2": 0.5},
+        )
+        for i, points in enumerate((0, 4, 10))
+    ]
+    folder = tmp_path / "reports"
+    page = report.write_report(results, folder, "made-up-assignment").read_text()
+    for name in report.CHARTS:
+        assert (folder / name).read_bytes().startswith(b"\x89PNG"), f"chart {name} was not drawn"
+        assert f'<img src="{name}"' in page, f"chart {name} is not on the page"
