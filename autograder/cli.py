@@ -374,9 +374,12 @@ def cmd_demo(args) -> int:
 def cmd_build(args) -> int:
     from .authoring.build import build
     from .authoring.rules import AuthoringError
+    from .devtools.doc_tables import regenerate
 
     try:
         for path in build(Path(args.repo)):
+            print(f"wrote {path.relative_to(args.repo)}")
+        for path in regenerate(Path(args.repo), missing_ok=True):  # the documents' tables made from the registries
             print(f"wrote {path.relative_to(args.repo)}")
     except AuthoringError as e:
         print(f"build failed: {e}", file=sys.stderr)

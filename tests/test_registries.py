@@ -196,3 +196,32 @@ def test_every_chart_is_drawn_from_a_made_up_classs_figures(tmp_path, monkeypatc
     for name in report.CHARTS:
         assert (folder / name).read_bytes().startswith(b"\x89PNG"), f"chart {name} was not drawn"
         assert f'<img src="{name}"' in page, f"chart {name} is not on the page"
+
+
+def test_the_documents_tables_are_rewritten_from_the_registries_with_a_made_up_layout(tmp_path):
+    """A new layout (the made-up one above) reaches docs/contract.md's input-space table by the command the failing
+    test names (`python -m autograder build` runs doc_tables): the table is rewritten between its markers, the rest
+    of the document kept, and a second run changes nothing."""
+    from autograder.devtools.doc_tables import GENERATED, regenerate
+
+    for name in GENERATED:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text((REPO / name).read_text(encoding="utf-8"), encoding="utf-8")
+    assert regenerate(tmp_path) == []  # the repository's tables are the generated ones
+    before = (REPO / "docs" / "contract.md").read_text(encoding="utf-8")
+    assert "made-up-layout" not in before
+    registered = MADE_UP.split("\na = np.arange")[0]  # the made-up layout, registered in a fresh process
+    rewrite = "from pathlib import Path\nfrom autograder.devtools.doc_tables import regenerate\n"
+    rewrite += f"print(json.dumps([str(p) for p in regenerate(Path({str(tmp_path)!r}))]))"
+    said = subprocess.run(
+        [sys.executable, "-c", registered + rewrite], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+    assert said.returncode == 0, said.stderr
+    assert json.loads(said.stdout) == [str(tmp_path / "docs" / "contract.md")], said.stdout
+    after = (tmp_path / "docs" / "contract.md").read_text(encoding="utf-8")
+    assert "`made-up-layout`" in after.split(space.BEGIN)[1].split(space.END)[0]
+    assert after.split(space.BEGIN)[0] == before.split(space.BEGIN)[0]
+    assert after.split(space.END)[1] == before.split(space.END)[1]
+    (tmp_path / "docs" / "contract.md").write_text(after.replace(space.END, ""), encoding="utf-8")
+    with pytest.raises(ValueError, match="contract.md: the generated table's markers are lost"):
+        regenerate(tmp_path)
