@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -225,3 +226,24 @@ def test_the_documents_tables_are_rewritten_from_the_registries_with_a_made_up_l
     (tmp_path / "docs" / "contract.md").write_text(after.replace(space.END, ""), encoding="utf-8")
     with pytest.raises(ValueError, match="contract.md: the generated table's markers are lost"):
         regenerate(tmp_path)
+
+
+def test_the_committed_source_is_the_build_of_the_authoring_and_the_kits_words(tmp_path):
+    """A student-facing message changed (``VOICE``, or anything else of autograder/voice.py, which every notebook
+    carries by ``# kit-include: package:voice.py``) or an authoring source changed, without a rebuild, fails here in
+    make test-fast: source/ must be byte for byte what the build writes now (release/ is made from source/ by
+    nbgrader: tests/test_build.py's test_rebuild_changes_nothing compares it too).  A change to the hidden checks or
+    their diagnostics (autograder/hidden/) needs no rebuild: the notebooks call them from the package."""
+    from autograder.authoring.build import build_source
+    from autograder.course import ASSIGNMENT, NOTEBOOKS
+
+    shutil.copytree(REPO / "assignments", tmp_path / "assignments")
+    shutil.copy(REPO / "nbgrader_config.py", tmp_path / "nbgrader_config.py")
+    build_source(tmp_path, echo=lambda said: None)
+    stale = [
+        name
+        for name in NOTEBOOKS
+        if (tmp_path / "source" / ASSIGNMENT / f"{name}.ipynb").read_bytes()
+        != (REPO / "source" / ASSIGNMENT / f"{name}.ipynb").read_bytes()
+    ]
+    assert not stale, f"source/ is stale for {stale}: run `python -m autograder build` and commit source/ and release/"
