@@ -374,9 +374,12 @@ def cmd_demo(args) -> int:
 def cmd_build(args) -> int:
     from .authoring.build import build
     from .authoring.rules import AuthoringError
+    from .devtools.doc_tables import regenerate
 
     try:
         for path in build(Path(args.repo)):
+            print(f"wrote {path.relative_to(args.repo)}")
+        for path in regenerate(Path(args.repo), missing_ok=True):  # the documents' tables made from the registries
             print(f"wrote {path.relative_to(args.repo)}")
     except AuthoringError as e:
         print(f"build failed: {e}", file=sys.stderr)
@@ -605,7 +608,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_collect)
 
     from .classroom.lms.roster import COLUMNS
-    from .classroom.lms.targets import TARGETS
+    from .classroom.lms.targets import TARGETS, assignment_id_help
 
     # every word of the targets comes from TARGETS: a new target (a Blackboard file) is one entry there, and shows here
     p = sub.add_parser("export", help="grades for the LMS: " + ", or ".join(t.help for t in TARGETS.values()))
@@ -623,7 +626,7 @@ def main(argv=None) -> int:
         + " and ".join(name for name, t in TARGETS.items() if t.rows is not None),
     )
     p.add_argument("--out", help="the file to write (default: grades.csv, or ASSIGNMENT-TARGET.csv)")
-    p.add_argument("--assignment-id", help="the Canvas assignment id: the column becomes 'ASSIGNMENT (ID)'")
+    p.add_argument("--assignment-id", help=assignment_id_help())
     p.add_argument(
         "--missing-as-zero",
         action="store_true",

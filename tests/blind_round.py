@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 ATTACKS = sorted((Path(__file__).parent / "attacks" / "blind41").glob("[0-9][0-9]-*.py"))
 MARK = "KITATTACK {"
+CHANNELS: list[str] = []  # the channel folders made for the round's kernels, removed when the round ends
 
 
 async def _start(fork: bool, folder: str):
@@ -32,10 +34,8 @@ async def _start(fork: bool, folder: str):
     # as `grade` starts a kernel (grading/execute.py): the hidden checks run outside, so the kernel is given the
     # channel's socket and finds the public client package in place of the kit (a kernel started without it is
     # plain nbgrader's, whose checks run inside and so must see the kit's hidden package). No check is called here.
-    await km.start_kernel(
-        cwd=folder,
-        env={**os.environ, CHANNEL_ENV: os.path.join(tempfile.mkdtemp(prefix="kit-blind-channel-"), "socket")},
-    )
+    CHANNELS.append(tempfile.mkdtemp(prefix="kit-blind-channel-"))
+    await km.start_kernel(cwd=folder, env={**os.environ, CHANNEL_ENV: os.path.join(CHANNELS[-1], "socket")})
     kc = km.client()
     kc.start_channels()
     await kc.wait_for_ready(timeout=60)
@@ -87,7 +87,11 @@ async def _run(fork: bool, folder: str, attacks: list[Path]) -> dict:
 
 def run_attacks(fork: bool, folder: str, attacks: list[Path] = ATTACKS) -> dict:
     """{attack: {"breached": [...], "results": {...}, "how": "forked"|"started"}}."""
-    return asyncio.run(_run(fork, folder, attacks))
+    try:
+        return asyncio.run(_run(fork, folder, attacks))
+    finally:
+        while CHANNELS:
+            shutil.rmtree(CHANNELS.pop(), ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ def test_the_contracts_input_space_table_is_the_one_generated_from_the_space():
     assert BEGIN in text and END in text, "docs/contract.md has lost the markers of the generated table"
     written = text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
     assert written == table().strip(), (
-        "docs/contract.md's input-space table differs from autograder/hidden/space.py: regenerate it with "
-        "`python -m autograder.hidden.space`"
+        "docs/contract.md's input-space table differs from autograder/hidden/space.py: `python -m autograder build` "
+        "(or `python -m autograder.devtools.doc_tables`) rewrites it"
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -102,7 +103,13 @@ def test_the_help_names_every_export_target_from_the_table(monkeypatch, capsys):
     from autograder import cli
     from autograder.classroom.lms import targets
 
-    made_up = targets.Target(help="a made-up LMS's grade centre", needs=lambda o: (), needs_why=lambda o: "", rows=None)
+    made_up = targets.Target(
+        help="a made-up LMS's grade centre",
+        needs=lambda o: (),
+        needs_why=lambda o: "",
+        rows=None,
+        uses_id="the made-up LMS's column id: the column becomes 'ASSIGNMENT [Total Pts: MAX Score] |ID'",
+    )
     assert "made-up-lms" not in targets.TARGETS, "the made-up target's name is a real one: rename it"
     monkeypatch.setitem(targets.TARGETS, "made-up-lms", made_up)
     for argv in (["--help"], ["export", "--help"]):
@@ -110,6 +117,15 @@ def test_the_help_names_every_export_target_from_the_table(monkeypatch, capsys):
             cli.main(argv)
         said = " ".join(capsys.readouterr().out.split())
         assert "a made-up LMS's grade centre" in said and "Canvas's gradebook import" in said, said
+    # --assignment-id's help says what each target that takes an id does with it, the made-up one's words too
+    assert (
+        "made-up-lms: the made-up LMS's column id: the column becomes 'ASSIGNMENT [Total Pts: MAX Score] |ID'" in said
+    )
+    assert "canvas: Canvas's id of the assignment" in said, said
+    # a target with no use for an id refuses one, naming those that take one (the made-up one among them)
+    with pytest.raises(ValueError, match=r"--to moodle has no use for --assignment-id .*canvas, made-up-lms"):
+        targets.TARGETS["moodle"].require("moodle", None, targets.ExportOptions("a", assignment_id="7"))
+    made_up.require("made-up-lms", None, targets.ExportOptions("a", assignment_id="7"))
 
 
 def test_every_catalogued_misconception_has_its_row_in_the_contract():
@@ -120,3 +136,114 @@ def test_every_catalogued_misconception_has_its_row_in_the_contract():
         "docs/contract.md's misconception table and CATALOGUE in autograder/voice.py differ (a new misconception: "
         f"docs/authors.md, 'A new misconception'): {sorted(set(rows) ^ set(CATALOGUE))}"
     )
+
+
+def test_a_mutants_replace_text_matches_the_cells_last_line_and_a_miss_is_told():
+    """A ``replace`` old text written as whole lines matches the reference cell's last line (a notebook keeps a
+    cell's source without its last newline); an old text that is not there is an error naming the mutant, its
+    notebook and cell and the text; and every mutant of the catalogue applies to its cell and changes it."""
+    from autograder.devtools.mutants import Mutant, catalogue
+    from autograder.devtools.personas import reference_solutions
+
+    cell = "def f(x):\n    y = x + 1\n    return y"
+    last = Mutant(
+        "made-up-last-line", "02_token_embeddings", "f", "wrong", replace=(("    return y\n", "    return -y\n"),)
+    )
+    assert last.cell_source(cell) == "def f(x):\n    y = x + 1\n    return -y"
+    assert last.cell_source(cell + "\n") == "def f(x):\n    y = x + 1\n    return -y\n"
+    missing = Mutant("made-up-miss", "02_token_embeddings", "f", "wrong", replace=(("return z", "return -z"),))
+    with pytest.raises(ValueError) as told:
+        missing.cell_source(cell)
+    said = str(told.value)
+    for needed in ("'made-up-miss'", "02_token_embeddings", "cell 'f'", "'return z'", "is not found"):
+        assert needed in said, (needed, said)
+
+    mutants, alternatives = catalogue()
+    references = {}
+    for m in mutants + alternatives:
+        if m.notebook not in references:
+            references[m.notebook] = reference_solutions(REPO, m.notebook)
+        assert m.cell in references[m.notebook], f"mutant {m.name}: {m.notebook} has no solution cell {m.cell!r}"
+        assert m.cell_source(references[m.notebook][m.cell]) != references[m.notebook][m.cell], m.name
+
+
+def test_every_chart_is_drawn_from_a_made_up_classs_figures(tmp_path, monkeypatch):
+    """make test-fast says a new chart works: every entry of CHARTS (a made-up one too) is drawn from a small made-up
+    class, with no kernel and no grading, as a PNG the report's page shows."""
+    from autograder.classroom import report
+    from autograder.grading.results import Status, StudentResult, TestResult
+
+    def made_up_chart(f, plt):
+        fig, ax = plt.subplots()
+        ax.bar(["graded"], [f.graded])
+        return fig
+
+    assert "made-up.png" not in report.CHARTS, "the made-up chart's name is a real one: rename it"
+    monkeypatch.setitem(report.CHARTS, "made-up.png", made_up_chart)
+    wrong = sorted(CATALOGUE)[0]  # a catalogued misconception, so the misconceptions chart has a bar
+    results = [
+        StudentResult(
+            f"s{i}",
+            Status.GRADED,
+            score=points,
+            max_score=10,
+            tests=[TestResult("n1", "t1", points, 10, None if points == 10 else wrong), TestResult("n2", "t2", 5, 5)],
+            notebook_seconds={"n1": 1.5 + i, "n2": 0.5},
+        )
+        for i, points in enumerate((0, 4, 10))
+    ]
+    folder = tmp_path / "reports"
+    page = report.write_report(results, folder, "made-up-assignment").read_text()
+    for name in report.CHARTS:
+        assert (folder / name).read_bytes().startswith(b"\x89PNG"), f"chart {name} was not drawn"
+        assert f'<img src="{name}"' in page, f"chart {name} is not on the page"
+
+
+def test_the_documents_tables_are_rewritten_from_the_registries_with_a_made_up_layout(tmp_path):
+    """A new layout (the made-up one above) reaches docs/contract.md's input-space table by the command the failing
+    test names (`python -m autograder build` runs doc_tables): the table is rewritten between its markers, the rest
+    of the document kept, and a second run changes nothing."""
+    from autograder.devtools.doc_tables import GENERATED, regenerate
+
+    for name in GENERATED:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text((REPO / name).read_text(encoding="utf-8"), encoding="utf-8")
+    assert regenerate(tmp_path) == []  # the repository's tables are the generated ones
+    before = (REPO / "docs" / "contract.md").read_text(encoding="utf-8")
+    assert "made-up-layout" not in before
+    registered = MADE_UP.split("\na = np.arange")[0]  # the made-up layout, registered in a fresh process
+    rewrite = "from pathlib import Path\nfrom autograder.devtools.doc_tables import regenerate\n"
+    rewrite += f"print(json.dumps([str(p) for p in regenerate(Path({str(tmp_path)!r}))]))"
+    said = subprocess.run(
+        [sys.executable, "-c", registered + rewrite], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+    assert said.returncode == 0, said.stderr
+    assert json.loads(said.stdout) == [str(tmp_path / "docs" / "contract.md")], said.stdout
+    after = (tmp_path / "docs" / "contract.md").read_text(encoding="utf-8")
+    assert "`made-up-layout`" in after.split(space.BEGIN)[1].split(space.END)[0]
+    assert after.split(space.BEGIN)[0] == before.split(space.BEGIN)[0]
+    assert after.split(space.END)[1] == before.split(space.END)[1]
+    (tmp_path / "docs" / "contract.md").write_text(after.replace(space.END, ""), encoding="utf-8")
+    with pytest.raises(ValueError, match="contract.md: the generated table's markers are lost"):
+        regenerate(tmp_path)
+
+
+def test_the_committed_source_is_the_build_of_the_authoring_and_the_kits_words(tmp_path):
+    """A student-facing message changed (``VOICE``, or anything else of autograder/voice.py, which every notebook
+    carries by ``# kit-include: package:voice.py``) or an authoring source changed, without a rebuild, fails here in
+    make test-fast: source/ must be byte for byte what the build writes now (release/ is made from source/ by
+    nbgrader: tests/test_build.py's test_rebuild_changes_nothing compares it too).  A change to the hidden checks or
+    their diagnostics (autograder/hidden/) needs no rebuild: the notebooks call them from the package."""
+    from autograder.authoring.build import build_source
+    from autograder.course import ASSIGNMENT, NOTEBOOKS
+
+    shutil.copytree(REPO / "assignments", tmp_path / "assignments")
+    shutil.copy(REPO / "nbgrader_config.py", tmp_path / "nbgrader_config.py")
+    build_source(tmp_path, echo=lambda said: None)
+    stale = [
+        name
+        for name in NOTEBOOKS
+        if (tmp_path / "source" / ASSIGNMENT / f"{name}.ipynb").read_bytes()
+        != (REPO / "source" / ASSIGNMENT / f"{name}.ipynb").read_bytes()
+    ]
+    assert not stale, f"source/ is stale for {stale}: run `python -m autograder build` and commit source/ and release/"

@@ -4,8 +4,8 @@ checks draw of it, and for the stateful units the calls that may follow each oth
 This module is the one place the space is written.  The hidden checks draw from it (``hidden.oracle`` makes a
 pairwise covering array of these dimensions from each grading's seed, every value of every dimension and every pair
 of values of two dimensions, and random draws on top), the stateful units are driven through random call sequences
-of its ``STEPS``, and docs/contract.md's input-space table is generated from it (``python -m autograder.hidden.space``
-prints it; tests/test_input_space.py fails when the two differ).
+of its ``STEPS``, and docs/contract.md's input-space table is generated from it (``python -m autograder build``
+rewrites it, by autograder/devtools/doc_tables.py; tests/test_input_space.py fails when the two differ).
 
 A dimension's values come simplest first: the search for a smallest failing case moves every dimension towards its
 first value.  ``RULES`` writes down what the contract had left open and a student may rely on.  Data only: a grading

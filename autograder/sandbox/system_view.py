@@ -251,7 +251,8 @@ def proc_view() -> list[str]:
 
 def table() -> str:
     """docs/threat-model.md's table of the file view, made from SHOWN, HIDDEN and NOT_SHOWN
-    (``python -m autograder.sandbox.system_view`` prints it; tests/test_system_view.py holds the doc to it)."""
+    (``python -m autograder build`` rewrites it, by autograder/devtools/doc_tables.py; tests/test_system_view.py holds
+    the doc to it)."""
     rows = [
         f"| `{path}` | {'shown' if path.startswith('/proc') else 'shown, read-only'} | {why} |" for path, why in SHOWN
     ]

@@ -22,7 +22,7 @@ class ExportOptions:
     """What the export command was asked, beyond the target: what a target's rows may depend on."""
 
     assignment: str
-    assignment_id: str | None = None  # Canvas's id of the assignment: its column becomes "name (id)"
+    assignment_id: str | None = None  # the LMS's id of the assignment (what each target does with it: Target.uses_id)
     missing_as_zero: bool = False  # a roster student without a graded submission gets 0, not an empty cell
     moodle_id: str = "email"  # the roster column Moodle matches users by
     # the assignment's maximum points (the source notebooks' as they are now), for a file whose header or rows
@@ -40,9 +40,14 @@ class Target:
     needs: Callable[[ExportOptions], tuple[str, ...]]
     needs_why: Callable[[ExportOptions], str]  # the words for that column, for the error naming it
     rows: Rows | None  # the file's rows from the roster and the scores; None: nbgrader's own grades.csv
+    # what the target does with --assignment-id, for --help ("" = the target has no use for it, and refuses one)
+    uses_id: str = ""
 
     def require(self, name: str, roster: Roster | None, options: ExportOptions) -> None:
         """Refuse, before anything is read or written, a roster this target cannot match students by."""
+        if options.assignment_id and not self.uses_id:
+            users = ", ".join(n for n, t in TARGETS.items() if t.uses_id)
+            raise ValueError(f"--to {name} has no use for --assignment-id (the targets that use one: {users})")
         needed = self.needs(options)
         if not needed:
             return
@@ -111,6 +116,7 @@ TARGETS: dict[str, Target] = {
             "import matches students by"
         ),
         rows=canvas_rows,
+        uses_id="Canvas's id of the assignment: its column becomes 'ASSIGNMENT (ID)'",
     ),
     "moodle": Target(
         help="Moodle's grade import",
@@ -119,6 +125,12 @@ TARGETS: dict[str, Target] = {
         rows=moodle_rows,
     ),
 }
+
+
+def assignment_id_help() -> str:
+    """--assignment-id's help: what each target of :data:`TARGETS` that uses the id does with it."""
+    said = "; ".join(f"{name}: {t.uses_id}" for name, t in TARGETS.items() if t.uses_id)
+    return f"the LMS's id of the assignment, for {said}"
 
 
 def target_named(name: str) -> Target:

@@ -27,15 +27,30 @@ class Mutant:
     fresh_only: str = ""
 
     def cell_source(self, reference: str) -> str:
+        """The mutant's cell: its ``source``, or the reference cell with each ``replace`` pair applied.
+
+        A cell's text is matched as if it ended in a newline (a notebook keeps a cell's source without its last
+        one), so an old text written as whole lines matches the cell's last line too.  An old text found other
+        than once, or a pair that changes nothing, is an error naming the mutant, its cell and the text."""
         if self.source is not None:
             return self.source
-        text = reference
+        ended = reference.endswith("\n")
+        text = reference if ended else reference + "\n"
         for old, new in self.replace:
             count = text.count(old)
             if count != 1:
-                raise ValueError(f"mutant {self.name}: {old!r} occurs {count} times in cell {self.cell!r}, not once")
+                where = f"mutant {self.name!r} ({self.notebook}, cell {self.cell!r})"
+                found = "is not found in" if count == 0 else f"occurs {count} times in"
+                raise ValueError(
+                    f"{where}: its replace text {old!r} {found} the reference cell (it must occur exactly once; "
+                    f"the cell, as the source notebook holds it:\n{reference})"
+                )
+            if old == new:
+                raise ValueError(
+                    f"mutant {self.name!r} ({self.notebook}, cell {self.cell!r}): {old!r} is replaced by itself"
+                )
             text = text.replace(old, new)
-        return text
+        return text if ended or not text.endswith("\n") else text[:-1]
 
 
 def catalogue() -> tuple[list[Mutant], list[Mutant]]:

@@ -26,6 +26,10 @@ def load(notebook: str, mutant: Mutant | None = None, repo: Path | None = None) 
     namespace and the test cells as [(grade_id, hidden calls)]."""
     source = nbformat.read(str(kit_assignment(repo).notebook("source", notebook)), as_version=4)
     ref = solution_sources(source)
+    if mutant is not None and mutant.cell not in ref:
+        raise KeyError(
+            f"mutant {mutant.name!r}: {notebook} has no solution cell {mutant.cell!r} (it has {sorted(ref)})"
+        )
     ns: dict = {"__name__": "__student__"}
     tests = []
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

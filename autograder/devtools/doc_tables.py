@@ -1,0 +1,60 @@
+"""The documents' generated tables, written from the registries they show: ``python -m autograder.devtools.doc_tables``
+(``python -m autograder build`` runs it too).
+
+Each entry of :data:`GENERATED` is a document, the two marker lines its table sits between, and the function that
+makes the table from the code: docs/contract.md's input-space table from ``UNITS`` (and the layouts of ``LAYOUTS``
+it draws), docs/threat-model.md's file view from ``SHOWN``, ``HIDDEN`` and ``NOT_SHOWN``.  A new boundary class, a
+new layout or a new hidden folder changes the registry; this rewrites the tables (tests/test_input_space.py and
+tests/test_system_view.py fail while a document's table is stale).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from ..hidden import space
+from ..sandbox import system_view
+
+VIEW_BEGIN, VIEW_END = (
+    "<!-- file-view table: generated from autograder/sandbox/system_view.py -->",
+    "<!-- end of the generated file-view table -->",
+)
+
+# document (from the repository's root) -> (its begin marker, its end marker, what makes the table)
+GENERATED: dict[str, tuple[str, str, Callable[[], str]]] = {
+    "docs/contract.md": (space.BEGIN, space.END, space.table),
+    "docs/threat-model.md": (VIEW_BEGIN, VIEW_END, system_view.table),
+}
+
+
+def regenerate(repo: Path, missing_ok: bool = False) -> list[Path]:
+    """Rewrite each document's table between its markers; the documents that changed.  A document of the list that
+    is missing (unless ``missing_ok``: a course's copy of the kit without docs/), or has lost a marker, is an error
+    naming it."""
+    changed = []
+    for name, (begin, end, make) in GENERATED.items():
+        path = repo / name
+        if not path.exists():
+            if missing_ok:
+                continue
+            raise FileNotFoundError(f"{path}: missing (it holds a generated table)")
+        text = path.read_text(encoding="utf-8")
+        if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+            raise ValueError(
+                f"{path}: the generated table's markers are lost; they are, each on its line: {begin} {end}"
+            )
+        head, rest = text.split(begin, 1)
+        tail = rest.split(end, 1)[1]
+        new = f"{head}{begin}\n{make().strip()}\n{end}{tail}"
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
+    for written in regenerate(root):
+        print(f"wrote {written.relative_to(root)}")
