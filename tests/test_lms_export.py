@@ -361,6 +361,16 @@ def test_a_roster_column_is_one_field_of_the_entry(tmp_path, monkeypatch):
     assert set(made.COLUMNS) == {*real.COLUMNS, "made_up_id"}
     listed = made.read_roster(write_csv(tmp_path / "r.csv", [["student_id", "Made-Up ID"], ["ada", "bb-7"]]))
     assert listed.entries[0].made_up_id == "bb-7" and not listed.unknown and "made_up_id" in listed.columns
+    assert "| `made_up_id` |" in made.table()  # docs/lms.md's generated table lists it (python -m autograder build)
+    # a new LMS's id columns are one list, named *_IDS, checked at import with no entry elsewhere
+    ids_line = 'MOODLE_IDS = ("email", "idnumber")\n'
+    assert source.count(ids_line) == 1
+    with_ids = added.replace(ids_line, ids_line + 'MADE_UP_IDS = ("made_up_id",)\n')
+    exec(compile(with_ids, real.__file__, "exec"), made.__dict__)
+    assert made.MADE_UP_IDS == ("made_up_id",)
+    misspelt = source.replace(ids_line, ids_line + 'MADE_UP_IDS = ("made_up_id",)\n')  # no such field
+    with pytest.raises(RuntimeError, match=r"MADE_UP_IDS names made_up_id, which is no field of RosterEntry"):
+        exec(compile(misspelt, real.__file__, "exec"), made.__dict__)
     monkeypatch.setattr(real, "ALIASES", {**real.ALIASES, "made_up": "made_up_idd"})
     with pytest.raises(RuntimeError, match=r"ALIASES names made_up_idd, which is no field of RosterEntry"):
         real._check_columns()

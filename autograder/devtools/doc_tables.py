@@ -3,9 +3,10 @@
 
 Each entry of :data:`GENERATED` is a document, the two marker lines its table sits between, and the function that
 makes the table from the code: docs/contract.md's input-space table from ``UNITS`` (and the layouts of ``LAYOUTS``
-it draws), docs/threat-model.md's file view from ``SHOWN``, ``HIDDEN`` and ``NOT_SHOWN``.  A new boundary class, a
-new layout or a new hidden folder changes the registry; this rewrites the tables (tests/test_input_space.py and
-tests/test_system_view.py fail while a document's table is stale).
+it draws), docs/threat-model.md's file view from ``SHOWN``, ``HIDDEN`` and ``NOT_SHOWN``, docs/lms.md's roster
+columns from ``RosterEntry``'s fields and ``ALIASES``.  A new boundary class, a new layout, a new hidden folder or a
+new roster column changes the registry; this rewrites the tables (tests/test_input_space.py,
+tests/test_system_view.py and tests/test_lms_export.py fail while a document's table is stale).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..classroom.lms import roster
 from ..hidden import space
 from ..sandbox import system_view
 
@@ -21,11 +23,16 @@ VIEW_BEGIN, VIEW_END = (
     "<!-- file-view table: generated from autograder/sandbox/system_view.py -->",
     "<!-- end of the generated file-view table -->",
 )
+ROSTER_BEGIN, ROSTER_END = (
+    "<!-- roster-column table: generated from autograder/classroom/lms/roster.py -->",
+    "<!-- end of the generated roster-column table -->",
+)
 
 # document (from the repository's root) -> (its begin marker, its end marker, what makes the table)
 GENERATED: dict[str, tuple[str, str, Callable[[], str]]] = {
     "docs/contract.md": (space.BEGIN, space.END, space.table),
     "docs/threat-model.md": (VIEW_BEGIN, VIEW_END, system_view.table),
+    "docs/lms.md": (ROSTER_BEGIN, ROSTER_END, roster.table),
 }
 
 

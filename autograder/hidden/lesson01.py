@@ -9,8 +9,8 @@ Partial credit is split on purpose:
 - ``permutation_gap_*`` compare the student's gap with the gap computed from the student's own
   ``self_attention`` (or the reference one), so a fault in attention is not charged twice.
 When attention is wrong, the checks find out whether the fault is really in the student's softmax.
-softmax-unstable and attention-unscaled are told through ``say``, in the words the notebook's
-self-checks use; a softmax or an attention that normalises over the wrong axis is the relationship
+The catalogued mistakes these checks recognise are told through ``say`` (the calls below name them), in
+the words the notebook's self-checks use; a softmax or an attention that normalises over the wrong axis is the relationship
 ``wrong-axis``, an output with two axes swapped ``transposed``.
 """
 

@@ -4,8 +4,8 @@ A wrong table is classified by rebuilding it under every combination of the cata
 (column layout x frequency formula x first position) and naming the combination the student's table
 matches.  The layouts are tried interleave-first, then halves, then swapped, so a table with sines in
 the first half and cosines in the second is told to interleave, never that sin and cos are swapped.
-The catalogued mistakes (sin-cos-swap, freq-sign, freq-per-column, halves-not-interleaved, also in
-shift_matrix) are told through ``say``, in the words the notebook's self-checks use; a table or matrix
+Each catalogued mistake it recognises (the ``say`` calls below name them; their words are ``VOICE`` in
+autograder/voice.py, which the notebook's self-checks use too) is told through ``say``; a table or matrix
 that is the right one transposed or shifted by a position is named as that relationship.
 """
 

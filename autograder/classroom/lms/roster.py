@@ -64,15 +64,20 @@ class RosterEntry:
 COLUMNS = tuple(f.name for f in fields(RosterEntry) if f.name != "row")
 
 
+def _column_lists() -> dict[str, tuple[str, ...]]:
+    """This module's lists of columns: ``ALIASES``' columns and every module-level tuple named ``*_COLUMNS`` or
+    ``*_IDS`` (an LMS's id columns, such as ``CANVAS_IDS``): a new such list is checked with no further entry."""
+    lists = {"ALIASES": tuple(ALIASES.values())}
+    for name, value in globals().items():
+        if name != "COLUMNS" and name.endswith(("_COLUMNS", "_IDS")) and isinstance(value, tuple):
+            lists[name] = value
+    return lists
+
+
 def _check_columns() -> None:
     """Every column the roster's tables name is a field of RosterEntry: fail at import, not with a silent
     "not used" when a field is renamed or a name is misspelt."""
-    for table, names in (
-        ("ALIASES", ALIASES.values()),
-        ("LOOKUP_COLUMNS", LOOKUP_COLUMNS),
-        ("CANVAS_IDS", CANVAS_IDS),
-        ("MOODLE_IDS", MOODLE_IDS),
-    ):
+    for table, names in _column_lists().items():
         stray = sorted(set(names) - set(COLUMNS))
         if stray:
             raise RuntimeError(
@@ -82,6 +87,17 @@ def _check_columns() -> None:
 
 
 _check_columns()
+
+
+def table() -> str:
+    """docs/lms.md's table of the roster's columns, made from :data:`COLUMNS` and :data:`ALIASES`
+    (``python -m autograder build`` writes it)."""
+    lines = ["| column | also read from the header |", "|---|---|"]
+    for column in COLUMNS:
+        aliases = ", ".join(f"`{a}`" for a, c in ALIASES.items() if c == column)
+        required = " (required)" if column == "student_id" else ""
+        lines.append(f"| `{column}`{required} | {aliases} |")
+    return "\n".join(lines)
 
 
 @dataclass
