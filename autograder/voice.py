@@ -371,7 +371,9 @@ def relationship(got, want, sizes=None, source=None, reduced_axis=None):
         return None
     scale = max(1e-12, float(np.abs(want).max()))
     if got.shape == want.shape and not _close(got, want, scale):
-        if np.any(np.abs(want) > 1e-7 * scale) and np.any(got != 0):
+        # a factor is told from two entries or more of want that are not zero: with one, any wrong value of it is
+        # "a multiple" of the right one, which says nothing of the formula
+        if np.count_nonzero(np.abs(want) > 1e-7 * scale) >= 2 and np.any(got != 0):
             c = float(np.vdot(got, want) / np.vdot(want, want))
             # a factor within 1e-3 of 1 (slightly off) or of 0 (nearly all zero) is no mistake of the formula
             if abs(c - 1) > 1e-3 and abs(c) > 1e-3 and _close(got, c * want, scale):

@@ -384,3 +384,14 @@ def test_every_wrong_shape_gets_a_fix(name, got, want, words):
         expect_array(name, np.zeros(got), want)
     assert told.value.misconception == "wrong-shape"
     assert all(w in told.value.message for w in words), told.value.message
+
+
+def test_a_factor_is_never_told_from_one_entry():
+    """With one non-zero entry in the right array, any other value there is "a multiple" of it: no factor is told
+    (it says nothing of the formula); with two, a real factor still is."""
+    want = np.zeros((2, 3))
+    want[1, 2] = 1.5
+    got = want * 4.0
+    assert relationship(got, want) is None or relationship(got, want)[0] != "scaled"
+    want[0, 0] = -0.5
+    assert relationship(want * 4.0, want)[0] == "scaled"

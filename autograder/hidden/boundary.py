@@ -27,10 +27,22 @@ from ..voice import Diagnosis
 LAYOUTS = tuple(name for name in LAYOUT_REGISTRY if name != "contiguous")  # every layout but the plain one
 
 
+def each_layout(shapes: tuple) -> list[tuple]:
+    """(shape, layout) for every layout of LAYOUTS (all but contiguous), taking the ``shapes`` in turn: a check's
+    laid-out boundary cases, so that a new layout of the registry reaches every check.  A shape may be a tuple of
+    a case's sizes and other values alike (an axis, say): it is handed back as given."""
+    return [(shapes[i % len(shapes)], name) for i, name in enumerate(LAYOUTS)]
+
+
 def laid_out(a: np.ndarray, name: str | None) -> np.ndarray:
     """``a``'s values as a new array of the layout ``name`` (one of LAYOUTS, or None: contiguous); an unknown name is
     an error."""
     return layout(name).lay(a)
+
+
+def told_of(name: str) -> str:
+    """What a message says of an array of the layout ``name``: "laid out as a transpose in memory, as X.T ... give"."""
+    return layout(name).told
 
 
 def layout_words(name: str | None, arg: str) -> str:

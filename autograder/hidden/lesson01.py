@@ -20,7 +20,7 @@ import numpy as np
 
 from ..voice import explain
 from . import call, expect_array, grading_rng, hidden_check, watch
-from .boundary import laid_out, layout_words
+from .boundary import each_layout, laid_out, layout_words
 from .diagnostics import Diagnosis, fmt, relationship, say
 
 # --------------------------------------------------------------------------- references
@@ -214,11 +214,10 @@ def softmax_values(softmax):
     # the boundary classes: one entry, slices of length 1, x laid out as a transpose and as a strided slice, and a
     # second call on an x of the same shape (a result kept from the first call is a cache keyed on too little)
     n = int(rng.integers(3, 6))
-    for shape, axis, layout in (
-        ((1,), None, None),
-        ((1, n), 0, None),
-        ((n, n + 1), -1, "transposed"),
-        ((2, n, 3), 1, "strided"),
+    for (shape, axis), layout in (
+        (((1,), None), None),
+        (((1, n), 0), None),
+        *each_layout((((n, n + 1), -1), ((2, n, 3), 1))),
     ):
         x = laid_out(rng.normal(0.0, 2.0, size=shape), layout)
         got, x0 = _softmax_case(softmax, x, axis)
@@ -560,7 +559,7 @@ def attention_values(self_attention, softmax):
         ((1, t, 3, 2), None),
         ((b, 1, 3, 2), None),
         ((b, t, 1, 2), None),
-        ((b, t, 3, 2), "transposed"),
+        *each_layout(((b, t, 3, 2),)),
     ):
         X, (Wq, Wk, Wv) = _draw_attention(rng, B, T, C, hs)
         X = laid_out(X, layout)

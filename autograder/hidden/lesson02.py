@@ -6,7 +6,7 @@ import numpy as np
 
 from ..channel.fixtures import Fixture
 from . import call, expect_array, expect_raises, grading_rng, hidden_check, same_gradient_again, watch
-from .boundary import LAYOUTS, laid_out, layout_words, shown_on
+from .boundary import LAYOUTS, each_layout, laid_out, layout_words, shown_on, told_of
 from .diagnostics import Diagnosis, expect_close, relationship, say
 from .gradcheck import compare
 from .gradcheck import numerical_gradient as reference_numerical_gradient
@@ -364,7 +364,7 @@ def numerical_gradient_values(numerical_gradient):
 def _gradient_boundaries(numerical_gradient, rng, eps) -> None:
     """x of one entry, of three axes, laid out as a transpose and as a strided slice: numerical_gradient must nudge
     x itself, whatever its shape and layout."""
-    for shape, layout in (((1,), None), ((2, 1, 3), None), ((3, 4), "transposed"), ((5,), "strided")):
+    for shape, layout in (((1,), None), ((2, 1, 3), None), *each_layout(((3, 4), (5,)))):
         x = laid_out(rng.uniform(-2, 2, size=shape), layout)
         saved = x.copy()
         what = f"numerical_gradient(f, x) for x of shape {shape}{layout_words(layout, 'x')}"
@@ -425,7 +425,7 @@ def rel_error_values(rel_error):
     for a, b, words in (
         (r, -rng.uniform(0.5, 2.0, size=(2, 3)), "of opposite signs"),
         (np.array([rng.uniform(1, 2)]), np.array([rng.uniform(2, 3)]), "of one entry each"),
-        (laid_out(r, "transposed"), r + 1e-3, "with a laid out as a transpose in memory"),
+        *[(laid_out(r, name), r + 1e-3, f"with a {told_of(name)}") for name in LAYOUTS],
     ):
         _judge_rel_error(rel_error, a, b, f" for a and b {words}")
 

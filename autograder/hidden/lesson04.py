@@ -10,7 +10,7 @@ import numpy as np
 
 from ..voice import explain
 from . import call, expect_array, expect_raises, grading_rng, hidden_check, same_gradient_again, watch
-from .boundary import laid_out, layout_words, shown_on
+from .boundary import each_layout, laid_out, layout_words, shown_on
 from .diagnostics import Diagnosis, relationship, say
 from .gradcheck import compare, numerical_gradient
 
@@ -298,7 +298,12 @@ def boundary_sizes(rng, block_size) -> list[tuple]:
     """(B, T, C, layout) of the boundary classes of a batch: one sequence (B = 1), one slot (T = 1), one channel
     (C = 1), and the batch laid out as a transpose and as a strided slice (T < block_size)."""
     B, T = pick(rng, 2, 5, (block_size,)), pick(rng, 2, block_size, ())
-    return [(1, T, 3, None), (B, 1, 3, None), (B, T, 1, None), (B, T, 3, "transposed"), (B, T, 2, "strided")]
+    return [
+        (1, T, 3, None),
+        (B, 1, 3, None),
+        (B, T, 1, None),
+        *[(*bt, layout) for bt, layout in each_layout(((B, T, 3), (B, T, 2)))],
+    ]
 
 
 @hidden_check
