@@ -10,7 +10,7 @@ from .conftest import REPO
 
 def test_the_threat_models_table_is_the_view_s():
     doc = (REPO / "docs" / "threat-model.md").read_text()
-    assert system_view.table() in doc, "docs/threat-model.md: paste `python -m autograder.sandbox.system_view`"
+    assert system_view.table() in doc, "docs/threat-model.md's file view is stale: run `python -m autograder build`"
 
 
 def test_of_etc_only_the_files_shown_are_bound():
