@@ -10,8 +10,10 @@ attack; the attack that killed it is reported as breached ("no report"), unless 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import queue
 import shutil
 import sys
 import tempfile
@@ -42,6 +44,30 @@ async def _start(fork: bool, folder: str):
     return km, kc
 
 
+class KernelDied(Exception):
+    """The kernel ended while its cell ran."""
+
+
+async def _execute(km, kc, code: str, hook) -> None:
+    """Run ``code`` in a cell, its output to ``hook``; a cell that runs past 120 s raises TimeoutError, a kernel
+    that dies meanwhile KernelDied as soon as seen (it is looked at every 0.5 s): an attack that kills its kernel
+    would otherwise wait out the whole timeout for a reply that never comes."""
+    cell = asyncio.ensure_future(kc.execute_interactive(code, output_hook=hook, timeout=120))
+    while not cell.done():
+        await asyncio.wait({cell}, timeout=0.5)
+        if not cell.done() and not await km.is_alive():
+            cell.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await cell
+            while True:  # what it printed before it died, still on its way
+                try:
+                    hook(await kc.get_iopub_msg(timeout=0.5))
+                except queue.Empty:
+                    break
+            raise KernelDied
+    cell.result()
+
+
 async def _run(fork: bool, folder: str, attacks: list[Path]) -> dict:
     reports, km, kc = {}, None, None
     try:
@@ -58,7 +84,7 @@ async def _run(fork: bool, folder: str, attacks: list[Path]) -> dict:
                     out.append(msg["content"].get("text", ""))
 
             try:
-                await kc.execute_interactive(path.read_text(), output_hook=hook, timeout=120)
+                await _execute(km, kc, path.read_text(), hook)
             except Exception as e:  # noqa: BLE001 - a hung or dead kernel is the attack's report
                 out.append(f"\nkernel: {type(e).__name__}")
             line = next((x for x in "".join(out).splitlines() if x.startswith(MARK)), None)

@@ -41,10 +41,17 @@ def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.Complet
     return result
 
 
-def kit(*args: str, cwd: Path = REPO, check: bool = True, timeout: int = 900) -> subprocess.CompletedProcess:
-    """Run ``python -m autograder`` as a user would."""
+def kit(
+    *args: str, cwd: Path = REPO, check: bool = True, timeout: int = 900, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    """Run ``python -m autograder`` as a user would (in ``env``, by default the suite's ENV)."""
     result = subprocess.run(
-        [sys.executable, "-m", "autograder", *args], cwd=cwd, env=ENV, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "autograder", *args],
+        cwd=cwd,
+        env=ENV if env is None else env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     if check and result.returncode != 0:
         raise AssertionError(f"autograder {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")

@@ -13,7 +13,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
 
-from .conftest import grade_until_killed, graded_test_cells, kit, make_class, per_test, scores, scratch_course
+from .conftest import ENV, grade_until_killed, graded_test_cells, kit, make_class, per_test, scores, scratch_course
 
 CLASS = {
     "ada": "reference",
@@ -84,12 +84,35 @@ def test_report_and_feedback_hold_the_real_counts(graded_two_ways):
     assert "HIDDEN TESTS" not in html and "_hidden" not in html
 
 
-def test_second_run_skips_unchanged_and_regrades_a_resubmission(graded_two_ways):
+def test_second_run_skips_unchanged_and_regrades_a_resubmission(graded_two_ways, tmp_path):
     _, course, _, _, _ = graded_two_ways
     write_submission(course, "ben", persona_notebooks("reference"))  # ben resubmits a finished notebook
-    result = kit("grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2")
+    # each run below with a canary cache of its own (AUTOGRADER_CANARY_CACHE): the session's remembers the reference passed
+    result = kit(
+        "grade",
+        ASSIGNMENT,
+        "--course-dir",
+        str(course),
+        "--jobs",
+        "2",
+        env=dict(ENV, AUTOGRADER_CANARY_CACHE=str(tmp_path / "1")),
+    )
     assert "skipping 5 submission(s) already graded and unchanged, with every grading input" in result.stdout
     assert "graded ben: 100/100" in result.stdout
+    assert scores(course)["ben"] == 100
+    assert "canary: the reference solution scored 100/100" in result.stdout, "one student to grade: the canary first"
+    # nobody left to grade: nothing for the canary to guard, so no canary
+    idle = kit(
+        "grade",
+        ASSIGNMENT,
+        "--course-dir",
+        str(course),
+        "--jobs",
+        "2",
+        env=dict(ENV, AUTOGRADER_CANARY_CACHE=str(tmp_path / "2")),
+    )
+    assert f"skipping {len(CLASS)} submission(s)" in idle.stdout, idle.stdout[-2000:]
+    assert "canary" not in idle.stdout, idle.stdout[-2000:]
     assert scores(course)["ben"] == 100
 
 

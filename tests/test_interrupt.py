@@ -21,7 +21,7 @@ from .conftest import ENV, make_class, scores
 @pytest.mark.parametrize("how", ["SIGINT to the group", "SIGTERM to grade"])
 def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_on(tmp_path, how):
     course = tmp_path / "course"
-    lessons = {k: v for k, v in persona_notebooks("reference").items() if k.startswith(("01", "02"))}
+    lessons = {k: v for k, v in persona_notebooks("reference").items() if k.startswith("01")}  # one lesson each
     make_class(course, {f"s{i}": lessons for i in range(6)})
     run = subprocess.Popen(
         [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2"],

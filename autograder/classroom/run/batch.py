@@ -486,7 +486,10 @@ def grade_all(
 
     gate = None
     alone = options.scheduler or not os.environ.get(BESIDE_ENV) or len(todo) > max(1, grading.jobs)
-    if canary is not None and alone:  # before any student (more students than workers: a process fewer is worth
+    if canary is not None and not todo:  # nobody to grade (all unchanged): no grade for the canary to guard
+        if after_canary is not None:
+            after_canary()
+    elif canary is not None and alone:  # before any student (more students than workers: a process fewer is worth
         canary(False)  # more than the canary's wait)
         if after_canary is not None:
             after_canary()
