@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import signal
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -158,6 +159,7 @@ def silence_allowed(grading: GradingOptions) -> float:
     return grading.cell_timeout + grading.hung_grace
 
 
+WATCH_EVERY = 1.0  # seconds between two looks of the local pool's watch for hung workers (:meth:`LocalPool.watching`)
 GRADEBOOK_FAULT = "the gradebook could not be"  # the start of faults.kit_fault's and exception_fault's words for it
 DEADLINE_GRACE = 120.0  # seconds of a student's grading outside its notebooks (kernels' starts, gradebook, feedback)
 
@@ -254,6 +256,9 @@ class LocalPool:
     so that a second death is charged to the one submission that caused it (failed, with that reason);
     students not yet started are simply graded.  A fault of the kit's own side (status ``error``) leaves
     no grade; a full disk stops the run, since every later student would meet it too.
+
+    A thread of its own watches for hung workers (:meth:`watching`), so that no step of the run's loop that blocks
+    (the canary waited for, the run history opened on a gradebook another program holds locked) stalls the watch.
     """
 
     def __init__(
@@ -279,6 +284,8 @@ class LocalPool:
         self.deaths: dict[str, int] = {}
         self.hung: dict[str, int] = {}  # students whose worker was stopped past its deadline, how often
         self.hung_now: set[str] = set()  # ... and whose stopped worker's end is yet to come
+        self.in_flight: dict = {}  # the round's students in flight: future -> (student, when it was handed out)
+        self.guard = threading.Lock()  # in_flight and hung_now: the run's loop changes them, the watch reads them
         self.gradebook_retried: set[str] = set()  # students graded again after their gradebook writes failed
         self.stop = ""
 
@@ -287,18 +294,19 @@ class LocalPool:
         down at its end.  After a worker's death, each round has a pool of its own, and the students it may be
         charged to are graded one by one."""
         first = pool
-        while self.pending and not self.stop:
-            self.settle()  # the canary decided since the last round: the results held recorded, or the run stopped
-            waiting = [s for s in self.pending if s not in self.held]
-            if self.stop or not waiting:
-                self.settle(block=True)  # (every student left is held: only the canary is waited for)
-                continue
-            suspects = [s for s in waiting if self.deaths.get(s)]
-            queue = suspects[:1] or waiting
-            workers = 1 if suspects else max(1, min(self.grading.jobs, len(queue)))
-            given, first = (first if not suspects else None), None
-            self.round(given or worker_pool(workers), queue, workers)
-        self.settle(block=True)  # the canary decided, whatever the class
+        with self.watching():
+            while self.pending and not self.stop:
+                self.settle()  # the canary decided since the last round: the results held recorded, or the run stopped
+                waiting = [s for s in self.pending if s not in self.held]
+                if self.stop or not waiting:
+                    self.settle(block=True)  # (every student left is held: only the canary is waited for)
+                    continue
+                suspects = [s for s in waiting if self.deaths.get(s)]
+                queue = suspects[:1] or waiting
+                workers = 1 if suspects else max(1, min(self.grading.jobs, len(queue)))
+                given, first = (first if not suspects else None), None
+                self.round(given or worker_pool(workers), queue, workers)
+            self.settle(block=True)  # the canary decided, whatever the class
         if self.canary_failed is not None:  # nothing recorded: grade_all takes back what was graded meanwhile
             raise self.canary_failed
         for student in list(self.pending):  # the run stopped before them
@@ -308,7 +316,7 @@ class LocalPool:
         """Grade ``queue`` on ``pool``, ``workers`` students in flight at a time, until it is done or the run stops
         (the students in flight then finish).  A worker's death ends the round: the students in flight on the pool
         are charged with it (:meth:`worker_died`)."""
-        in_flight: dict = {}  # future -> (student, when it was handed out)
+        in_flight = self.in_flight  # future -> (student, when it was handed out); changed under self.guard
         try:
             with pool, interrupting_workers():
                 while in_flight or (queue and not self.stop) or (self.held and self.undecided()):
@@ -323,16 +331,18 @@ class LocalPool:
                             queue.remove(student)
                             self.gate.started.append(student)
                         future = pool.submit(grade_in_worker, self.assignment, student, self.db_url, self.grading)
-                        in_flight[future] = (student, time.monotonic())
+                        with self.guard:
+                            in_flight[future] = (student, time.monotonic())
                     gate = [self.gate.future] if self.undecided() else []
                     finished, _ = wait(list(in_flight) + gate, timeout=1.0, return_when=FIRST_COMPLETED)
-                    if not finished:
-                        self.stop_hung(in_flight)
                     for future in finished:
                         if future in in_flight:
                             self.collect(future, in_flight)
         except BrokenProcessPool:
-            for student, _ in in_flight.values():
+            with self.guard:
+                lost = [student for student, _ in in_flight.values()]
+                in_flight.clear()
+            for student in lost:
                 self.worker_died(student)
 
     def collect(self, future, in_flight: dict) -> None:
@@ -345,17 +355,44 @@ class LocalPool:
             raise
         except Exception as e:  # noqa: BLE001 - the kit's own code raised: not the student's
             result = StudentResult(student, Status.ERROR, exception_fault(e))
-        del in_flight[future]
+        with self.guard:
+            del in_flight[future]
         self.finish(student, result)
 
-    def stop_hung(self, in_flight: dict) -> None:
+    @contextmanager
+    def watching(self):
+        """While the block runs, a thread of its own looks for hung workers (:meth:`stop_hung`) every
+        :data:`WATCH_EVERY` seconds: a step of the run's loop that blocks (the canary waited for, the run history
+        opened on a gradebook another program holds locked, a slow write) never stalls it."""
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.wait(WATCH_EVERY):
+                try:
+                    self.stop_hung()
+                except Exception as e:  # noqa: BLE001 - one look that failed: said, and the next one looks again
+                    print(f"the watch for hung workers: {exception_fault(e)}", flush=True)
+
+        thread = threading.Thread(target=watch, name="hung-worker watch", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+
+    def stop_hung(self) -> None:
         """A worker whose grading made no progress for :func:`silence_allowed` seconds (stopped, stuck on a lock,
         waiting on a kernel that never answers), or past its student's deadline, is presumed hung: killed
         (SIGKILL, which ends a stopped process too), so that its student is graded again elsewhere and it holds
-        no gradebook lock."""
+        no gradebook lock.  (In the watch's thread: :meth:`watching`.)"""
         now = time.monotonic()
-        for student, handed_out in in_flight.values():
-            if student in self.hung_now:
+        with self.guard:
+            flights = [
+                (f, student, out) for f, (student, out) in self.in_flight.items() if student not in self.hung_now
+            ]
+        for future, student, handed_out in flights:
+            if future.done():
                 continue
             note = self.assignment.in_flight_note(student)
             try:
@@ -368,7 +405,10 @@ class LocalPool:
                 continue
             if pid not in worker_pids():  # a note of another run's worker, not one of ours
                 continue
-            self.hung_now.add(student)
+            with self.guard:
+                if future not in self.in_flight:  # it finished meanwhile
+                    continue
+                self.hung_now.add(student)
             why = (
                 f"made no progress for {quiet:.0f} s (the cell timeout and a {self.grading.hung_grace:g} s grace)"
                 if quiet >= self.silence
@@ -382,8 +422,10 @@ class LocalPool:
 
     def worker_died(self, student: str) -> None:
         forget_grading(self.assignment, student, self.db_url)
-        if student in self.hung_now:  # the kit's side hung, not the student: retried; twice, not graded
+        with self.guard:
+            hung = student in self.hung_now
             self.hung_now.discard(student)
+        if hung:  # the kit's side hung, not the student: retried; twice, not graded
             self.hung[student] = self.hung.get(student, 0) + 1
             if self.hung[student] >= WORKER_DEATHS:
                 self.finish(student, StudentResult(student, Status.ERROR, HUNG_TWICE))
