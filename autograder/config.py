@@ -97,6 +97,12 @@ class KitConfig(Configurable):
         "graded again elsewhere. Shorter finds a hung worker sooner; it must stay above the longest quiet step "
         "of an honest grading on your machines (a kernel's start, a gradebook write, under load).",
     ).tag(config=True)
+    canary_beside = Bool(
+        True,
+        help="On a course whose canary must be graded, grade it beside the first students (one per worker, only "
+        "students nothing was recorded of), recording nothing of them until it passed and taking their grading "
+        "back exactly if it fails (docs/speed.md). False: the canary is graded alone, before any student.",
+    ).tag(config=True)
     sandbox = Bool(
         help=f"Run student code inside bubblewrap (default: on, unless the environment sets {SANDBOX_SWITCH}=off)."
     ).tag(config=True)
@@ -283,6 +289,7 @@ class GradingOptions:
         default_factory=lambda: NotebookLimits.from_config()
     )  # each graded notebook's, in its sandbox
     hung_grace: float = HUNG_GRACE  # not a grading input: how soon a silent worker is presumed hung
+    canary_beside: bool = True  # not a grading input: whether the first students are graded beside the canary
 
 
 def grading_options(
@@ -305,6 +312,7 @@ def grading_options(
         feedback=feedback,
         limits=NotebookLimits.from_config(config),
         hung_grace=kit.hung_grace,
+        canary_beside=kit.canary_beside,
     )
 
 

@@ -17,18 +17,18 @@ from autograder.devtools.personas import write_submission
 
 from .conftest import ENV, REPO, make_class, new_course, per_test, reference_submission, scores, stub_submission
 
-BESIDE = "AUTOGRADER_CANARY_BESIDE"  # autograder.classroom.run.beside's: the first students beside the canary
-
 
 def run_grade(course: Path, *, alone: bool, jobs: int = 2, check: bool = True, timings: Path | None = None, seed=None):
-    """`grade` of ``course`` as a user runs it, its canary never remembered; ``alone``: graded before any student;
+    """`grade` of ``course`` as a user runs it, its canary never remembered; ``alone``: graded before any student
+    (the course sets ``c.KitConfig.canary_beside = False``; beside the first students is the default);
     ``seed``: the hidden checks' (AUTOGRADER_SEED: else fresh at every grading, and so are the inputs they name)."""
-    env = {k: v for k, v in ENV.items() if k not in (BESIDE, "AUTOGRADER_TIMINGS", "AUTOGRADER_SEED")}
+    env = {k: v for k, v in ENV.items() if k not in ("AUTOGRADER_TIMINGS", "AUTOGRADER_SEED")}
     if seed is not None:
         env["AUTOGRADER_SEED"] = str(seed)
     env["AUTOGRADER_CANARY_CACHE"] = str(course.parent / f"canary-{course.name}")
-    if not alone:
-        env[BESIDE] = "1"
+    if alone:
+        with open(course / "nbgrader_config.py", "a") as f:
+            f.write("\nc.KitConfig.canary_beside = False\n")
     if timings is not None:
         env["AUTOGRADER_TIMINGS"] = str(timings)
     cmd = [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", str(jobs)]
@@ -40,7 +40,8 @@ def run_grade(course: Path, *, alone: bool, jobs: int = 2, check: bool = True, t
 
 def files(course: Path) -> dict[str, str]:
     """Every file and folder of the course (the gradebook's backups and the kit's logs by name only, since they
-    carry times), with a hash of the others' bytes."""
+    carry times, and the course's config, which says whether the canary goes beside), with a hash of the others'
+    bytes."""
     import hashlib
 
     found = {}
@@ -48,7 +49,7 @@ def files(course: Path) -> dict[str, str]:
         name = re.sub(r"\d{8}T\d{6}-\d+", "<time>", str(path.relative_to(course)))  # a backup's name
         if path.is_dir():
             found[name + "/"] = ""
-        elif path.name == "gradebook.db" or ".kit" in path.parts or path.suffix == ".log":
+        elif path.name in ("gradebook.db", "nbgrader_config.py") or ".kit" in path.parts or path.suffix == ".log":
             found[name] = "(present)"
         else:
             found[name] = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -61,10 +61,11 @@ def test_the_memory_limit_reaches_the_sandbox_from_grading_options_alone(tmp_pat
 
 
 def test_every_grading_option_is_a_recorded_grading_input():
-    """Every field of GradingOptions but the workers and how soon a silent one is presumed hung is recorded (a new
+    """Every field of GradingOptions but the workers, how soon a silent one is presumed hung and when the canary is
+    graded is recorded (a new
     field is decided here on purpose); a changed limit, even at its default (no line of the course's config moves),
     changes the record and names the limit."""
-    assert set(GRADING_OPTIONS) == {f.name for f in dataclasses.fields(GradingOptions)} - {"jobs", "hung_grace"}
+    assert set(GRADING_OPTIONS) == {f.name for f in dataclasses.fields(GradingOptions)} - {"jobs", "hung_grace", "canary_beside"}
     before = grading_options()
     after = dataclasses.replace(before, limits=dataclasses.replace(before.limits, memory_limit=3 * GiB))
     old, new = course_options({}, before), course_options({}, after)

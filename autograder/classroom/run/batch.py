@@ -34,7 +34,7 @@ from ...grading.grade import grade_student
 from ...grading.results import Status, StudentResult
 from ..history.inputs import changes as input_changes
 from ..history.inputs import grading_inputs, same_inputs
-from .beside import BESIDE_ENV, Gate, untouched
+from .beside import Gate, untouched
 from .gradebook_guard import log_error
 from .progress import Progress
 from .retries import HUNG_TWICE, KILLED_TWICE, WORKER_DEATHS, worker_pids, worker_pool
@@ -496,7 +496,7 @@ def grade_all(
     :exc:`~autograder.grading.canary.CanaryFailed` if not); on local processes it runs beside the first students
     (:mod:`.beside`), whose grading is taken back exactly if it fails, or if anything stops the run before it
     passed; on a cluster, for more students than workers (its own process would cost more CPU than its wait
-    costs the class) or without ``AUTOGRADER_CANARY_BESIDE``, it runs first.  ``after_canary()``: what must be
+    costs the class) or with ``c.KitConfig.canary_beside = False``, it runs first.  ``after_canary()``: what must be
     done once it passed, before a student is recorded.
 
     ``on_graded(result)`` sees each student's final result before their state file is written (the run
@@ -527,7 +527,7 @@ def grade_all(
     progress.start(len(todo), skipped=outcome.skipped)
 
     gate = None
-    alone = options.scheduler or not os.environ.get(BESIDE_ENV) or len(todo) > max(1, grading.jobs)
+    alone = options.scheduler or not grading.canary_beside or len(todo) > max(1, grading.jobs)
     if canary is not None and not todo:  # nobody to grade (all unchanged): no grade for the canary to guard
         if after_canary is not None:
             after_canary()

@@ -9,10 +9,10 @@ line of progress, no export) until the canary passed; if it fails, :func:`undo` 
 wrote: their gradebook submission (and their student row, when the gradebook had none), the folders it made,
 the kit's records of them; nothing else.
 
-``AUTOGRADER_CANARY_BESIDE`` (any value) turns it on; without it the canary is graded before any student, as before.
-It is off by default: with it, a gradebook held locked by another program while the canary is undecided stalls the
-run's watch of silent workers (tests/test_faults.py's lock case found no hung worker and waited the lock out), a
-reliability guarantee that comes before the first grade's seconds.
+It is on by default; a course turns it off with ``c.KitConfig.canary_beside = False`` (then the canary is graded
+before any student).  The run's watch of silent workers goes on while the canary is undecided (a thread of its own,
+:meth:`~autograder.classroom.run.batch.LocalPool.watching`), so a gradebook another program holds locked meanwhile is
+found as it is without the canary beside (tests/test_faults.py's lock case).
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...course import Assignment
-
-BESIDE_ENV = "AUTOGRADER_CANARY_BESIDE"
 
 
 @dataclass

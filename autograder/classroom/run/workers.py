@@ -52,7 +52,7 @@ def start(
     workers = max(1, grading.jobs)
     _start_pool(workers, workers)
     count = len(students) if students else _submissions(root, assignment)
-    if count <= workers and not _canary_remembered(root):  # a new course: its canary graded beside the students
+    if grading.canary_beside and count <= workers and not _canary_remembered(root):  # a new course: its canary graded beside the students
         _start_pool(CANARY, 1)
 
 
@@ -75,10 +75,6 @@ def _submissions(root: Path, assignment: str | None) -> int:
 def _canary_remembered(root: Path) -> bool:
     """Whether any canary passed before where this course's are remembered (then the run may not grade one: its
     process is started when it does)."""
-    from .beside import BESIDE_ENV
-
-    if not os.environ.get(BESIDE_ENV):
-        return True  # graded before the class, in the run's own worker
     folder = Path(os.environ.get(CACHE_ENV) or root / ".kit" / "canary")
     try:
         return any(folder.iterdir())
