@@ -132,7 +132,8 @@ class ResourceLimits(Configurable):
     max_processes = Int(
         64,
         help="Processes and threads one graded notebook may run at once, its kernel's own "
-        "(about 15) included. Reaching it stops the notebook.",
+        "(about 15) included, and in a forked kernel's sandbox the zombies of processes the student's code "
+        "orphaned. Reaching it stops the notebook.",
     ).tag(config=True)
     max_written_mb = Int(
         256,
@@ -144,7 +145,9 @@ class ResourceLimits(Configurable):
         help="Files and folders the graded code may create in its working folder and /tmp "
         "together. Reaching it stops the notebook.",
     ).tag(config=True)
-    max_open_files = Int(256, help="Open files per process (RLIMIT_NOFILE).").tag(config=True)
+    max_open_files = Int(
+        256, help="Open files per process (RLIMIT_NOFILE): the call that opens one more fails."
+    ).tag(config=True)
     max_submitted_mb = Int(
         20,
         help="MiB of a student's submitted files other than the notebooks that are copied "

@@ -6,6 +6,7 @@ array constant along an axis (where a shift matches by chance), non-finite value
 """
 
 import ast
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -279,13 +280,45 @@ def test_expect_close_turns_non_numbers_and_non_finite_values_into_diagnoses():
 # ----------------------------------------------------------------------------------- say() and the contract's quotes
 
 
-def test_say_keeps_the_spec_quotes_verbatim():
-    row = say("scatter-overwrite", row=0, want=np.array([2.0, 2.0]), got=np.array([1.0, 1.0]))
-    assert row.misconception == "scatter-overwrite"
-    assert row.message.splitlines()[0] == "Row 0 is used twice so its gradient should be [2.0, 2.0], got [1.0, 1.0]"
-    assert "np.add.at" in row.message
-    assert say("sin-cos-swap", got="[1. 1.]").message.startswith("Even dims at pos 0 should be sin(0)=0")
-    assert say("freq-sign").message.splitlines()[0] == "Lower dims should oscillate faster"
+# the values each quoted headline is rendered with, as docs/contract.md's example has them (a headline with no
+# values needs no entry; a newly quoted one with values needs its example here, and the test below says so)
+QUOTED_EXAMPLES = {
+    "scatter-overwrite": dict(row=0, want=np.array([2.0, 2.0]), got=np.array([1.0, 1.0])),
+    "sin-cos-swap": dict(got="[1. 1.]"),
+}
+
+
+def contract_quotes() -> dict[str, str]:
+    """Each catalogue id whose row in docs/contract.md's misconception table quotes its message (the third column
+    opens with a quote in backticks) -> the quote."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "contract.md").read_text(encoding="utf-8")
+    table = text[text.index("## Misconceptions") :]
+    quotes = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`") and cells[2].startswith("`"):
+            quotes[cells[0].strip("`")] = cells[2].split("`")[1]
+    return quotes
+
+
+def test_every_headline_the_contract_quotes_is_the_one_a_student_reads():
+    """docs/contract.md quotes some headlines word for word: the quote is read from there, so changing a headline is
+    VOICE in autograder/voice.py and its quote in the contract's misconception table, nothing else."""
+    quotes = contract_quotes()
+    assert {"scatter-overwrite", "sin-cos-swap", "freq-sign"} <= set(quotes), quotes
+    for mistake, quote in quotes.items():
+        try:
+            message = say(mistake, **QUOTED_EXAMPLES.get(mistake, {})).message
+        except (KeyError, IndexError) as e:
+            raise AssertionError(
+                f"docs/contract.md quotes {mistake}'s headline, which takes values ({e}): give the quote's values "
+                f"in QUOTED_EXAMPLES in tests/test_voice.py"
+            ) from None
+        assert message.splitlines()[0].startswith(quote), (
+            f"docs/contract.md's misconception table quotes {mistake} as {quote!r}, but VOICE in autograder/voice.py "
+            f"says {message.splitlines()[0]!r}: change the two together"
+        )
+    assert "np.add.at" in say("scatter-overwrite", **QUOTED_EXAMPLES["scatter-overwrite"]).message
 
 
 def test_say_tells_the_smallest_case_from_the_drawn_one():

@@ -4,9 +4,10 @@
 Each entry of :data:`GENERATED` is a document, the two marker lines its table sits between, and the function that
 makes the table from the code: docs/contract.md's input-space table from ``UNITS`` (and the layouts of ``LAYOUTS``
 it draws), docs/threat-model.md's file view from ``SHOWN``, ``HIDDEN`` and ``NOT_SHOWN``, docs/lms.md's roster
-columns from ``RosterEntry``'s fields and ``ALIASES``.  A new boundary class, a new layout, a new hidden folder or a
-new roster column changes the registry; this rewrites the tables (tests/test_input_space.py,
-tests/test_system_view.py and tests/test_lms_export.py fail while a document's table is stale).
+columns from ``RosterEntry``'s fields and ``ALIASES``, docs/limits.md's options from ``ResourceLimits`` (each limit's
+name, default and help).  A new boundary class, a new layout, a new hidden folder, a new roster column or a changed
+limit changes the registry; this rewrites the tables (tests/test_input_space.py, tests/test_system_view.py,
+tests/test_lms_export.py and tests/test_grading_options.py fail while a document's table is stale).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import config
 from ..classroom.lms import roster
 from ..hidden import space
 from ..sandbox import system_view
@@ -27,12 +29,33 @@ ROSTER_BEGIN, ROSTER_END = (
     "<!-- roster-column table: generated from autograder/classroom/lms/roster.py -->",
     "<!-- end of the generated roster-column table -->",
 )
+LIMITS_BEGIN, LIMITS_END = (
+    "<!-- limits table: generated from ResourceLimits in autograder/config.py -->",
+    "<!-- end of the generated limits table -->",
+)
+
+
+def limits_table() -> str:
+    """Each option of ``ResourceLimits`` as it declares it: its name, its default, its help (in the order a run
+    decides them, ``NotebookLimits``'s fields)."""
+    traits = config.ResourceLimits.class_traits(config=True)
+    rows = [
+        "| option (`c.ResourceLimits.…`) | default | what it limits, and what happens when it is reached |",
+        "|---|---|---|",
+    ]
+    for name in config.NotebookLimits.__dataclass_fields__:
+        trait = traits[name]
+        default = f'`"{trait.default_value}"`' if isinstance(trait.default_value, str) else f"{trait.default_value}"
+        rows.append(f"| `{name}` | {default} | {' '.join(trait.help.split())} |")
+    return "\n".join(rows)
+
 
 # document (from the repository's root) -> (its begin marker, its end marker, what makes the table)
 GENERATED: dict[str, tuple[str, str, Callable[[], str]]] = {
     "docs/contract.md": (space.BEGIN, space.END, space.table),
     "docs/threat-model.md": (VIEW_BEGIN, VIEW_END, system_view.table),
     "docs/lms.md": (ROSTER_BEGIN, ROSTER_END, roster.table),
+    "docs/limits.md": (LIMITS_BEGIN, LIMITS_END, limits_table),
 }
 
 
