@@ -146,7 +146,8 @@ class ResourceLimits(Configurable):
         "together. Reaching it stops the notebook.",
     ).tag(config=True)
     max_open_files = Int(
-        256, help="Open files per process (RLIMIT_NOFILE): the call that opens one more fails."
+        256,
+        help="Open files per process (RLIMIT_NOFILE): the call that opens one more fails.",
     ).tag(config=True)
     max_submitted_mb = Int(
         20,

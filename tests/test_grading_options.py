@@ -65,7 +65,8 @@ def test_every_grading_option_is_a_recorded_grading_input():
     graded is recorded (a new
     field is decided here on purpose); a changed limit, even at its default (no line of the course's config moves),
     changes the record and names the limit."""
-    assert set(GRADING_OPTIONS) == {f.name for f in dataclasses.fields(GradingOptions)} - {"jobs", "hung_grace", "canary_beside"}
+    not_recorded = {"jobs", "hung_grace", "canary_beside"}
+    assert set(GRADING_OPTIONS) == {f.name for f in dataclasses.fields(GradingOptions)} - not_recorded
     before = grading_options()
     after = dataclasses.replace(before, limits=dataclasses.replace(before.limits, memory_limit=3 * GiB))
     old, new = course_options({}, before), course_options({}, after)

@@ -35,7 +35,7 @@ from ...course import Assignment
 # None is the whole section.  Everything else the config sets is a grading input (allow nothing by default).
 NOT_GRADING = {
     ("KitConfig", "jobs"),
-    ("KitConfig", "canary_beside"),  # when the canary is graded, beside the first students or before them: the same grades
+    ("KitConfig", "canary_beside"),  # the canary graded beside the first students or before them: the same grades
     ("KitConfig", "hung_grace"),  # how soon a silent grading is presumed hung and graded again: not what it scores
     ("CourseDirectory", "db_url"),
     ("CourseDirectory", "root"),
@@ -45,7 +45,8 @@ NOT_GRADING = {
     # (tests/test_forked_kernels.py compares what the two see), and the fallback when forking fails
     ("SandboxedKernelManager", "fork_kernels"),
 }
-GRADING_OPTIONS = ("notebook_budget", "cell_timeout", "sandbox", "feedback", "limits")  # not jobs, hung_grace, canary_beside
+# GradingOptions' recorded fields: not jobs, hung_grace, canary_beside
+GRADING_OPTIONS = ("notebook_budget", "cell_timeout", "sandbox", "feedback", "limits")
 VERSIONED = ("nbgrader", "nbconvert", "nbclient", "ipykernel", "jupyter_client", "numpy")
 KINDS = ("source", "kit", "options", "versions")
 

@@ -52,8 +52,8 @@ def start(
     workers = max(1, grading.jobs)
     _start_pool(workers, workers)
     count = len(students) if students else _submissions(root, assignment)
-    if grading.canary_beside and count <= workers and not _canary_remembered(root):  # a new course: its canary graded beside the students
-        _start_pool(CANARY, 1)
+    if grading.canary_beside and count <= workers and not _canary_remembered(root):
+        _start_pool(CANARY, 1)  # a new course: its canary graded beside the students
 
 
 def _start_pool(key: int, workers: int) -> None:
