@@ -138,20 +138,27 @@ def test_canvas_missing_as_zero_and_no_assignment_id(plain_course, roster, tmp_p
 
 
 def test_a_new_target_is_one_entry_in_the_table(plain_course, roster, tmp_path, monkeypatch):
-    """A made-up LMS (a Blackboard-like file, matched by login) added as one entry of TARGETS: the export
-    command writes its file, refuses a roster without its column, and an unknown target is an error. Its name
-    is one no real target will have, so a real Blackboard entry added later is never overwritten here."""
+    """A made-up LMS (a Blackboard-like file, matched by login, every cell quoted) added as one entry of TARGETS: the
+    export command writes its file with the entry's writer, docs/lms.md's generated table lists it, the command
+    refuses a roster without its column, and an unknown target is an error. Its name is one no real target will
+    have, so a real Blackboard entry added later is never overwritten here."""
 
     def made_up_rows(listed, scores, options):  # a Blackboard-style header: the column carries the maximum points
         return [["Username", f"{options.assignment} [Total Pts: {options.total:g}]"]] + [
             [e.login, targets.score_cell(e, scores, options.missing_as_zero)] for e in listed.entries
         ]
 
+    def every_cell_quoted(table, path):  # the made-up LMS reads only a file whose every cell is quoted
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f, quoting=csv.QUOTE_ALL).writerows(table)
+        return path
+
     made_up = targets.Target(
         help="a made-up LMS's grade upload",
         needs=lambda options: ("login",),
         needs_why=lambda options: "login, which the made-up LMS matches users by",
         rows=made_up_rows,
+        write=every_cell_quoted,
     )
     assert "made-up-lms" not in targets.TARGETS, "the made-up target's name is a real one: rename it"
     monkeypatch.setitem(targets.TARGETS, "made-up-lms", made_up)
@@ -164,7 +171,9 @@ def test_a_new_target_is_one_entry_in_the_table(plain_course, roster, tmp_path, 
         (total,) = {float(r["max_score"]) for r in csv.DictReader(f) if r["assignment"] == ASSIGNMENT}
     header = ["Username", f"{ASSIGNMENT} [Total Pts: {total:g}]"]
     assert read_back(out) == [header] + [[r[2], expected_cell(scores, r[0], "")] for r in ROSTER[1:]]
+    assert out.read_text(encoding="utf-8").splitlines()[0] == ",".join(f'"{cell}"' for cell in header)
     assert f"wrote {out}: 3 graded student(s) of 4 in the roster" in said
+    assert "| `made-up-lms` | a made-up LMS's grade upload | `login` | refused |" in targets.table()
     no_login = write_csv(tmp_path / "no-login.csv", [["student_id", "email"], ["reference", "ada@uni.example"]])
     with pytest.raises(
         RosterError, match=r"no-login.csv: --to made-up-lms needs a column login, which the made-up LMS"

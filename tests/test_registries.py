@@ -203,9 +203,9 @@ def test_the_documents_tables_are_rewritten_from_the_registries_with_a_made_up_l
     """A new layout (the made-up one above) reaches docs/contract.md's input-space table by the command the failing
     test names (`python -m autograder build` runs doc_tables): the table is rewritten between its markers, the rest
     of the document kept, and a second run changes nothing."""
-    from autograder.devtools.doc_tables import GENERATED, regenerate
+    from autograder.devtools.doc_tables import DOCUMENTS, regenerate
 
-    for name in GENERATED:
+    for name in DOCUMENTS:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text((REPO / name).read_text(encoding="utf-8"), encoding="utf-8")
     stale = regenerate(tmp_path)  # the repository's tables are the generated ones

@@ -1,13 +1,14 @@
 """The documents' generated tables, written from the registries they show: ``python -m autograder.devtools.doc_tables``
 (``python -m autograder build`` runs it too).
 
-Each entry of :data:`GENERATED` is a document, the two marker lines its table sits between, and the function that
-makes the table from the code: docs/contract.md's input-space table from ``UNITS`` (and the layouts of ``LAYOUTS``
-it draws), docs/threat-model.md's file view from ``SHOWN``, ``HIDDEN`` and ``NOT_SHOWN``, docs/lms.md's roster
-columns from ``RosterEntry``'s fields and ``ALIASES``, docs/limits.md's options from ``ResourceLimits`` (each limit's
-name, default and help).  A new boundary class, a new layout, a new hidden folder, a new roster column or a changed
-limit changes the registry; this rewrites the tables (tests/test_input_space.py, tests/test_system_view.py,
-tests/test_lms_export.py and tests/test_grading_options.py fail while a document's table is stale).
+Each entry of :data:`GENERATED` is a :class:`Table`: a document, the two marker lines the table sits between, and
+the function that makes it from the code: docs/contract.md's input-space table from ``UNITS`` (and the layouts of
+``LAYOUTS`` it draws), docs/threat-model.md's file view from ``SHOWN``, ``HIDDEN`` and ``NOT_SHOWN``, docs/lms.md's
+roster columns from ``RosterEntry``'s fields and ``ALIASES`` and its export targets from ``TARGETS``,
+docs/limits.md's options from ``ResourceLimits`` (each limit's name, default and help).  A new boundary class, a new
+layout, a new hidden folder, a new roster column, a new export target or a changed limit changes the registry; this
+rewrites the tables (tests/test_registries.py fails while a document's table is stale, as do
+tests/test_input_space.py and tests/test_system_view.py for theirs).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import config
-from ..classroom.lms import roster
+from ..classroom.lms import roster, targets
 from ..hidden import space
 from ..sandbox import system_view
 
@@ -50,13 +52,27 @@ def limits_table() -> str:
     return "\n".join(rows)
 
 
-# document (from the repository's root) -> (its begin marker, its end marker, what makes the table)
-GENERATED: dict[str, tuple[str, str, Callable[[], str]]] = {
-    "docs/contract.md": (space.BEGIN, space.END, space.table),
-    "docs/threat-model.md": (VIEW_BEGIN, VIEW_END, system_view.table),
-    "docs/lms.md": (ROSTER_BEGIN, ROSTER_END, roster.table),
-    "docs/limits.md": (LIMITS_BEGIN, LIMITS_END, limits_table),
-}
+TARGETS_BEGIN, TARGETS_END = (
+    "<!-- export-target table: generated from autograder/classroom/lms/targets.py -->",
+    "<!-- end of the generated export-target table -->",
+)
+
+
+class Table(NamedTuple):
+    document: str  # from the repository's root
+    begin: str  # the marker lines the table sits between
+    end: str
+    make: Callable[[], str]  # what makes the table from the code
+
+
+GENERATED: list[Table] = [
+    Table("docs/contract.md", space.BEGIN, space.END, space.table),
+    Table("docs/threat-model.md", VIEW_BEGIN, VIEW_END, system_view.table),
+    Table("docs/lms.md", ROSTER_BEGIN, ROSTER_END, roster.table),
+    Table("docs/lms.md", TARGETS_BEGIN, TARGETS_END, targets.table),
+    Table("docs/limits.md", LIMITS_BEGIN, LIMITS_END, limits_table),
+]
+DOCUMENTS = sorted({table.document for table in GENERATED})
 
 
 def regenerate(repo: Path, missing_ok: bool = False) -> list[Path]:
@@ -64,22 +80,23 @@ def regenerate(repo: Path, missing_ok: bool = False) -> list[Path]:
     is missing (unless ``missing_ok``: a course's copy of the kit without docs/), or has lost a marker, is an error
     naming it."""
     changed = []
-    for name, (begin, end, make) in GENERATED.items():
+    for name in DOCUMENTS:
         path = repo / name
         if not path.exists():
             if missing_ok:
                 continue
             raise FileNotFoundError(f"{path}: missing (it holds a generated table)")
-        text = path.read_text(encoding="utf-8")
-        if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
-            raise ValueError(
-                f"{path}: the generated table's markers are lost; they are, each on its line: {begin} {end}"
-            )
-        head, rest = text.split(begin, 1)
-        tail = rest.split(end, 1)[1]
-        new = f"{head}{begin}\n{make().strip()}\n{end}{tail}"
-        if new != text:
-            path.write_text(new, encoding="utf-8")
+        text = original = path.read_text(encoding="utf-8")
+        for _, begin, end, make in (table for table in GENERATED if table.document == name):
+            if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+                raise ValueError(
+                    f"{path}: the generated table's markers are lost; they are, each on its line: {begin} {end}"
+                )
+            head, rest = text.split(begin, 1)
+            tail = rest.split(end, 1)[1]
+            text = f"{head}{begin}\n{make().strip()}\n{end}{tail}"
+        if text != original:
+            path.write_text(text, encoding="utf-8")
             changed.append(path)
     return changed
 

@@ -11,7 +11,6 @@ so that ``export --feedback-zip`` can name each feedback file the way the LMS na
 
 from __future__ import annotations
 
-import csv
 import json
 import zipfile
 from dataclasses import dataclass, replace
@@ -47,12 +46,6 @@ def graded_scores(db_url: str, assignment: str, total: float | None = None) -> d
         return {
             s.student.id: max(0.0, float(s.score or 0.0) - float(s.late_submission_penalty or 0.0)) for s in submitted
         }
-
-
-def write_table(table: list[list[str]], target: Path) -> Path:
-    with open(target, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows(table)
-    return target
 
 
 def outside_roster(roster: Roster, scores: dict[str, float]) -> dict[str, float]:
@@ -228,7 +221,7 @@ def _write_grades_csv(
 
 
 def _write_roster_file(target: Target, listed: Roster, scores, options: ExportOptions, path: Path, echo) -> None:
-    write_table(target.rows(listed, scores, options), path)
+    target.write(target.rows(listed, scores, options), path)
     missing = [e.student_id for e in listed.entries if e.student_id not in scores]
     echo(f"wrote {path}: {len(listed.entries) - len(missing)} graded student(s) of {len(listed.entries)} in the roster")
     if missing:

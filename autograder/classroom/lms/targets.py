@@ -3,14 +3,18 @@ which roster column the target matches students by.
 
 The command line's ``--to`` choices, the roster check and the export command all read this table, so a
 new target (a Blackboard file, say) is one entry here: a :class:`Target` with its help line, the roster
-columns it needs and the function that turns the roster and the scores into its rows.  It imports only
-the roster, so ``python -m autograder --help`` stays quick.
+columns it needs, the function that turns the roster and the scores into its rows and the one that writes
+them to the file (CSV as Python's ``csv`` writes it, unless the entry says otherwise).  docs/lms.md's table
+of targets is made from it (:func:`table`).  It imports only the roster, so ``python -m autograder --help``
+stays quick.
 """
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from .roster import CANVAS_IDS, MOODLE_IDS, Roster, RosterEntry, RosterError
 
@@ -33,6 +37,13 @@ class ExportOptions:
 Rows = Callable[[Roster, "dict[str, float]", ExportOptions], "list[list[str]]"]
 
 
+def write_csv(table: list[list[str]], path: Path) -> Path:
+    """A target's rows as a CSV file (Python's ``csv``: a cell quoted only where it must be), UTF-8."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(table)
+    return path
+
+
 @dataclass(frozen=True)
 class Target:
     help: str  # what the target is, for --help
@@ -42,6 +53,7 @@ class Target:
     rows: Rows | None  # the file's rows from the roster and the scores; None: nbgrader's own grades.csv
     # what the target does with --assignment-id, for --help ("" = the target has no use for it, and refuses one)
     uses_id: str = ""
+    write: Callable[[list[list[str]], Path], Path] = write_csv  # the rows to the file (its quoting, its encoding)
 
     def require(self, name: str, roster: Roster | None, options: ExportOptions) -> None:
         """Refuse, before anything is read or written, a roster this target cannot match students by."""
@@ -125,6 +137,19 @@ TARGETS: dict[str, Target] = {
         rows=moodle_rows,
     ),
 }
+
+
+def table() -> str:
+    """docs/lms.md's table of the export targets, made from :data:`TARGETS` (``python -m autograder build``
+    writes it)."""
+    lines = ["| `--to` | the file | matches students by the roster column | `--assignment-id` |", "|---|---|---|---|"]
+    for name, target in TARGETS.items():
+        try:
+            columns = ", ".join(f"`{c}`" for c in target.needs(ExportOptions("assignment"))) or "(no roster needed)"
+        except ValueError:
+            columns = ""
+        lines.append(f"| `{name}` | {target.help} | {columns} | {target.uses_id or 'refused'} |")
+    return "\n".join(lines)
 
 
 def assignment_id_help() -> str:
