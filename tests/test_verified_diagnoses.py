@@ -16,7 +16,6 @@ import pytest
 from autograder.devtools.mutants import Mutant, generated
 from autograder.devtools.mutants.inprocess import load
 from autograder.grading.checker import run_check
-from autograder.hidden import lesson03
 from autograder.hidden.diagnostics import CATALOGUE
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -35,20 +34,55 @@ def _attention(X, Wq, Wk, Wv, scale):
     return _softmax((X @ Wq) @ (X @ Wk).swapaxes(-1, -2) * scale) @ (X @ Wv)
 
 
-def _table_is(ns, layout: str | None, freq: str | None) -> bool:
-    """The mutant's table (or shift matrix) is the catalogued layout / frequency mistake, whatever else it does."""
-    if "shift_matrix" in ns and freq is not None:
+# the table's mistakes as the contract describes them: which column is sin, and the exponent of its frequency
+# (base ** exponent) for column j of pair i in C columns; positions from 0, or from 1 (an off-by-one of its own)
+COLUMNS = ("interleave", "halves", "swap")  # sin in the even columns; sines then cosines; cos in the even columns
+EXPONENTS = {
+    "right": lambda i, j, C: -2 * i / C,
+    "sign": lambda i, j, C: 2 * i / C,  # freq-sign
+    "per-column": lambda i, j, C: -j / C,  # freq-per-column: pos / base**(j / C)
+    "pair-index": lambda i, j, C: -i / C,
+}
+
+
+def _sinusoid(T: int, C: int, columns: str, exponent: str, first: int, base: float = 10000.0) -> np.ndarray:
+    """A sinusoidal table written with one column layout and one frequency formula, positions from ``first``."""
+    table = np.empty((T, C))
+    pos = np.arange(first, first + T, dtype=float)
+    sines = (C + 1) // 2
+    for j in range(C):
+        if columns == "halves":
+            sine, i = (j < sines), (j if j < sines else j - sines)
+        else:
+            sine, i = (j % 2 == 0) != (columns == "swap"), j // 2
+        angle = pos * base ** EXPONENTS[exponent](i, j, C)
+        table[:, j] = np.sin(angle) if sine else np.cos(angle)
+    return table
+
+
+def _shift(k: int, C: int, exponent: str, base: float = 10000.0) -> np.ndarray:
+    """The matrix taking the (sin, cos) pair of each block from position p to p + k, with one frequency formula:
+    the sin row turns by k times column 2i's frequency, the cos row by column 2i + 1's."""
+    M = np.zeros((C, C))
+    for i in range(C // 2):
+        a = k * base ** EXPONENTS[exponent](i, 2 * i, C)
+        b = k * base ** EXPONENTS[exponent](i, 2 * i + 1, C)
+        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(b), np.cos(b)]]
+    return M
+
+
+def _table_is(ns, columns: str | None, exponent: str | None) -> bool:
+    """The mutant's table (or shift matrix) is the described layout / frequency mistake, whatever else it does."""
+    if "shift_matrix" in ns and exponent is not None:
         M = np.asarray(ns["shift_matrix"](3, 6), dtype=float)
-        if np.allclose(M, lesson03._reference_shift(3, 6, 10000.0, freq), atol=1e-6):
+        if np.allclose(M, _shift(3, 6, exponent), atol=1e-6):
             return True
     S = np.asarray(ns["sinusoidal_table"](7, 6), dtype=float)
-    layouts = [layout] if layout else list(lesson03.LAYOUTS)
-    freqs = [freq] if freq else list(lesson03.FREQS)
     return any(
-        np.allclose(S, lesson03._variant_table(7, 6, 10000.0, lay, f, off), atol=1e-6)
-        for lay in layouts
-        for f in freqs
-        for off in lesson03.OFFSETS
+        np.allclose(S, _sinusoid(7, 6, lay, f, first), atol=1e-6)
+        for lay in ([columns] if columns else COLUMNS)
+        for f in ([exponent] if exponent else EXPONENTS)
+        for first in (0, 1)
     )
 
 
