@@ -1,4 +1,4 @@
-"""Grades back to the LMS: Canvas and Moodle gradebook files read back against the roster and grades.csv,
+"""Grades back to the LMS: each export target's file (Canvas's, Moodle's) read back against the roster and grades.csv,
 feedback packed under the LMS's file names, and rosters that cannot be trusted refused with file and row.
 
 The graded course is the session's ``plain_course`` (reference, stub, independent, overwriter),

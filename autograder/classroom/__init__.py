@@ -8,7 +8,7 @@ One room per concern, each a subpackage, and the report beside them:
 - ``history``: every grade run kept in the gradebook (``history``), two states of the class compared
   (``changes``), and ``runs`` / ``diff`` (``regrade``);
 - ``lms``: the round trip with an LMS (``collect`` places downloads into submitted/, ``roster`` the
-  class list, ``targets`` the export targets (Canvas, Moodle, grades.csv: one entry each), ``lms`` the
+  class list, ``targets`` the export targets (one entry each, in ``TARGETS``), ``lms`` the
   ``export`` command and the feedback zip, ``export`` grades.csv and the per-test CSV,
   ``gradescope`` the kit on Gradescope);
 - ``similarity``: similar submissions (``similarity`` compares, ``similarity_page`` draws the page,

@@ -13,6 +13,7 @@ tests/test_input_space.py and tests/test_system_view.py for theirs).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -48,7 +49,8 @@ def limits_table() -> str:
     for name in config.NotebookLimits.__dataclass_fields__:
         trait = traits[name]
         default = f'`"{trait.default_value}"`' if isinstance(trait.default_value, str) else f"{trait.default_value}"
-        rows.append(f"| `{name}` | {default} | {' '.join(trait.help.split())} |")
+        words = " ".join(trait.help.split()).replace("|", r"\|")  # a bar in the words, escaped
+        rows.append(f"| `{name}` | {default} | {words} |")
     return "\n".join(rows)
 
 
@@ -75,6 +77,21 @@ GENERATED: list[Table] = [
 DOCUMENTS = sorted({table.document for table in GENERATED})
 
 
+def _checked(table: str, path: Path) -> str:
+    """``table`` if each of its rows has as many cells as its header (a ``|`` in a cell's words, unescaped, would
+    split it); else an error naming the document and the row."""
+    rows = [line for line in table.splitlines() if line.startswith("|")]
+    width = len(_cells(rows[0])) if rows else 0
+    for row in rows[1:]:
+        if len(_cells(row)) != width:
+            raise ValueError(f"{path}: a generated table's row has {len(_cells(row))} cells, not {width}: {row}")
+    return table
+
+
+def _cells(row: str) -> list[str]:
+    return re.split(r"(?<!\\)\|", row.strip().strip("|"))
+
+
 def regenerate(repo: Path, missing_ok: bool = False) -> list[Path]:
     """Rewrite each document's table between its markers; the documents that changed.  A document of the list that
     is missing (unless ``missing_ok``: a course's copy of the kit without docs/), or has lost a marker, is an error
@@ -94,7 +111,7 @@ def regenerate(repo: Path, missing_ok: bool = False) -> list[Path]:
                 )
             head, rest = text.split(begin, 1)
             tail = rest.split(end, 1)[1]
-            text = f"{head}{begin}\n{make().strip()}\n{end}{tail}"
+            text = f"{head}{begin}\n{_checked(make().strip(), path)}\n{end}{tail}"
         if text != original:
             path.write_text(text, encoding="utf-8")
             changed.append(path)

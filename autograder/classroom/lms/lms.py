@@ -1,5 +1,5 @@
 """Grades back to the LMS: the ``export`` command, which writes the file of one export target (:mod:`.targets`:
-Canvas and Moodle gradebook CSVs, nbgrader's grades.csv), and feedback for bulk re-upload.
+each target of ``TARGETS``, nbgrader's grades.csv among them), and feedback for bulk re-upload.
 
 Each row's identifiers come from the class roster (:mod:`.roster`), which is checked first for the
 column the chosen LMS matches students by.  Every roster row needs that identifier; a graded student
@@ -156,7 +156,7 @@ def export_to_lms(
     echo=print,
 ) -> Path:
     """``python -m autograder export``: the file of the target ``to`` (:data:`~.targets.TARGETS`: nbgrader's
-    grades.csv, a Canvas or a Moodle gradebook file); ``changed_since``: only the students whose score
+    grades.csv or another target's file of ``TARGETS``); ``changed_since``: only the students whose score
     changed since that recorded grade run."""
     from ..history.regrade import gradebook_url
 

@@ -148,7 +148,8 @@ def table() -> str:
             columns = ", ".join(f"`{c}`" for c in target.needs(ExportOptions("assignment"))) or "(no roster needed)"
         except ValueError:
             columns = ""
-        lines.append(f"| `{name}` | {target.help} | {columns} | {target.uses_id or 'refused'} |")
+        cells = (f"`{name}`", target.help, columns, target.uses_id or "refused")
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")  # a bar in words: escaped
     return "\n".join(lines)
 
 
