@@ -53,6 +53,11 @@ BUDGET = ["--notebook-budget", "20", "--cell-timeout", "10"]  # the hanging stud
 # test_faults' local pool has: a task's grading process on a worker is a fresh one, and at load 10-17 on the shared
 # 2-core machine ada's honest grading went 20 s without a beat twice (imports before its first one) and ended `error`
 GRACE = 20
+# the class test's time limits: the hanging student (max) costs one budget in the local run and one (or, caught by the
+# killed first run, two) on the cluster, so it is paid two or three times; as tests/test_hostile.py's, honest notebooks
+# ran 0.4-0.8 s each (their kernels started, machine loaded), far inside 8 s, and the budget counts from before a
+# notebook's kernel starts. The hung and killed tests keep BUDGET: the hung watch's silence is BUDGET's cell timeout
+CLASS_BUDGET = ["--notebook-budget", "12", "--cell-timeout", "8"]
 
 
 def on_cluster(course: Path, cluster, db_url: str, *more: str) -> list[str]:
@@ -176,8 +181,8 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     local, remote = tmp_path / "local" / "course", tmp_path / "remote" / "course"
     make_class(local, CLASS)
     make_class(remote, CLASS)
-    kit("grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "2", *BUDGET)
-    command = on_cluster(remote, cluster, gradebooks["cluster"], *BUDGET)
+    kit("grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "2", *CLASS_BUDGET)
+    command = on_cluster(remote, cluster, gradebooks["cluster"], *CLASS_BUDGET)
     # the instructor's process killed mid-run (its tasks still running on the cluster) ...
     first = subprocess.Popen(
         [sys.executable, "-m", "autograder", *command],

@@ -7,8 +7,9 @@ regrades a class that was handed the notebooks before the change; the revert, bu
 regrades it again, and grades.csv, the Canvas file and the report agree on each total (102, then 100).
 The grade run, the class report and ``diff`` give each side's total, say the point change once for the class
 (not once per student row), and the new points are applied.
-A class of three who handed in lesson 3 only, kept short to grade, by one worker (a second would cost its
-start-up, about 5 s of CPU a run, for three notebooks).
+A class of two who handed in lesson 3 only (the reference, which the new points change, and a stub, which earns
+nothing either way: each row and the class mean are still checked), kept short to grade, by one worker (a second
+would cost its start-up, about 5 s of CPU a run, for two notebooks).
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from autograder.devtools.personas import write_submission
 from .conftest import REPO, kit, scratch_course
 
 HEADER = '"grade_id": "test-table-even", "locked": true, "points": 5,'
-CLASS = {"s01-ada": "reference", "s02-ben": "stub", "s03-eli": "reference"}
+CLASS = {"s01-ada": "reference", "s02-ben": "stub"}
 CLASS_NOTE = (
-    "03_sinusoidal: test-table-even: 5 -> 7 points in the assignment; the 3 submissions handed out before "
+    "03_sinusoidal: test-table-even: 5 -> 7 points in the assignment; the 2 submissions handed out before "
     "the change carry 5 points, graded on 7"
 )
 
@@ -87,7 +88,7 @@ def test_a_point_change_made_as_the_readme_says_is_built_regraded_and_said_once(
     out = kit(*grade).stdout
     said = [line for line in out.splitlines() if line.startswith("regrading ")]
     assert said == [
-        "regrading 3 unchanged submission(s): changed since their last grading: source: 03_sinusoidal.ipynb "
+        "regrading 2 unchanged submission(s): changed since their last grading: source: 03_sinusoidal.ipynb "
         "(graded cells)"
     ], out
     assert "class mean " in out and re.search(r"class mean [\d.]+/100 -> [\d.]+/102", out), out
@@ -106,18 +107,18 @@ def test_a_point_change_made_as_the_readme_says_is_built_regraded_and_said_once(
     runs = kit("runs", ASSIGNMENT, "--course-dir", str(course), "--db-url", db_url).stdout
     assert re.search(r"^\s+1 .* [\d.]+/100 ", runs, re.M) and re.search(r"^\s+2 .* [\d.]+/102 ", runs, re.M), runs
 
-    assert files_agree(course, db_url) == {"s01-ada": "22/102", "s02-ben": "0/102", "s03-eli": "22/102"}
+    assert files_agree(course, db_url) == {"s01-ada": "22/102", "s02-ben": "0/102"}
 
     # the revert, made the same way: every student regraded again, every file back on 100
     authored.write_text(authored.read_text().replace(HEADER.replace('"points": 5', '"points": 7'), HEADER))
     kit("build", "--repo", str(course))
     out = kit(*grade).stdout
-    assert "regrading 3 unchanged submission(s)" in out and "s01-ada: 22/102 -> 20/100 (-2)" in out, out
-    assert files_agree(course, db_url) == {"s01-ada": "20/100", "s02-ben": "0/100", "s03-eli": "20/100"}
+    assert "regrading 2 unchanged submission(s)" in out and "s01-ada: 22/102 -> 20/100 (-2)" in out, out
+    assert files_agree(course, db_url) == {"s01-ada": "20/100", "s02-ben": "0/100"}
     report = html.unescape((course / "reports" / ASSIGNMENT / "index.html").read_text())
     assert "5 -> 7 points" not in report and "7 -> 5 points" not in report, "the report still tells of a point change"
     runs = kit("runs", ASSIGNMENT, "--course-dir", str(course), "--db-url", db_url).stdout
-    assert re.search(r"^\s+3 .* 13\.33/100 ", runs, re.M) and "/100/102" not in runs, runs
+    assert re.search(r"^\s+3 .* 10\.00/100 ", runs, re.M) and "/100/102" not in runs, runs
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     # what the README tells the instructor to do, and the note it shows for the class
@@ -125,4 +126,4 @@ def test_a_point_change_made_as_the_readme_says_is_built_regraded_and_said_once(
     assert '`"points"` in the `# %%` header of `assignments/embeddings/03_sinusoidal.py`' in readme
     shown = re.search(r"^  03_sinusoidal: test-table-even: 5 -> 7 points in the assignment; .*$", readme, re.M)
     assert shown, "the README's regrade example shows no class-level line for the point change"
-    assert re.sub(r"the \d+ submissions", "the 3 submissions", shown.group(0).strip()).startswith(CLASS_NOTE)
+    assert re.sub(r"the \d+ submissions", "the 2 submissions", shown.group(0).strip()).startswith(CLASS_NOTE)
