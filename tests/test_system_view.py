@@ -14,7 +14,7 @@ def test_the_threat_models_table_is_the_view_s():
 
 
 def test_of_etc_only_the_files_shown_are_bound():
-    args = system_view.system_view()
+    args = system_view.system_binds()
     sources = [args[i + 1] for i, arg in enumerate(args) if arg in ("--ro-bind", "--bind")]
     etc = [path for path in sources if path == "/etc" or path.startswith("/etc/")]
     assert set(etc) <= set(system_view.SYSTEM_FILES) and "/etc" not in etc, etc

@@ -188,8 +188,9 @@ def mount_args(plan: list[tuple[str, str]], public: Path | None = None) -> list[
     return cmd
 
 
-def system_view() -> list[str]:
-    """bwrap arguments for the system part of the kernel's file system (SHOWN but the kit's and the environment's)."""
+def system_binds() -> list[str]:
+    """bwrap's binds of the system paths of SHOWN alone (not the kit's folders, the environment, nor HIDDEN's
+    covers): a part of the plan, for a test of what of /etc is bound.  The sandbox mounts the whole plan, :func:`mounts`."""
     return mount_args([(kind, path) for kind, path in mounts([]) if path in SYSTEM_PATHS])
 
 
