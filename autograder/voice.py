@@ -61,8 +61,10 @@ KNOWN_IDS = {**CATALOGUE, **RELATIONSHIPS, **GENERIC}
 # its answers (the cell stopped first, the connection broke) says so with this id, and no points.
 UNVERIFIED = "unverified"
 
-# id -> (headline, fix).  The headline opens the message (the contract quotes some of them verbatim) and may
-# take the student's values; the fix closes it.  Hidden checks and self-checks both go through say().
+# id -> (headline, fix).  The headline opens the message (the contract quotes some of them verbatim, in the table
+# under "Misconceptions" of docs/contract.md: a quoted headline and its quote change together) and may take the
+# student's values as plain {name} placeholders (say() writes each value as text first, with fmt: no format spec);
+# the fix closes it.  Hidden checks and self-checks both go through say().
 VOICE = {
     "scatter-overwrite": (
         "Row {row} is used twice so its gradient should be {want}, got {got}",

@@ -104,6 +104,8 @@ def test_the_help_names_every_export_target_from_the_table(monkeypatch, capsys):
     from autograder import cli
     from autograder.classroom.lms import targets
 
+    monkeypatch.setenv("COLUMNS", "10000")  # argparse's help on one line: no word broken at a hyphen by the wrapping
+
     made_up = targets.Target(
         help="a made-up LMS's grade centre",
         needs=lambda o: (),

@@ -6,9 +6,10 @@ column is one field there (case, spaces and hyphens do not matter in a header, a
 ``Student``, ``ID``, ``SIS User ID``, ``SIS Login ID`` and ``Section`` are understood too, by
 :data:`ALIASES`; a name there or in the lists below that is no column fails at import).
 
-``collect`` maps LMS names and ids to student ids with it (:meth:`Roster.lookup`); ``export --to canvas``
-and ``--to moodle`` take each row's identifiers from it, once the target (:mod:`.targets`) has checked
-that the header has the column that LMS matches students by.  A roster that cannot be trusted (no
+``collect`` maps LMS names and ids to student ids with it (:meth:`Roster.lookup`, through the columns of
+:data:`LOOKUP_COLUMNS`: a new column an LMS file or row names a student by goes there too, and then no value of it
+may name two students); ``export`` takes each row's identifiers from it, once the target (:mod:`.targets`)
+has checked that the header has the column that target matches students by.  A roster that cannot be trusted (no
 ``student_id`` column, an empty or duplicated student id, one LMS id given to two students, a header
 that is a misspelt column) is refused with the file and row.  Other headers the kit does not use (a
 Canvas export's score columns, say) are named in :attr:`Roster.unknown` for the caller to report.
@@ -30,7 +31,7 @@ ALIASES = {
     "sis_user": "sis_user_id",
     "sis_login": "sis_login_id",
 }
-# the columns through which an LMS file or row can point at a student
+# the columns through which an LMS file or row can point at a student (collect's lookup; each value names one student)
 LOOKUP_COLUMNS = ("student_id", "login", "lms_id", "canvas_id", "email", "sis_user_id", "sis_login_id", "idnumber")
 CANVAS_IDS = ("canvas_id", "lms_id")  # Canvas's user id: the column its gradebook import matches rows by
 MOODLE_IDS = ("email", "idnumber")
