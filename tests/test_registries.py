@@ -130,12 +130,14 @@ def test_the_help_names_every_export_target_from_the_table(monkeypatch, capsys):
         targets.TARGETS["moodle"].require("moodle", None, targets.ExportOptions("a", assignment_id="7"))
     made_up.require("made-up-lms", None, targets.ExportOptions("a", assignment_id="7"))
     # docs/lms.md's generated table lists it, the bar of its words escaped (the row keeps its four cells)
-    from autograder.devtools.doc_tables import _checked
+    from autograder.devtools.doc_tables import checked_table
 
-    row = next(line for line in _checked(targets.table(), Path("docs/lms.md")).splitlines() if "made-up-lms" in line)
+    row = next(
+        line for line in checked_table(targets.table(), Path("docs/lms.md")).splitlines() if "made-up-lms" in line
+    )
     assert r"Score] \|ID'" in row, row
     with pytest.raises(ValueError, match=r"docs/lms.md: a generated table's row has 5 cells, not 4"):
-        _checked(targets.table().replace(r"\|ID", "|ID"), Path("docs/lms.md"))
+        checked_table(targets.table().replace(r"\|ID", "|ID"), Path("docs/lms.md"))
 
 
 def test_every_catalogued_misconception_has_its_row_in_the_contract():

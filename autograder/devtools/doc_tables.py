@@ -36,6 +36,10 @@ LIMITS_BEGIN, LIMITS_END = (
     "<!-- limits table: generated from ResourceLimits in autograder/config.py -->",
     "<!-- end of the generated limits table -->",
 )
+TARGETS_BEGIN, TARGETS_END = (
+    "<!-- export-target table: generated from autograder/classroom/lms/targets.py -->",
+    "<!-- end of the generated export-target table -->",
+)
 
 
 def limits_table() -> str:
@@ -52,12 +56,6 @@ def limits_table() -> str:
         words = " ".join(trait.help.split()).replace("|", r"\|")  # a bar in the words, escaped
         rows.append(f"| `{name}` | {default} | {words} |")
     return "\n".join(rows)
-
-
-TARGETS_BEGIN, TARGETS_END = (
-    "<!-- export-target table: generated from autograder/classroom/lms/targets.py -->",
-    "<!-- end of the generated export-target table -->",
-)
 
 
 class Table(NamedTuple):
@@ -77,7 +75,7 @@ GENERATED: list[Table] = [
 DOCUMENTS = sorted({table.document for table in GENERATED})
 
 
-def _checked(table: str, path: Path) -> str:
+def checked_table(table: str, path: Path) -> str:
     """``table`` if each of its rows has as many cells as its header (a ``|`` in a cell's words, unescaped, would
     split it); else an error naming the document and the row."""
     rows = [line for line in table.splitlines() if line.startswith("|")]
@@ -111,7 +109,7 @@ def regenerate(repo: Path, missing_ok: bool = False) -> list[Path]:
                 )
             head, rest = text.split(begin, 1)
             tail = rest.split(end, 1)[1]
-            text = f"{head}{begin}\n{_checked(make().strip(), path)}\n{end}{tail}"
+            text = f"{head}{begin}\n{checked_table(make().strip(), path)}\n{end}{tail}"
         if text != original:
             path.write_text(text, encoding="utf-8")
             changed.append(path)

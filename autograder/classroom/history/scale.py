@@ -1,6 +1,6 @@
 """Every score that leaves the kit is on the assignment's current total, and none is above its maximum.
 
-One check, :func:`check_scale`, stands before each file that carries scores: grades.csv, the per-test CSV, the
+One check, :func:`check_scale`, stands before each file that carries scores: grades.csv, the per-test CSV,
 each LMS target's file and the class report.  A score graded on other points than the source notebooks have
 now (a point change not yet regraded, a gradebook restored from before it) is refused with one line naming the
 students and what to run, instead of being written as, say, 102 out of 100.

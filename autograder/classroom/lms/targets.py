@@ -144,10 +144,7 @@ def table() -> str:
     writes it)."""
     lines = ["| `--to` | the file | matches students by the roster column | `--assignment-id` |", "|---|---|---|---|"]
     for name, target in TARGETS.items():
-        try:
-            columns = ", ".join(f"`{c}`" for c in target.needs(ExportOptions("assignment"))) or "(no roster needed)"
-        except ValueError:
-            columns = ""
+        columns = ", ".join(f"`{c}`" for c in target.needs(ExportOptions("assignment"))) or "(no roster needed)"
         cells = (f"`{name}`", target.help, columns, target.uses_id or "refused")
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")  # a bar in words: escaped
     return "\n".join(lines)
