@@ -222,6 +222,24 @@ def small_file_system(folder: Path, megabytes: int):
         subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, timeout=30)
 
 
+def kernels_of_server(server: int) -> list[int]:
+    """The kernels a fork server forked that still run, or are left for it to reap: its children in another PID
+    namespace (the sandbox's).  Its other child is the handler waiting for the next request (forkserver.serve)."""
+    try:
+        own = os.readlink(f"/proc/{server}/ns/pid")
+        children = Path(f"/proc/{server}/task/{server}/children").read_text().split()
+    except OSError:
+        return []
+    kernels = []
+    for pid in map(int, children):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/ns/pid") != own:
+                kernels.append(pid)
+            elif Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                kernels.append(pid)  # ended, not reaped: a zombie (its namespace is no longer shown)
+    return kernels
+
+
 def sandbox_or_skip() -> None:
     """Skip a test about the sandbox itself where bubblewrap cannot start one here (not installed, or no user
     namespaces for this user), with the kit's own reason; grading elsewhere falls back as configured."""

@@ -26,6 +26,7 @@ from autograder.devtools.personas import write_submission
 
 from .conftest import (
     ENV,
+    kernels_of_server,
     new_course,
     per_test,
     read_only,
@@ -223,8 +224,7 @@ class ServerKiller(WorkerKiller):
         for pid in map(int, children):
             try:
                 if b"forkserver.py" in Path(f"/proc/{pid}/cmdline").read_bytes() and pid not in self.killed:
-                    kernels = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-                    return pid if kernels else None
+                    return pid if kernels_of_server(pid) else None
             except OSError:
                 continue
         return None
@@ -234,7 +234,7 @@ class ServerKiller(WorkerKiller):
             pid = self.server()
             if pid:
                 time.sleep(0.3)  # the kernel it forked is running a cell
-                for victim in [pid, *map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]:
+                for victim in [pid, *kernels_of_server(pid)]:
                     with contextlib.suppress(OSError):
                         os.kill(victim, signal.SIGKILL)
                 self.killed.append(pid)

@@ -18,7 +18,7 @@ from traitlets.config import Config
 
 from autograder.sandbox import SandboxedKernelManager, forked
 
-from .conftest import sandbox_or_skip
+from .conftest import kernels_of_server, sandbox_or_skip
 
 PROBE = r"""
 import json, os, resource, sys, random, numpy
@@ -149,6 +149,42 @@ def test_no_hidden_check_is_in_a_forked_kernels_memory(folder):
     assert control.stdout.strip() not in ("", "0"), "the scan cannot find a hidden check that is in memory"
 
 
+# Reads the process's own memory for requests the fork server was sent before: a folder named in them
+REQUEST_SCAN = r"""
+import json, re
+found = set()
+with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:
+    for line in maps:
+        fields = line.split()
+        if not fields[1].startswith('rw') or (len(fields) > 5 and fields[5] in ('[vvar]', '[vsyscall]')):
+            continue
+        start, end = (int(x, 16) for x in fields[0].split('-'))
+        try:
+            mem.seek(start)
+            found.update(re.findall(rb"earlier-reques[t]-[0-9]+", mem.read(end - start)))
+        except (OSError, ValueError, OverflowError):
+            pass
+print(json.dumps({'found': sorted(x.decode() for x in found)}))
+"""
+
+
+def test_no_earlier_request_is_in_a_forked_kernels_memory(folder):
+    """The attack (blind round 41's 14-forked-memory): a forked kernel is a copy of a process of the fork server's;
+    had that process read the requests before its own, their folders and placeholders' pids would be in the
+    kernel's heap, freed but not overwritten.  Requests of every size are sent (each fails: its placeholder is no
+    process), then a kernel is forked and reads its own memory.  Each request is read by a handler forked before it
+    arrives (forkserver.serve), so the kernel holds its own request alone."""
+    sandbox_or_skip()
+    forked._server.stop()
+    for n in range(40):
+        folder_name = f"/run/kit/earlier-request-{n}" + "/x" * (n * 20)
+        with pytest.raises(forked.ForkFailed):
+            forked._server.fork(2**22 + n, ["-f", folder_name + "/kernel.json"], [folder_name], folder_name)
+    view, how = run_kernel(True, folder, REQUEST_SCAN)
+    forked._server.stop()
+    assert how == "forked" and view == {"found": []}, f"earlier requests in a forked kernel's memory: {view}"
+
+
 KILL_PLACEHOLDER = (Path(__file__).parent / "attacks" / "kill_placeholder.py").read_text()
 
 
@@ -249,11 +285,13 @@ def test_kernels_leave_no_zombie_behind(folder):
     server = forked._server._process.pid
     deadline = time.monotonic() + 10
     while True:  # a kernel told to shut down may take a moment to end
-        children = open(f"/proc/{server}/task/{server}/children").read().split()
+        children = kernels_of_server(server)
         if not children or time.monotonic() > deadline:
             break
         time.sleep(0.1)
-    assert children == [], f"the fork server still has children after their kernels ended: {children}"
+    assert children == [], f"the fork server still has kernels or zombies after their kernels ended: {children}"
+    handlers = open(f"/proc/{server}/task/{server}/children").read().split()
+    assert len(handlers) == 1, f"the fork server has one child waiting for a request, not {handlers}"
 
 
 def kill_servers(times: int, stop: list) -> list[int]:
@@ -269,14 +307,10 @@ def kill_servers(times: int, stop: list) -> list[int]:
         while len(killed) < times and not stop:
             server = forked._server._process
             if server is not None and server.pid not in killed and server.poll() is None:
-                kernels = []
-                with contextlib.suppress(OSError):
-                    kernels = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
-                if kernels:
+                if kernels_of_server(server.pid):
                     time.sleep(0.3)  # the kernel (not the child that forks it) is running the cell
-                    with contextlib.suppress(OSError):
-                        kernels = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
-                    for pid in [server.pid, *map(int, kernels)]:
+                    kernels = kernels_of_server(server.pid)
+                    for pid in [server.pid, *kernels]:
                         with contextlib.suppress(OSError):
                             os.kill(pid, signal.SIGKILL)
                     killed.append(server.pid)

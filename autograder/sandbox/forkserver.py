@@ -6,8 +6,9 @@ the ``autograder`` package, so no module of the kit's (least of all the hidden c
 and it runs no student code.  It holds no thread and no ZMQ context, and is never inside a sandbox.
 
 It reads one request per line on stdin (JSON: the global pid of a sandbox's placeholder process, the
-kernel's arguments, the cgroup files to join) and answers one line on stdout.  For each request it forks
-a child that joins the placeholder's cgroup and namespaces (user, IPC, UTS, network, PID, mount) and its
+kernel's arguments, the cgroup files to join) and answers one line on stdout; each is read by a handler forked
+before it arrives (``serve``), so no kernel is a copy of a memory that held another's request.  For each
+request the handler forks a child that joins the placeholder's cgroup and namespaces (user, IPC, UTS, network, PID, mount) and its
 root and working folder, and forks again so that the kernel is born inside the sandbox's PID namespace.
 The kernel then takes the placeholder's environment and resource limits, drops every capability as
 bubblewrap drops them, installs the kit's system-call filter (the bytes bubblewrap installed in the
@@ -30,6 +31,7 @@ import sys
 import threading
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_SET_CHILD_SUBREAPER = 36
@@ -288,30 +290,62 @@ def fork_kernel(request: dict, program: bytes) -> dict:
     return {"ok": True, "pid": pid}
 
 
-def reap(*_) -> None:
-    """Kernels whose first parent has left are this server's (it is their subreaper): reap them."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+END_OF_INPUT = 3  # a handler's exit status when the grading process closed the server's input
+
+
+def read_request(fd: int = 0) -> bytes | None:
+    """One request line from ``fd``, read a byte at a time so that nothing after its newline is taken; None at the
+    end of the input."""
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte:
+            return None
+        line += byte
+    return bytes(line)
+
+
+def handle_one(program: bytes) -> int:
+    """In a handler, a fresh copy of the server: read one request, fork its kernel, answer.  Its exit status."""
+    line = read_request()
+    if line is None:
+        return END_OF_INPUT
+    try:
+        answer = fork_kernel(json.loads(line), program)
+    except Exception as e:  # noqa: BLE001 - a bad request is answered, the server goes on
+        answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+    os.write(1, (json.dumps(answer) + "\n").encode())
+    return 0
 
 
 def serve(filter_path: str) -> None:
+    """Each request is read, and its kernel forked, by a handler forked from the server before the request
+    arrives: the server itself never reads one, so its memory (which every later handler and kernel is a copy of)
+    holds nothing of an earlier request, another sandbox's folders and pids.  The server only waits: on its
+    handler, and on the kernels whose first parent has left (it is their subreaper), which it reaps."""
     with open(filter_path, "rb") as f:
         program = f.read()  # read once: every kernel gets these bytes
     preload()
     check(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "becoming the kernels' subreaper")
-    signal.signal(signal.SIGCHLD, reap)
     print(json.dumps({"ready": os.getpid()}), flush=True)
-    for line in sys.stdin:
-        try:
-            answer = fork_kernel(json.loads(line), program)
-        except Exception as e:  # noqa: BLE001 - a bad request is answered, the server goes on
-            answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
-        print(json.dumps(answer), flush=True)
+    server = os.getpid()
+    while True:
+        handler = os.fork()
+        if handler == 0:
+            code = 70
+            try:
+                check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "ending with the server")
+                if os.getppid() != server:  # the server ended before that
+                    return
+                code = handle_one(program)
+            finally:
+                os._exit(code)
+        while True:  # reap what ends (the handler, or an orphaned kernel) until the handler has
+            pid, code = os.waitpid(-1, 0)
+            if pid == handler:
+                break
+        if os.waitstatus_to_exitcode(code) == END_OF_INPUT:
+            return
 
 
 if __name__ == "__main__":
