@@ -278,6 +278,29 @@ def test_a_kernel_forked_in_the_background_is_forked(folder):
     assert how == "forked" and view["files"] == ["data.txt"]
 
 
+def test_a_kernel_shut_down_now_is_not_interrupted_first(folder):
+    """jupyter_client interrupts a kernel before it kills it, and the kernel answers it (it signals itself) or not
+    as the kill's race goes: a grading's last system calls differed from run to run.  The adapter
+    (jupyter_hooks.HookedKernelManager) skips that interrupt and keeps the kernel's own, a cell's past its time."""
+    sandbox_or_skip()
+
+    async def run():
+        km = SandboxedKernelManager(config=Config(), kernel_name="python3")
+        await km.start_kernel(cwd=str(folder))
+        sent, send = [], km.session.send
+
+        def recording(stream, msg, *args, **kw):
+            sent.append(msg["header"]["msg_type"] if isinstance(msg, dict) else msg)
+            return send(stream, msg, *args, **kw)
+
+        km.session.send = recording
+        await km.interrupt_kernel()
+        await km.shutdown_kernel(now=True)
+        return sent
+
+    assert asyncio.run(run()) == ["interrupt_request"], "the shutdown interrupted the kernel it then killed"
+
+
 def test_kernels_leave_no_zombie_behind(folder):
     sandbox_or_skip()
     for _ in range(3):

@@ -11,7 +11,7 @@ import re
 import pytest
 from jupyter_client.manager import AsyncKernelManager
 
-from autograder.sandbox.jupyter_hooks import HOOKS, START_STEPS, HookedKernelManager
+from autograder.sandbox.jupyter_hooks import HOOKS, SHUTDOWN_STEPS, START_STEPS, HookedKernelManager
 from autograder.sandbox.kernel_manager import SandboxedKernelManager
 
 from .conftest import REPO
@@ -30,6 +30,13 @@ def test_starting_a_kernel_still_calls_the_three_steps_in_order():
     source = inspect.getsource(AsyncKernelManager._async_start_kernel)
     places = [source.find(f"self.{step}(") for step in START_STEPS]
     assert -1 not in places and places == sorted(places), f"_async_start_kernel no longer calls {START_STEPS} in order"
+
+
+def test_a_shutdown_now_still_interrupts_then_kills():
+    """The adapter skips the interrupt of a kernel shut down ``now``: it relies on the shutdown calling it first."""
+    source = inspect.getsource(AsyncKernelManager._async_shutdown_kernel)
+    places = [source.find(f"self.{step}(") for step in SHUTDOWN_STEPS]
+    assert -1 not in places and places == sorted(places), f"_async_shutdown_kernel no longer calls {SHUTDOWN_STEPS}"
 
 
 def test_the_private_steps_are_overridden_in_the_adapter_alone():
