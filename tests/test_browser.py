@@ -172,6 +172,24 @@ def fill_lesson(page, notebook, wrong_backward: bool) -> None:
         type_into_cell(page, solution_cell(notebook, grade_id), text)
 
 
+def wait_for_output(page, text: str) -> None:
+    """Wait for an output with ``text`` in the open notebook; if none comes, fail with what the page shows instead
+    (each cell's prompt and outputs, any dialog), and a picture of it."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    notebook = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    try:
+        notebook.locator(".jp-OutputArea-output", has_text=text).first.wait_for()
+    except PlaywrightTimeout:
+        shot(page, "FAILED-waiting-for-output")
+        cells = [
+            (cell.locator(".jp-InputPrompt").first.inner_text(), cell.locator(".jp-OutputArea").all_inner_texts())
+            for cell in notebook.locator(".jp-CodeCell").all()
+        ]
+        dialogs = page.locator(".jp-Dialog").all_inner_texts()
+        raise AssertionError(f"no output {text!r}; the page's cells (prompt, outputs): {cells}; dialogs: {dialogs}")
+
+
 def run_all(page) -> None:
     """Run → Run All Cells, then wait until no cell is queued or running ([*]) any more.
     (JupyterLab stops at the first cell that fails, and clears the queue.)"""
@@ -332,7 +350,7 @@ def test_notebook7_open_run_validate(browser, student_server):
     menu(page, "Edit", "Clear Outputs of All Cells")
     passed.first.wait_for(state="detached")
     run_all(page)
-    notebook.locator(".jp-OutputArea-output", has_text="self-check passed: rel_error").first.wait_for()
+    wait_for_output(page, "self-check passed: rel_error")
     report = validate_button(page, page)
     shot(page, "09-notebook7-validate")
     page.close()
