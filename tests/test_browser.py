@@ -187,7 +187,9 @@ def wait_for_output(page, text: str) -> None:
             for cell in notebook.locator(".jp-CodeCell").all()
         ]
         dialogs = page.locator(".jp-Dialog").all_inner_texts()
-        raise AssertionError(f"no output {text!r}; the page's cells (prompt, outputs): {cells}; dialogs: {dialogs}")
+        raise AssertionError(
+            f"no output {text!r}; the page's cells (prompt, outputs): {cells}; dialogs: {dialogs}"
+        ) from None
 
 
 def run_all(page) -> None:

@@ -322,7 +322,6 @@ def kill_servers(times: int, stop: list) -> list[int]:
     (its children), ``times`` times; the pids of the servers killed."""
     import contextlib
     import threading
-    from pathlib import Path
 
     killed: list[int] = []
 
