@@ -109,12 +109,9 @@ def test_a_forked_kernel_sees_what_a_kernel_started_anew_sees(folder):
     assert forked_view["open_files"] <= anew["open_files"] + 2  # its pipe to the placeholder, at most one more
 
 
-# Reads the process's own writable memory for the docstring of a hidden check of lesson 2 (its code object
-# holds it).  The pattern is written so that it does not contain the text it looks for.
-MEMORY_SCAN = r"""
+MEMORY_SCAN_CODE = r"""
 import re
-pattern = re.compile(rb"contract's canonica[l] exampl[e]: ids \[0, 0\], dout of ones")
-found = []
+found = set()
 with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:
     for line in maps:
         fields = line.split()
@@ -123,12 +120,21 @@ with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:
         start, end = (int(x, 16) for x in fields[0].split('-'))
         try:
             mem.seek(start)
-            if pattern.search(mem.read(end - start)):
-                found.append(line.strip())
+            found.update(re.findall(%r, mem.read(end - start)))
         except (OSError, ValueError, OverflowError):
             pass
-print(len(found))
 """
+
+
+def memory_scan(pattern: bytes, report: str) -> str:
+    """Code that reads the process's own writable memory for ``pattern`` (its distinct matches: ``found``), then
+    runs ``report``."""
+    return MEMORY_SCAN_CODE % pattern + report + "\n"
+
+
+# Reads the process's own writable memory for the docstring of a hidden check of lesson 2 (its code object
+# holds it).  The pattern is written so that it does not contain the text it looks for.
+MEMORY_SCAN = memory_scan(rb"contract's canonica[l] exampl[e]: ids \[0, 0\], dout of ones", "print(len(found))")
 
 
 def test_no_hidden_check_is_in_a_forked_kernels_memory(folder):
@@ -150,22 +156,9 @@ def test_no_hidden_check_is_in_a_forked_kernels_memory(folder):
 
 
 # Reads the process's own memory for requests the fork server was sent before: a folder named in them
-REQUEST_SCAN = r"""
-import json, re
-found = set()
-with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:
-    for line in maps:
-        fields = line.split()
-        if not fields[1].startswith('rw') or (len(fields) > 5 and fields[5] in ('[vvar]', '[vsyscall]')):
-            continue
-        start, end = (int(x, 16) for x in fields[0].split('-'))
-        try:
-            mem.seek(start)
-            found.update(re.findall(rb"earlier-reques[t]-[0-9]+", mem.read(end - start)))
-        except (OSError, ValueError, OverflowError):
-            pass
-print(json.dumps({'found': sorted(x.decode() for x in found)}))
-"""
+REQUEST_SCAN = memory_scan(
+    rb"earlier-reques[t]-[0-9]+", "import json; print(json.dumps({'found': sorted(x.decode() for x in found)}))"
+)
 
 
 def test_no_earlier_request_is_in_a_forked_kernels_memory(folder):
