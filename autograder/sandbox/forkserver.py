@@ -6,10 +6,11 @@ the ``autograder`` package, so no module of the kit's (least of all the hidden c
 and it runs no student code.  It holds no thread and no ZMQ context, and is never inside a sandbox.
 
 It reads one request per line on stdin (JSON: the global pid of a sandbox's placeholder process, the
-kernel's arguments, the cgroup files to join) and answers one line on stdout; each is read by a handler forked
-before it arrives (``serve``), so no kernel is a copy of a memory that held another's request.  For each
-request the handler forks a child that joins the placeholder's cgroup and namespaces (user, IPC, UTS, network, PID, mount) and its
-root and working folder, and forks again so that the kernel is born inside the sandbox's PID namespace.
+kernel's arguments, the cgroup files to join) and answers one line on stdout; each is read by a handler
+forked before it arrives (``serve``), so no kernel is a copy of a memory that held another's request.
+For each request the handler forks a child that joins the placeholder's cgroup and namespaces (user,
+IPC, UTS, network, PID, mount) and its root and working folder, and forks again so that the kernel is
+born inside the sandbox's PID namespace.
 The kernel then takes the placeholder's environment and resource limits, drops every capability as
 bubblewrap drops them, installs the kit's system-call filter (the bytes bubblewrap installed in the
 placeholder: the server reads them once, from the file named by its first argument), closes every file

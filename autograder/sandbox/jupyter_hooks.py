@@ -3,11 +3,11 @@
 jupyter_client's ``AsyncKernelManager`` starts a kernel in three private steps (``_async_pre_start_kernel`` builds
 the command, ``_async_launch_kernel`` starts the process, ``_async_post_start_kernel`` connects to it), polls a
 kernel told to stop with ``_async_wait`` and ends with ``_async_cleanup_resources``; its shutdown interrupts the
-kernel (``_async_interrupt_kernel``) before it kills it, which the kit's kill without a wait skips.  :class:`HookedKernelManager`
-overrides exactly those, here and nowhere else, and hands each to a public hook that a subclass defines
-(:class:`~.kernel_manager.SandboxedKernelManager` does).  :data:`HOOKS` records what the pinned jupyter_client
-looks like; tests/test_jupyter_hooks.py fails when an upgrade changes a step's signature or the order
-``start_kernel`` calls them in.
+kernel (``_async_interrupt_kernel``) before it kills it, which the kit's kill without a wait skips.
+:class:`HookedKernelManager` overrides exactly those, here and nowhere else, and hands each to a public hook that a
+subclass defines (:class:`~.kernel_manager.SandboxedKernelManager` does).  :data:`HOOKS` records what the pinned
+jupyter_client looks like; tests/test_jupyter_hooks.py fails when an upgrade changes a step's signature or the order
+``start_kernel`` (or ``shutdown_kernel``) calls them in.
 """
 
 from __future__ import annotations
