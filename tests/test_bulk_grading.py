@@ -73,9 +73,9 @@ def test_report_and_feedback_hold_the_real_counts(graded_two_ways):
     _, course, _, result, _ = graded_two_ways
     report = course / "reports" / ASSIGNMENT
     page = (report / "index.html").read_text()
-    for png in report_module.CHARTS:  # every chart the report draws (this class has something for each)
-        assert (report / png).stat().st_size > 1000
-        assert png in page
+    for chart in report_module.CHARTS:  # every chart the report draws (this class has something for each)
+        assert (report / chart).stat().st_size > 1000
+        assert f'<img src="{chart}"' in page
     # 2 of 6 students made the scatter-overwrite mistake (eli, and nobody else in this class: 1/6)
     assert "17%" in page and "scatter-overwrite" in page
     assert " 17%    1  scatter-overwrite" in result.stdout

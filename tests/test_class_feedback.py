@@ -102,7 +102,7 @@ def test_grades_csv_has_the_rosters_names_sorted_by_student_id(first_class):
 
 def test_report_summary_wraps_and_its_charts_are_drawn(first_class):
     folder = first_class["root"] / "reports" / ASSIGNMENT
-    assert all((folder / name).stat().st_size > 0 for name in ("scores.png", "pass_rate.png", "misconceptions.png"))
+    assert all((folder / name).stat().st_size > 0 for name in ("scores.svg", "pass_rate.svg", "misconceptions.svg"))
     page = (folder / "index.html").read_text()
     assert "pre{white-space:pre-wrap" in page.replace(" ", "")  # the summary block wraps instead of running off
 

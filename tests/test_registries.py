@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -26,6 +27,8 @@ from autograder.hidden import boundary, oracle, space
 from autograder.voice import CATALOGUE
 
 from .conftest import REPO
+
+SVG_RECT = "{http://www.w3.org/2000/svg}rect"
 
 # A made-up layout, registered before the rest of the kit is imported: every axis reversed (negative strides). Its
 # name is one no real layout will have, so a real entry added later is never overwritten by this test.
@@ -181,17 +184,15 @@ def test_a_mutants_replace_text_matches_the_cells_last_line_and_a_miss_is_told()
 
 def test_every_chart_is_drawn_from_a_made_up_classs_figures(tmp_path, monkeypatch):
     """make test-fast says a new chart works: every entry of CHARTS (a made-up one too) is drawn from a small made-up
-    class, with no kernel and no grading, as a PNG the report's page shows."""
-    from autograder.classroom import report
+    class, with no kernel and no grading, as an SVG the report's page shows."""
+    from autograder.classroom import report, svg_charts
     from autograder.grading.results import Status, StudentResult, TestResult
 
-    def made_up_chart(f, plt):
-        fig, ax = plt.subplots()
-        ax.bar(["graded"], [f.graded])
-        return fig
+    def made_up_chart(f):
+        return svg_charts.bars([("graded", f.graded, f"{f.graded}")], 5, "Graded", "students", "#000")
 
-    assert "made-up.png" not in report.CHARTS, "the made-up chart's name is a real one: rename it"
-    monkeypatch.setitem(report.CHARTS, "made-up.png", made_up_chart)
+    assert "made-up.svg" not in report.CHARTS, "the made-up chart's name is a real one: rename it"
+    monkeypatch.setitem(report.CHARTS, "made-up.svg", made_up_chart)
     wrong = sorted(CATALOGUE)[0]  # a catalogued misconception, so the misconceptions chart has a bar
     results = [
         StudentResult(
@@ -207,7 +208,8 @@ def test_every_chart_is_drawn_from_a_made_up_classs_figures(tmp_path, monkeypatc
     folder = tmp_path / "reports"
     page = report.write_report(results, folder, "made-up-assignment").read_text()
     for name in report.CHARTS:
-        assert (folder / name).read_bytes().startswith(b"\x89PNG"), f"chart {name} was not drawn"
+        svg = ElementTree.parse(folder / name).getroot()  # well-formed, or this raises
+        assert svg.tag == "{http://www.w3.org/2000/svg}svg" and svg.find(SVG_RECT) is not None, f"{name} is not drawn"
         assert f'<img src="{name}"' in page, f"chart {name} is not on the page"
 
 

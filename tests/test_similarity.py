@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -326,3 +328,28 @@ def test_without_a_release_folder_the_starter_is_cleared_from_the_source(tmp_pat
         cleared = solution_code(starter_notebook(Assignment(Course(tmp_path)), notebook))
         released = solution_code(starter_notebook(Assignment(Course(REPO)), notebook))
         assert cleared == released and "raise NotImplementedError()" in "".join(cleared.values())
+
+
+def test_copydetects_functions_load_without_its_package_and_compare_as_its_own(tmp_path):
+    """The kit loads copydetect's utils alone (its package imports matplotlib.pyplot, 0.4 s per graded run), in a
+    fresh Python: nothing of copydetect or matplotlib stays imported, and the kit's compare_files gives what
+    copydetect's own gives on a copied pair and on a pair with nothing in common."""
+    script = r"""
+import sys
+from autograder.classroom.similarity import similarity, winnowing
+code = ["def forward(self, idx):\n    out = self.E[idx]\n    self.idx = idx\n    return out\n" * 3,
+        "def forward(self, ids):\n    y = self.E[ids]\n    self.idx = ids\n    return y\n" * 3 + "x = 1\n",
+        "print('hello, this is not the same at all, not a single line of it')\n"]
+prints = [similarity.fingerprint(c, set()) for c in code]
+ours = [winnowing.compare_files(prints[0], prints[i]) for i in (1, 2)]
+assert not [m for m in sys.modules if m.startswith(("copydetect", "matplotlib"))], sorted(sys.modules)
+import copydetect
+theirs = [copydetect.compare_files(prints[0], prints[i]) for i in (1, 2)]
+assert ours[0][0] > 0 and ours[1][0] == 0, ours
+for (n, shares, slices), (n2, shares2, slices2) in zip(ours, theirs):
+    assert n == n2 and shares == shares2, (n, shares, n2, shares2)
+    assert all((a == b).all() for a, b in zip(slices, slices2)), (slices, slices2)
+print("same")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert done.stdout.strip() == "same", done.stderr

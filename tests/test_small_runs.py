@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+from xml.etree import ElementTree
 
+from autograder.classroom import svg_charts
 from autograder.classroom.report import CHARTS, figures, text_report, write_report
 from autograder.classroom.similarity.similarity_command import after_grading
 from autograder.course import ASSIGNMENT, Assignment, Course
@@ -22,9 +24,11 @@ def student(sid: str, points: float) -> results.StudentResult:  # (TestResult by
 def test_a_one_student_run_draws_no_chart_and_says_why(tmp_path):
     folder = tmp_path / "reports"
     folder.mkdir()
-    (folder / "scores.png").write_bytes(b"an earlier run's chart")
+    (folder / "scores.svg").write_text("an earlier run's chart")
+    (folder / "scores.png").write_bytes(b"a chart of a run before the charts were SVG")
     index = write_report([student("late", 5)], folder, ASSIGNMENT)
     assert not [name for name in CHARTS if (folder / name).exists()]  # the earlier run's chart is gone too
+    assert not (folder / "scores.png").exists()
     page = index.read_text()
     assert "<img" not in page
     why = "No charts: 1 submission(s) graded, charts are drawn from 2"
@@ -36,21 +40,20 @@ def test_a_new_chart_is_one_entry_in_the_table(tmp_path, monkeypatch):
     """A made-up chart registered in CHARTS alone is drawn, shown on the page, and removed when a later run
     draws no charts; a chart with nothing to show leaves no file."""
 
-    def zeros_chart(f, plt):
-        fig, ax = plt.subplots()
-        ax.bar(["zero"], [sum(s == 0 for s in f.scores)])
-        return fig
+    def zeros_chart(f):
+        return svg_charts.bars([("zero", sum(s == 0 for s in f.scores), "")], 2, "Zeros", "students", "#000")
 
-    monkeypatch.setitem(CHARTS, "zeros.png", zeros_chart)
-    monkeypatch.setitem(CHARTS, "nothing.png", lambda f, plt: None)
+    monkeypatch.setitem(CHARTS, "zeros.svg", zeros_chart)
+    monkeypatch.setitem(CHARTS, "nothing.svg", lambda f: None)
     folder = tmp_path / "reports"
     folder.mkdir()
-    (folder / "nothing.png").write_bytes(b"an earlier run's chart")
+    (folder / "nothing.svg").write_text("an earlier run's chart")
     page = write_report([student("a", 0), student("b", 10)], folder, ASSIGNMENT).read_text()
-    assert (folder / "zeros.png").read_bytes().startswith(b"\x89PNG") and '<img src="zeros.png"' in page
-    assert not (folder / "nothing.png").exists() and "nothing.png" not in page
+    zeros = ElementTree.parse(folder / "zeros.svg").getroot()  # well-formed SVG
+    assert zeros.tag == "{http://www.w3.org/2000/svg}svg" and '<img src="zeros.svg"' in page
+    assert not (folder / "nothing.svg").exists() and "nothing.svg" not in page
     write_report([student("late", 5)], folder, ASSIGNMENT)
-    assert not (folder / "zeros.png").exists()
+    assert not (folder / "zeros.svg").exists()
 
 
 def test_one_submission_is_not_compared_for_similarity_and_two_are(tmp_path):

@@ -1,4 +1,4 @@
-"""The class report: what the class got wrong, as PNG charts in an HTML page and as terminal text.
+"""The class report: what the class got wrong, as SVG charts in an HTML page and as terminal text.
 
 A test of a notebook that was not graded (missing, or not a notebook) did not run: it counts neither
 as passed nor as failed in the pass rates, and the report lists such notebooks apart.  The charts
@@ -15,10 +15,11 @@ from pathlib import Path
 from ..grading.notes import class_notes, student_row
 from ..grading.results import NOT_GRADED, Status, StudentResult
 from ..hidden.diagnostics import KNOWN_IDS
+from . import svg_charts
 
 SKIP_IDS = {"not-implemented", "missing", NOT_GRADED}  # an unfinished stub is not a misconception
 # Charts are drawn for a class, not for one student (a late submission graded alone): a histogram of one score
-# and pass rates of 0 or 100 % say nothing the text does not, and drawing them (matplotlib) costs seconds.
+# and pass rates of 0 or 100 % say nothing the text does not.
 CHART_MIN_STUDENTS = 2
 
 
@@ -135,93 +136,65 @@ def _bin_counts(scores: list[float], top: float) -> list[int]:
 
 
 # --- the charts: one function each, registered under the file it draws -------------------------------
-# A chart function takes the class's figures and matplotlib's pyplot and returns a figure, or None when
-# the class has nothing for it to show.  CHARTS is the one list: the report draws each one, names its file
-# after the key, and removes an earlier run's file when no chart is drawn.  Adding a chart is one entry.
-# A chart reads only ClassFigures (above), never the students' results: a chart that needs data the figures
-# do not hold yet needs a field of ClassFigures too, filled in by figures() from the results.
+# A chart function takes the class's figures and returns the chart as SVG text (autograder/classroom/svg_charts.py
+# draws the two kinds there are), or None when the class has nothing for it to show.  CHARTS is the one list: the
+# report draws each one, names its file after the key, and removes an earlier run's file when no chart is drawn.
+# Adding a chart is one entry.  A chart reads only ClassFigures (above), never the students' results: a chart that
+# needs data the figures do not hold yet needs a field of ClassFigures too, filled in by figures() from the results.
 
 
-def _scores_chart(f: ClassFigures, plt):
-    from matplotlib.ticker import MaxNLocator
-
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+def _scores_chart(f: ClassFigures) -> str:
     top = f.max_score or 100.0
-    ax.hist(f.scores, bins=[i * top / 10 for i in range(11)], color="#3b75af", edgecolor="white")
-    ax.set_xlim(0, top)
-    ax.set_ylim(0, max(1, *_bin_counts(f.scores, top)) + 0.5)
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # whole students
-    ax.set_xlabel(f"score (out of {top:g})")
-    ax.set_ylabel("students")
-    ax.set_title("Score distribution")
-    return fig
+    return svg_charts.histogram(
+        _bin_counts(f.scores, top), top, "Score distribution", f"score (out of {top:g})", "students", "#3b75af"
+    )
 
 
-def _pass_rate_chart(f: ClassFigures, plt):
+def _pass_rate_chart(f: ClassFigures) -> str | None:
     if not f.pass_rate:
         return None
-    fig, ax = plt.subplots(figsize=(8, max(3, 0.28 * len(f.pass_rate))))
-    labels = [k for k, _ in f.pass_rate][::-1]
-    bars = ax.barh(labels, [100 * v for _, v in f.pass_rate][::-1], color="#4c9a52")
-    passed = [f"{round(v * f.ran[k])} of {f.ran[k]}" for k, v in f.pass_rate]
-    ax.bar_label(bars, passed[::-1], fontsize=6, padding=2)
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of students passing (of those whose notebook was graded)")
-    ax.set_title("Pass rate per test")
-    ax.tick_params(axis="y", labelsize=7)
-    return fig
+    rows = [(k, 100 * v, f"{round(v * f.ran[k])} of {f.ran[k]}") for k, v in f.pass_rate]
+    xlabel = "% of students passing (of those whose notebook was graded)"
+    return svg_charts.bars(rows, 100, "Pass rate per test", xlabel, "#4c9a52", label_size=9)
 
 
-def _misconceptions_chart(f: ClassFigures, plt):
+def _misconceptions_chart(f: ClassFigures) -> str | None:
     if not f.misconceptions:
         return None
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.4 * len(f.misconceptions))))
-    labels = [k for k, _ in f.misconceptions][::-1]
-    bars = ax.barh(labels, [100 * n / max(f.graded, 1) for _, n in f.misconceptions][::-1], color="#c44e52")
-    ax.bar_label(bars, [f"{n} of {f.graded}" for _, n in f.misconceptions][::-1], fontsize=7, padding=2)
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of the class")
-    ax.set_title("Misconceptions: students who hit each mistake")
-    return fig
+    rows = [(k, 100 * n / max(f.graded, 1), f"{n} of {f.graded}") for k, n in f.misconceptions]
+    title = "Misconceptions: students who hit each mistake"
+    return svg_charts.bars(rows, 100, title, "% of the class", "#c44e52")
 
 
-def _slowest_chart(f: ClassFigures, plt):
+def _slowest_chart(f: ClassFigures) -> str | None:
     if not f.slowest:
         return None
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.35 * len(f.slowest))))
-    ax.barh([k for k, _ in f.slowest][::-1], [s for _, s in f.slowest][::-1], color="#8172b2")
-    ax.set_xlabel("seconds to execute")
-    ax.set_title("Slowest notebooks")
-    ax.tick_params(axis="y", labelsize=7)
-    return fig
+    top = svg_charts.round_top(max(s for _, s in f.slowest))
+    rows = [(k, s, f"{s:.1f} s") for k, s in f.slowest]
+    return svg_charts.bars(rows, top, "Slowest notebooks", "seconds to execute", "#8172b2", label_size=9)
 
 
 # file name -> the function that draws it from ClassFigures (see above); tests/test_bulk_grading.py reads the names here
 CHARTS = {
-    "scores.png": _scores_chart,
-    "pass_rate.png": _pass_rate_chart,
-    "misconceptions.png": _misconceptions_chart,
-    "slowest.png": _slowest_chart,
+    "scores.svg": _scores_chart,
+    "pass_rate.svg": _pass_rate_chart,
+    "misconceptions.svg": _misconceptions_chart,
+    "slowest.svg": _slowest_chart,
 }
+# the charts' names before they were SVG: an earlier run's PNG is removed with the rest of its charts
+EARLIER_CHARTS = ("scores.png", "pass_rate.png", "misconceptions.png", "slowest.png")
 
 
 def _charts(f: ClassFigures, folder: Path) -> list[str]:
     """Draws every chart of :data:`CHARTS` that has something to show; the names of the files written.
     A chart with nothing to show leaves no file of an earlier run behind."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     drawn = []
     for name, chart in CHARTS.items():
-        fig = chart(f, plt)
-        if fig is None:
+        svg = chart(f)
+        if svg is None:
             (folder / name).unlink(missing_ok=True)
             continue
-        fig.tight_layout()
-        fig.savefig(folder / name, dpi=110)
-        plt.close(fig)
+        (folder / name).write_text(svg, encoding="utf-8")
         drawn.append(name)
     return drawn
 
@@ -250,8 +223,10 @@ def write_report(results: list[StudentResult], folder: Path, assignment: str, se
     """``sections``: further HTML parts of other steps (the similarity listing), placed before the students."""
     folder.mkdir(parents=True, exist_ok=True)
     f = figures(results)
+    for name in EARLIER_CHARTS:
+        (folder / name).unlink(missing_ok=True)
     if draws_charts(f):
-        charts = _charts(f, folder)  # matplotlib is imported there, only when charts are drawn
+        charts = _charts(f, folder)
     else:
         charts = []
         for name in CHARTS:  # an earlier run's charts are not this run's

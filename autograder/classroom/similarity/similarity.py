@@ -231,8 +231,10 @@ def kgram_hashes(filtered: str):
 def fingerprint(code: str, boilerplate: set) -> Fingerprint:
     """copydetect's winnowing (``get_document_fingerprints``) over our tokens and stable hashes."""
     import numpy as np
-    from copydetect.utils import get_token_coverage, winnow
 
+    from .winnowing import utils
+
+    get_token_coverage, winnow = utils().get_token_coverage, utils().winnow
     filtered, where = tokens(code)
     at = np.array(where, dtype=np.int64)
     offsets = np.column_stack([np.arange(len(at)), at - np.arange(len(at))])
@@ -254,11 +256,11 @@ def boilerplate_hashes(starter: dict[str, str]) -> set:
 def drop_hashes(fp, hashes: set) -> None:
     """Remove fingerprints shared too widely to tell anything (MOSS's -m), keeping copydetect's
     bookkeeping (its coverage) consistent."""
-    from copydetect.utils import get_token_coverage
+    from .winnowing import utils
 
     fp.hashes -= hashes
     fp.hash_idx = {h: i for h, i in fp.hash_idx.items() if h not in hashes}
-    fp.token_coverage = get_token_coverage(fp.hash_idx, fp.k, len(fp.filtered_code))
+    fp.token_coverage = utils().get_token_coverage(fp.hash_idx, fp.k, len(fp.filtered_code))
 
 
 def common_limit(documents: int, share: float) -> int:
@@ -270,7 +272,7 @@ def common_limit(documents: int, share: float) -> int:
 
 
 def compare(notebook: str, a: Document, b: Document) -> Pair | None:
-    from copydetect import compare_files
+    from .winnowing import compare_files
 
     if not a.fingerprint.hashes & b.fingerprint.hashes:
         return None
@@ -283,7 +285,7 @@ def compare(notebook: str, a: Document, b: Document) -> Pair | None:
 
 def matching_regions(a: Document, b: Document):
     """copydetect's matching slices of a's and b's normalised code (for the page)."""
-    from copydetect import compare_files
+    from .winnowing import compare_files
 
     return compare_files(a.fingerprint, b.fingerprint)[2]
 

@@ -42,7 +42,9 @@ def why(pair: Pair) -> str:
 
 
 def _side_by_side(result: NotebookResult, pair: Pair) -> str:
-    from copydetect.utils import highlight_overlap
+    from .winnowing import utils
+
+    highlight_overlap = utils().highlight_overlap
 
     a, b = result.documents[pair.student_a], result.documents[pair.student_b]
     slices_a, slices_b = matching_regions(a, b)
