@@ -3,11 +3,13 @@ affects are graded again, without --force; change nothing (or something that is 
 
 One class of two who handed in lesson 3 (ada the reference, ben a stub), graded once, then changed one input at a
 time (each case starts from the state the one before left): each grading input of
-``autograder/classroom/history/inputs.py`` is a case.  A point change and its revert, each regrading the class with
+``autograder/classroom/history/inputs.py`` is a case.  The course's options are one run, whose line must name each
+option changed; the settings that are not inputs are one run too (any of them an input would regrade everyone), and
+the two versions one more: nine runs where there were sixteen.  A point change and its revert, each regrading the class with
 grades.csv, the per-test CSV and the Canvas file agreeing on each total, are tests/test_point_change.py's (made as
 the README says: the authoring source, then ``build``).  Real nbgrader, real kernels; ``grade`` runs in this process
 so that the kit's digest and the versions can be changed under it, by one worker (a second would cost its start-up,
-about 1.5 s of CPU, in each of the fifteen runs, for two notebooks).
+about 1.5 s of CPU, in each of the runs, for two notebooks).
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ def test_every_grading_input_regrades_exactly_whom_it_affects(course, capsys, mo
     memory_line, memory_words = memory_limit_raised(root)
     cases = [
         # (what is changed, how, who is graded again, the words `grade` says)
-        ("nothing", lambda: None, set(), None),
+        ("nothing", lambda: None, set(), ()),
         (
             "a solution cell of the source",
             lambda: edit_source(
@@ -118,9 +120,9 @@ def test_every_grading_input_regrades_exactly_whom_it_affects(course, capsys, mo
                 ),
             ),
             set(),
-            None,
+            (),
         ),
-        ("ada's submission", lambda: _touch_submission(root, "ada"), {"ada"}, None),
+        ("ada's submission", lambda: _touch_submission(root, "ada"), {"ada"}, ()),
         (
             "a locked cell of the source",
             lambda: edit_source(
@@ -128,70 +130,67 @@ def test_every_grading_input_regrades_exactly_whom_it_affects(course, capsys, mo
                 lambda nb: first(nb, "locked").__setitem__("source", first(nb, "locked").source + "\n# said again\n"),
             ),
             everyone,
-            f"source: {LESSON}.ipynb",
+            (f"source: {LESSON}.ipynb",),
         ),
         (
             "the kit's files",
             lambda: monkeypatch.setattr(inputs, "kit_digest", lambda: real_kit + "-changed"),
             everyone,
-            "kit ",
+            ("kit ",),
         ),
         (
-            "the notebook budget",
-            lambda: append_config(root, "c.KitConfig.notebook_budget = 110"),
+            # the course's options, changed together in one run: its one line must name each of them (the line and
+            # the decision to regrade compare the same recorded options, so an option the line names is an input)
+            "the notebook budget, the memory limit, the cell timeout, a feedback option and a resource limit",
+            lambda: [
+                append_config(root, line)
+                for line in (
+                    "c.KitConfig.notebook_budget = 110",
+                    memory_line,
+                    "c.Execute.timeout = 50",
+                    "c.GenerateFeedback.preprocessors = c.GenerateFeedback.preprocessors[:-1]",
+                    "c.ResourceLimits.max_processes = 48",
+                )
+            ],
             everyone,
-            "notebook_budget",
+            (
+                "notebook_budget",
+                memory_words,
+                "cell_timeout",
+                "GenerateFeedback.preprocessors",
+                "ResourceLimits.max_processes",
+            ),
         ),
         (
-            "the memory limit",
-            lambda: append_config(root, memory_line),
-            everyone,
-            memory_words,
-        ),
-        ("the cell timeout", lambda: append_config(root, "c.Execute.timeout = 50"), everyone, "cell_timeout"),
-        (
-            "a feedback option",
-            lambda: append_config(root, "c.GenerateFeedback.preprocessors = c.GenerateFeedback.preprocessors[:-1]"),
-            everyone,
-            "GenerateFeedback.preprocessors",
-        ),
-        (
-            "a resource limit",
-            lambda: append_config(root, "c.ResourceLimits.max_processes = 48"),
-            everyone,
-            "ResourceLimits.max_processes",
-        ),
-        ("the workers (not an input)", lambda: append_config(root, "c.KitConfig.jobs = 3"), set(), None),
-        (
-            "how soon a silent grading is presumed hung (not an input)",
-            lambda: append_config(root, "c.KitConfig.hung_grace = 12"),
+            "the workers, how soon a silent grading is presumed hung, the similarity report (none is an input)",
+            lambda: [
+                append_config(root, line)
+                for line in (
+                    "c.KitConfig.jobs = 3",
+                    "c.KitConfig.hung_grace = 12",
+                    "c.SimilarityConfig.threshold = 0.6",
+                )
+            ],
             set(),
-            None,
-        ),
-        (
-            "the similarity report (not an input)",
-            lambda: append_config(root, "c.SimilarityConfig.threshold = 0.6"),
-            set(),
-            None,
+            (),
         ),
     ]
-    for package in ("nbgrader", "numpy"):
-        bumped = dict(real_versions, **{package: real_versions[package] + ".post1"})
-        cases.append(
-            (
-                f"the {package} version",
-                lambda v=bumped: monkeypatch.setattr(inputs, "versions", lambda: v),
-                everyone,
-                f"{package} ",
-            )
+    bumped = dict(real_versions, **{package: real_versions[package] + ".post1" for package in ("nbgrader", "numpy")})
+    cases.append(
+        (
+            "the nbgrader and numpy versions",
+            lambda: monkeypatch.setattr(inputs, "versions", lambda: bumped),
+            everyone,
+            ("nbgrader ", "numpy "),
         )
+    )
     for what, change, affected, words in cases:
         change()
         graded, out = grade(course, capsys)
         assert graded == affected, f"{what}: graded {sorted(graded)}, expected {sorted(affected)}\n{out}"
         said = [line for line in out.splitlines() if line.startswith("regrading ")]
         if words and affected:
-            assert len(said) == 1 and words in said[0], f"{what}: {said}\n{out}"
+            assert len(said) == 1 and all(w in said[0] for w in words), f"{what}: {said}\n{out}"
 
 
 def _touch_submission(root: Path, student: str) -> None:
