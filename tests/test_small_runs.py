@@ -72,3 +72,21 @@ def test_one_submission_is_not_compared_for_similarity_and_two_are(tmp_path):
     write_submission(course, "other", persona_notebooks("stub"))
     both = after_grading(assignment, report_dir, None)
     assert both.text.startswith("Similar solutions") and (report_dir / "similarity.csv").exists()
+
+
+def test_the_canary_grades_the_reference_of_the_notebooks_the_class_handed_in(tmp_path):
+    """A class that handed in lessons 1 and 3 (and a file that is no lesson) has the canary grade those two
+    references; a class that handed in no lesson, every one (the canary is never a pass over nothing)."""
+    from autograder.classroom.run.batch import submissions
+    from autograder.classroom.run.grade_command import handed_in
+
+    course = tmp_path / "course"
+    shutil.copytree(REPO / "source", course / "source")
+    reference = persona_notebooks("reference")
+    write_submission(course, "ada", {"01_why_position": reference["01_why_position"], "notes": "{}"})
+    write_submission(course, "ben", {"03_sinusoidal": reference["03_sinusoidal"]})
+    assignment = Assignment(Course(course), ASSIGNMENT)
+    assert handed_in(assignment, submissions(assignment)) == ["01_why_position", "03_sinusoidal"]
+    assert handed_in(assignment, submissions(assignment, ["ben"])) == ["03_sinusoidal"]
+    write_submission(course, "ada", {"notes": "{}"})
+    assert handed_in(assignment, submissions(assignment, ["ada"])) is None

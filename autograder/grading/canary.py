@@ -4,7 +4,8 @@ A fault on the kit's side (a kernel that cannot import the kit's public package,
 kernelspec that does not start, a package missing in the kernel) fails every test of every student
 alike, and would be recorded as their scores.  So every grader (``grade`` on local processes or Dask,
 the Gradescope runner, ``check --thorough``) first grades the reference notebooks (the source
-notebooks' solutions, filled into the student copy) through ``grade_student`` in a process of its own
+notebooks' solutions, filled into the student copy; ``grade`` those of the notebooks its submissions
+hold, ``check --thorough`` the student's one) through ``grade_student`` in a process of its own
 (``grade``'s: one of the run's own workers, before it grades the class), in a scratch course: the same
 sandbox, limits, channel and checks.  Its gradebook is a copy of the run's own SQLite gradebook, where
 the assignment is registered as the students are graded, or (no such copy: PostgreSQL, ``check

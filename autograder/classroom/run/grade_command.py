@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import ExitStack
+from pathlib import Path
 
 from ... import timing
 from ...course import Assignment, CourseError
@@ -245,7 +246,14 @@ def _canary_then_class(assignment, db_url, found, options, progress, grading, po
         own = workers.take_canary() if beside else None
         try:
             with timing.phase("canary"):
-                run_canary(assignment, grading, gradebook=db_url, pool=own if beside else pool, out=out)
+                run_canary(
+                    assignment,
+                    grading,
+                    notebooks=handed_in(assignment, found),
+                    gradebook=db_url,
+                    pool=own if beside else pool,
+                    out=out,
+                )
         finally:
             if own is not None:
                 own.shutdown(cancel_futures=True)
@@ -276,6 +284,15 @@ def _canary_then_class(assignment, db_url, found, options, progress, grading, po
     return outcome, recorder
 
 
+def handed_in(assignment: Assignment, found: dict) -> list[str] | None:
+    """The notebooks of the assignment that at least one of the run's submissions (``found``: student -> folder)
+    holds: the canary grades their reference, not the others' (a class that handed in one lesson waits on one
+    reference notebook, not five).  None, every notebook, when no submission holds any."""
+    sources = {p.stem for p in assignment.source_notebooks()}
+    held = {p.stem for folder in found.values() for p in Path(folder).glob("*.ipynb")} & sources
+    return sorted(held) or None
+
+
 def class_table(outcome: BatchOutcome) -> str:
     width = max([len(r.student) for r in outcome.results] + [7])
     lines = [f"{'student':{width}}  {'score':>9}  status   notes", "-" * (width + 40)]
@@ -287,8 +304,6 @@ def class_table(outcome: BatchOutcome) -> str:
 
 def interrupted(course_dir, assignment: str, db_url: str | None, started: float) -> str:
     """What a run stopped by Ctrl-C or SIGTERM (started at ``started``, ``time.time()``) leaves, in one line."""
-    from pathlib import Path
-
     from ...course import Course
     from ..history.history import History, stamp
 
