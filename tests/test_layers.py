@@ -41,7 +41,7 @@ LAYER = {part: level for level, parts in enumerate(LAYERS) for part in parts}
 # `run` is the one room that puts the class together.  The part's own `__init__` is in no room; it imports nothing.
 ROOMS = {
     "classroom": [
-        ["history"],  # every grade run kept, what a regrade changed
+        ["history", "svg_charts"],  # every grade run kept, what a regrade changed; charts written as SVG text
         ["lms", "report", "similarity"],  # the round trip with an LMS, the class report, similar submissions
         ["run"],  # grade, grade --dry-run, the pools of graders: the others put together
     ],
