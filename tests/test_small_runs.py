@@ -90,3 +90,20 @@ def test_the_canary_grades_the_reference_of_the_notebooks_the_class_handed_in(tm
     assert handed_in(assignment, submissions(assignment, ["ben"])) == ["03_sinusoidal"]
     write_submission(course, "ada", {"notes": "{}"})
     assert handed_in(assignment, submissions(assignment, ["ada"])) is None
+
+
+def test_a_canary_of_some_notebooks_is_judged_on_their_tests_alone():
+    """The canary grades in a copy of the run's gradebook, which knows every notebook: the notebooks it was not
+    asked to grade count as not graded there, and neither pass nor fail it; one of its own that lost points does."""
+    from autograder.grading.canary import of_notebooks
+
+    def graded(*tests):
+        points = sum(t.points for t in tests)
+        return results.StudentResult("kit-canary", results.Status.GRADED, "", points, 100, 1.0, list(tests))
+
+    mine, other = results.TestResult("n1", "t1", 10, 10), results.TestResult("n2", "t2", 0, 90, results.NOT_GRADED)
+    alone = of_notebooks(graded(mine, other), ["n1"])
+    assert (alone.score, alone.max_score, [t.test for t in alone.tests]) == (10, 10, ["t1"])
+    assert of_notebooks(graded(mine, other), None).max_score == 100  # every notebook: the whole result
+    lost = of_notebooks(graded(results.TestResult("n1", "t1", 4, 10), other), ["n1"])
+    assert lost.score < lost.max_score

@@ -201,6 +201,15 @@ def grade_reference(
         return graded_in(own)
 
 
+def of_notebooks(result: StudentResult, notebooks: list[str] | None) -> StudentResult:
+    """The reference's result on ``notebooks`` alone: the run's gradebook a canary grades in a copy of knows every
+    notebook of the assignment, and those it was not asked to grade are not graded there (nor its to pass)."""
+    if notebooks is None or result.status is not Status.GRADED:
+        return result
+    tests = [t for t in result.tests if t.notebook in notebooks]
+    return replace(result, tests=tests, score=sum(t.points for t in tests), max_score=sum(t.max_points for t in tests))
+
+
 def cause(result: StudentResult) -> str:
     """One line: why the reference lost points, and what to do."""
     if result.status is not Status.GRADED:
@@ -284,6 +293,7 @@ def run_canary(
         ) from None
     except (OSError, RuntimeError) as e:
         raise CanaryFailed(f"the reference solution could not be graded: {str(e).splitlines()[0][:300]}") from None
+    result = of_notebooks(result, notebooks)
     if result.status is not Status.GRADED or result.max_score <= 0 or result.score < result.max_score:
         raise CanaryFailed(cause(result))
     out(
