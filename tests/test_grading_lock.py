@@ -16,6 +16,7 @@ import time
 from autograder.classroom.history.history import History
 from autograder.course import ASSIGNMENT
 from autograder.devtools.demo import persona_notebooks
+from autograder.devtools.personas import write_submission
 
 from .conftest import ENV, make_class
 
@@ -57,32 +58,26 @@ def test_two_runs_started_together_one_grades_the_other_names_the_lock_and_recor
     assert [r.students for r in recorded] == [2], recorded  # the winner's run alone
     assert (course / "grades.csv").read_text().count("\n") == 3  # its header and its two students
 
-    # while a run holds the lock: export and restore-gradebook are refused too; grade --wait waits, then runs
+    # while a run holds the lock: export and restore-gradebook are refused too; grade --wait waits, then runs. The
+    # holder lingers in ada's notebook (a right solution that sleeps 8 s), so that it still holds the lock when the
+    # two commands, started together, ask for it, however fast the grading and however loaded the machine
+    slow = persona_notebooks("reference")[LESSON]
+    solution = next(c for c in slow.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
+    solution.source += "\nimport time\ntime.sleep(8)\n"
+    write_submission(course, "ada", {LESSON: slow})
     holder = start(course, "grade", ASSIGNMENT, "--jobs", "1", "--force")
     lock = course / f".gradebook.db.{ASSIGNMENT}.lock"
     deadline = time.monotonic() + 120
     while str(holder.pid) not in (lock.read_text() if lock.exists() else "") and time.monotonic() < deadline:
         time.sleep(0.1)
     waiting = start(course, "grade", ASSIGNMENT, "--jobs", "1", "--wait")
-    export = subprocess.run(
-        [sys.executable, "-m", "autograder", "export", ASSIGNMENT, "--course-dir", str(course)],
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    restore = subprocess.run(
-        [sys.executable, "-m", "autograder", "restore-gradebook", "--course-dir", str(course)],
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    asked = {"export": start(course, "export", ASSIGNMENT), "restore-gradebook": start(course, "restore-gradebook")}
+    answers = {name: (run, run.communicate(timeout=120)[1]) for name, run in asked.items()}
     holder_out = holder.communicate(timeout=600)
     waiting_out = waiting.communicate(timeout=600)
-    for refused, name in ((export, "export"), (restore, "restore-gradebook")):
-        assert refused.returncode == 2 and f"process {holder.pid}" in refused.stderr, (name, refused.stderr)
-        assert refused.stderr.startswith(f"{name}: ") and refused.stderr.count("\n") == 1, refused.stderr
+    for name, (refused, told) in answers.items():
+        assert refused.returncode == 2 and f"process {holder.pid}" in told, (name, told)
+        assert told.startswith(f"{name}: ") and told.count("\n") == 1, told
     assert holder.returncode == 0, holder_out
     assert waiting.returncode == 0 and "skipping 2 submission(s)" in waiting_out[0], waiting_out
     with History(db_url) as history:
