@@ -1,7 +1,7 @@
-"""The run's first worker process, started as ``grade`` starts: a fresh Python (spawned) that imports the grading
-(:func:`warm_up`) while the command itself imports, checks the course and reads the gradebook, instead of
-after.  It is the first process of the run's pool (:func:`take`), which
-grades the canary's reference, then the class, as before.
+"""The run's first worker process, started as ``grade`` starts: forked from multiprocessing's fork server once that
+has imported the grading (``retries.worker_context``; :func:`warm_up` imports whatever it did not), while the
+command itself imports, checks the course and reads the gradebook, instead of after.  It is the first process of
+the run's pool (:func:`take`), which grades the canary's reference, then the class, as before.
 
 This module imports only the standard library and the kit's light modules: ``grade`` imports it before the rest.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import suppress
 from pathlib import Path
@@ -19,6 +20,7 @@ from .retries import worker_pids, worker_pool
 
 _early: dict[int, ProcessPoolExecutor] = {}  # jobs -> the pool started for them, until the run takes it
 _started: dict[int, set[int]] = {}  # jobs -> the process ids of that pool's workers started here
+_starting: threading.Thread | None = None  # starting the pools' first workers (:func:`start`)
 CANARY = 0  # the key in _early and _started of the canary's own process (:mod:`.beside`)
 CACHE_ENV = "AUTOGRADER_CANARY_CACHE"  # autograder.grading.canary's (not imported here: it imports nbgrader)
 
@@ -50,18 +52,32 @@ def start(
     except Exception:  # noqa: BLE001 - the run itself reports a broken course
         return
     workers = max(1, grading.jobs)
-    _start_pool(workers, workers)
+    pools = {workers: worker_pool(workers)}
     count = len(students) if students else _submissions(root, assignment)
     if grading.canary_beside and count <= workers and not _canary_remembered(root):
-        _start_pool(CANARY, 1)  # a new course: its canary graded beside the students
+        pools[CANARY] = worker_pool(1)  # a new course: its canary graded beside the students
+    _early.update(pools)
+    # the first worker of each pool is started in a thread of its own: a worker is forked once the fork server has
+    # imported the grading (retries.worker_context), which the command does not wait for while it imports its own
+    global _starting
+    _starting = threading.Thread(target=_start_pools, args=(pools,), name="the first workers", daemon=True)
+    _starting.start()
 
 
-def _start_pool(key: int, workers: int) -> None:
-    pool = worker_pool(workers)
-    before = worker_pids()
-    pool.submit(warm_up)  # starts the pool's first worker
-    _early[key] = pool
-    _started[key] = worker_pids() - before
+def _start_pools(pools: dict[int, ProcessPoolExecutor]) -> None:
+    for key, pool in pools.items():
+        before = worker_pids()
+        with suppress(Exception):  # only a head start: the run's own use of the pool meets and reports a failure
+            pool.submit(warm_up)  # starts the pool's first worker
+        _started[key] = worker_pids() - before
+
+
+def _started_pools() -> None:
+    """Wait until the first workers are started (or failed to), so that their pools are the run's to use."""
+    global _starting
+    if _starting is not None:
+        _starting.join()
+        _starting = None
 
 
 def _submissions(root: Path, assignment: str | None) -> int:
@@ -84,18 +100,21 @@ def _canary_remembered(root: Path) -> bool:
 
 def take(jobs: int) -> ProcessPoolExecutor | None:
     """The pool started for ``jobs`` workers, if one was (then it is the caller's to shut down)."""
+    _started_pools()
     _started.pop(max(1, jobs), None)
     return _early.pop(max(1, jobs), None)
 
 
 def take_canary() -> ProcessPoolExecutor | None:
     """The canary's own process, if it was started (then it is the caller's to shut down)."""
+    _started_pools()
     _started.pop(CANARY, None)
     return _early.pop(CANARY, None)
 
 
 def discard() -> None:
     """End the pools no run took (the run stopped before grading): their workers are killed, not waited for."""
+    _started_pools()
     while _early:
         jobs, pool = _early.popitem()
         for pid in _started.pop(jobs, set()):
