@@ -148,8 +148,10 @@ def cmd_grade(args) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         from .classroom.run import workers
+        from .classroom.run.retries import stop_fork_server
 
         workers.discard()
+        stop_fork_server()  # the workers' CPU counted in this process's children, as spawned workers' was
 
 
 def _terminated(_signum, _frame):

@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import suppress
 
 WORKER_DEATHS = 2  # a submission in flight on this many dead (or hung) grading workers is not tried again
 KILLED_TWICE = (
@@ -63,6 +64,18 @@ def start_worker(environ: dict[str, str]) -> None:
         os.environ.clear()
         os.environ.update(environ)
     quiet_interrupts()
+
+
+def stop_fork_server() -> None:
+    """End the fork server of the run's workers, once they have ended, and wait for it: so the workers' CPU counts
+    in this process's children, as spawned workers' did (the fork server reaped them), and a later run in the same
+    Python (a test's) forks from a fresh import of the kit.  (multiprocessing's own stop, which its tests use.)"""
+    from multiprocessing import forkserver
+
+    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)
+    if stop is not None:
+        with suppress(OSError):
+            stop()
 
 
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
