@@ -606,3 +606,12 @@ def pytest_runtest_protocol(item, nextitem):
     }
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps(line) + "\n")
+
+
+def lingering(notebooks: dict, seconds: float) -> dict:
+    """``notebooks`` with the first one's first solution cell waiting ``seconds``: each try of that notebook runs
+    long enough for its kernel to be killed there, and not on the next notebook (or on the kernel started ahead)."""
+    first = notebooks[sorted(notebooks)[0]]
+    cell = next(c for c in first.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
+    cell.source += f"\nimport time\ntime.sleep({seconds})\n"
+    return notebooks

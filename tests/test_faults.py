@@ -27,6 +27,7 @@ from autograder.devtools.personas import write_submission
 from .conftest import (
     ENV,
     kernels_of_server,
+    lingering,
     new_course,
     per_test,
     read_only,
@@ -273,15 +274,6 @@ class PlaceholderKiller(WorkerKiller):
                     os.kill(pid, signal.SIGKILL)
                 self.killed.append(pid)
             time.sleep(0.02)
-
-
-def lingering(notebooks: dict, seconds: float) -> dict:
-    """``notebooks`` with the first one's first solution cell waiting ``seconds``: each try of that notebook runs
-    long enough for its kernel to be killed there, and not on the next notebook (or on the kernel started ahead)."""
-    first = notebooks[sorted(notebooks)[0]]
-    cell = next(c for c in first.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
-    cell.source += f"\nimport time\ntime.sleep({seconds})\n"
-    return notebooks
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from autograder.course import ASSIGNMENT
 from autograder.devtools.demo import persona_notebooks
 from autograder.devtools.personas import write_submission
 
-from .conftest import ENV, make_class
+from .conftest import ENV, lingering, make_class
 
 LESSON = "03_sinusoidal"
 
@@ -61,10 +61,7 @@ def test_two_runs_started_together_one_grades_the_other_names_the_lock_and_recor
     # while a run holds the lock: export and restore-gradebook are refused too; grade --wait waits, then runs. The
     # holder lingers in ada's notebook (a right solution that sleeps 8 s), so that it still holds the lock when the
     # two commands, started together, ask for it, however fast the grading and however loaded the machine
-    slow = persona_notebooks("reference")[LESSON]
-    solution = next(c for c in slow.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
-    solution.source += "\nimport time\ntime.sleep(8)\n"
-    write_submission(course, "ada", {LESSON: slow})
+    write_submission(course, "ada", lingering({LESSON: persona_notebooks("reference")[LESSON]}, seconds=8))
     holder = start(course, "grade", ASSIGNMENT, "--jobs", "1", "--force")
     lock = course / f".gradebook.db.{ASSIGNMENT}.lock"
     deadline = time.monotonic() + 120

@@ -8,6 +8,7 @@ axis runs to a given top), so two classes' charts read alike.
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 FONT = 'font-family="sans-serif"'
@@ -32,8 +33,6 @@ def _svg(width: float, height: float, parts: list[str], title: str) -> str:
 def round_top(value: float) -> float:
     """The smallest of 1, 2, 2.5, 5 times a power of ten that is at least ``value``: an axis whose five ticks
     read as round numbers."""
-    import math
-
     if value <= 0:
         return 1.0
     power = 10.0 ** math.floor(math.log10(value))

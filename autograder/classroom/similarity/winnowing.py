@@ -21,12 +21,12 @@ def utils() -> types.ModuleType:
     """copydetect's ``utils`` module, its package's ``__init__`` not run.  The package is stood in for by a
     bare module while ``utils`` (and the winnow implementation it imports) loads; afterwards ``sys.modules`` is
     as before, so an ``import copydetect`` elsewhere gets the whole real package."""
+    if "copydetect" in sys.modules:  # the whole package is already there: nothing to save
+        return importlib.import_module("copydetect.utils")
     spec = importlib.util.find_spec("copydetect")
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("copydetect is not installed: `make setup` installs the kit's dependencies")
     before = set(sys.modules)
-    if "copydetect" in sys.modules:  # the whole package is already there: nothing to save
-        return importlib.import_module("copydetect.utils")
     bare = types.ModuleType("copydetect")
     bare.__path__, bare.__spec__ = list(spec.submodule_search_locations), spec
     sys.modules["copydetect"] = bare
