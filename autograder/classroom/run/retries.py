@@ -3,6 +3,7 @@ the last try: the local pool's (:mod:`.batch`) and the Dask cluster's (:mod:`.da
 local worker processes are made and known (:mod:`.batch` and :mod:`.workers` alike), and how a worker ends when the
 run is interrupted."""
 
+import atexit
 import multiprocessing
 import os
 import signal
@@ -59,11 +60,23 @@ def worker_context():
 
 def start_worker(environ: dict[str, str]) -> None:
     """(In each worker, as it starts) this run's environment, as a spawned worker would have it (the fork server's
-    is that of when it started), and quiet when interrupted."""
+    is that of when it started), quiet when interrupted, and its exit handlers run when it ends (:func:`exit_handlers`)."""
     if dict(os.environ) != environ:
         os.environ.clear()
         os.environ.update(environ)
     quiet_interrupts()
+    exit_handlers()
+
+
+def exit_handlers() -> None:
+    """A forked worker leaves by ``os._exit``, which skips ``atexit``; a spawned one ran it.  Its handlers stop the
+    worker's sandbox fork server and wait for it (else that server, orphaned, and the kernels it reaped leave the
+    run's process tree, their CPU with them) and remove the worker's temporary folders (the seccomp filter, the
+    public package, the staging folder).  multiprocessing runs its finalizers as the worker ends: the last of them
+    runs these."""
+    from multiprocessing.util import Finalize
+
+    Finalize(None, atexit._run_exitfuncs, exitpriority=-100)
 
 
 def stop_fork_server() -> None:
