@@ -365,3 +365,58 @@ def test_a_notebook_whose_kernel_dies_with_its_server_runs_again_at_most_twice(f
         stop.append(True)
         forked._server.stop()
     assert len(killed) == kills
+
+
+TRANSFORMS = r"""
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("server", sys.argv[1])
+server = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(server)
+from IPython.core import inputtransformer2
+from IPython.core.interactiveshell import InteractiveShell
+
+shell = InteractiveShell.instance()
+calls = []
+plain = inputtransformer2.TransformerManager.transform_cell
+plain_results = {}
+def counted(self, cell):
+    calls.append(cell)
+    return plain(self, cell)
+inputtransformer2.TransformerManager.transform_cell = counted
+SOURCES = [
+    "x = 1",
+    "y = %time 2",
+    "x = 1",  # the same source again: transformed anew (the first one's result was used, then dropped)
+    # the student's own calls while a cell runs: each transformed, none kept for the next
+    "a = get_ipython().transform_cell('w = !echo'); b = get_ipython().transform_cell('w = !echo')",
+    "x = 1",
+]
+for source in SOURCES:
+    plain_results[source] = plain(shell.input_transformer_manager, source)
+server.transform_once()
+counts, results = [], []
+for source in SOURCES:  # as ipykernel runs a cell: transform it, then run_cell (which transforms it again)
+    before = len(calls)
+    results.append(shell.transform_cell(source) == shell.input_transformer_manager.transform_cell(source))
+    calls.pop()  # (that comparison's own call)
+    shell.run_cell(source)
+    counts.append(len(calls) - before)
+alone = shell.transform_cell("q = 2")  # a call outside a cell, with no run_cell after it
+later = shell.transform_cell("q = 2")  # is kept for the next call of the same source only
+print(json.dumps({"counts": counts, "same": results, "a_is_b": shell.user_ns["a"] == shell.user_ns["b"],
+                  "alone": alone == later}))
+"""
+
+
+def test_a_kernel_transforms_each_cell_once_and_as_ipython_would():
+    """The fork server's kernels transform a cell's source once where ipykernel and IPython each did
+    (forkserver.transform_once): the second call gets the first's result, and nothing else does."""
+    code = subprocess.run(
+        [sys.executable, "-c", TRANSFORMS, str(forked.SERVER)], capture_output=True, text=True, timeout=120
+    )
+    assert code.returncode == 0, code.stderr[-3000:]
+    seen = json.loads(code.stdout.strip().splitlines()[-1])
+    # one transform per cell run, where it was two (without transform_once: 2, 3, 2, 4, 2); %time transforms its own
+    # argument as it runs, and the student's two calls are two more
+    assert seen["counts"] == [1, 2, 1, 3, 1], seen
+    assert all(seen["same"]) and seen["a_is_b"] and seen["alone"], seen
