@@ -1,5 +1,8 @@
-import sys
-
 from .cli import main
+from .leave import leave
 
-sys.exit(main())
+try:
+    status = main()
+except SystemExit as e:
+    status = e.code
+leave(status)

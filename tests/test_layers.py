@@ -21,7 +21,8 @@ LAYERS = [
     ["voice"],  # the words a student reads: NumPy only, copied into every notebook, raised by the kernel's client
     ["autograder", "channel"],  # the kernel's public client, the wire format, the checker's proxies
     ["hidden"],  # the hidden checks: run by the checker, or in the kernel in plain nbgrader
-    ["cells", "config", "notebooks", "timing"],  # the vocabulary, the options, reading a notebook file, phase times
+    # the vocabulary, the options, reading a notebook file, phase times, how the command line ends
+    ["cells", "config", "notebooks", "timing", "leave"],
     ["course"],  # the course's folders and lessons
     ["sandbox", "authoring"],
     ["grading"],  # one submission

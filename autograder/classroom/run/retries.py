@@ -82,13 +82,23 @@ def exit_handlers() -> None:
 def stop_fork_server() -> None:
     """End the fork server of the run's workers, once they have ended, and wait for it: so the workers' CPU counts
     in this process's children, as spawned workers' did (the fork server reaped them), and a later run in the same
-    Python (a test's) forks from a fresh import of the kit.  (multiprocessing's own stop, which its tests use.)"""
+    Python (a test's) forks from a fresh import of the kit.  (multiprocessing's own stop, which its tests use.)
+
+    The server is told to end by SIGTERM first: it holds nothing to clean up (no child, no file of its own: its
+    socket is removed here), and left to end at the end of its input it tore down everything the grading imported,
+    about 0.25 s of CPU at the end of every run."""
     from multiprocessing import forkserver
 
-    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)
-    if stop is not None:
+    server = getattr(forkserver, "_forkserver", None)
+    stop = getattr(server, "_stop", None)
+    if stop is None:
+        return
+    pid = getattr(server, "_forkserver_pid", None)
+    if pid is not None:
         with suppress(OSError):
-            stop()
+            os.kill(pid, signal.SIGTERM)
+    with suppress(OSError):
+        stop()
 
 
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
