@@ -49,14 +49,22 @@ def test_every_unit_declares_types_ranks_layouts_and_every_stateful_unit_its_cal
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_every_grading_draws_every_pair_of_values_of_every_unit(seed, monkeypatch):
+def test_every_grading_draws_every_value_and_every_pair_of_values_of_every_unit(seed, monkeypatch):
+    """Valid inputs and invalid ones alike, and a unit of one dimension (no pairs) too: blind round 43's
+    sinusoidal_table(3, 3.0) was drawn at one grading in three, the invalid sizes being one dimension."""
     monkeypatch.setenv("AUTOGRADER_SEED", str(seed))
     for name, unit in UNITS.items():
-        rows, _ = oracle.cases(name)
-        for a, b in itertools.combinations(unit.dims, 2):
-            met = {(r[a.name], r[b.name]) for r in rows}
-            missing = {(x, y) for x in a.values for y in b.values} - met
-            assert not missing, f"{name}: pairs of {a.name} and {b.name} never drawn: {sorted(missing, key=str)[:5]}"
+        for invalid, dims in ((False, unit.dims), (True, unit.invalid)):
+            rows, _ = oracle.cases(name, invalid)
+            for d in dims:
+                missing = set(d.values) - {r[d.name] for r in rows}
+                assert not missing, f"{name}: values of {d.name} never drawn: {sorted(missing, key=str)}"
+            for a, b in itertools.combinations(dims, 2):
+                met = {(r[a.name], r[b.name]) for r in rows}
+                missing = {(x, y) for x in a.values for y in b.values} - met
+                assert not missing, (
+                    f"{name}: pairs of {a.name} and {b.name} never drawn: {sorted(missing, key=str)[:5]}"
+                )
 
 
 def test_the_covering_array_is_made_from_the_gradings_seed():

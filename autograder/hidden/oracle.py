@@ -49,8 +49,9 @@ def seed_of(name: str) -> int:
 
 
 def covering(dims, rng: np.random.Generator) -> list[dict]:
-    """A pairwise covering array of ``dims``: rows (one value per dimension) in which every pair of values of two
-    dimensions occurs, built greedily in a random order from ``rng``."""
+    """A pairwise covering array of ``dims``: rows (one value per dimension) in which every value of every dimension
+    and every pair of values of two dimensions occur (a single dimension has no pairs: its every value is a row),
+    built greedily in a random order from ``rng``."""
     names = [d.name for d in dims]
     values = {d.name: list(d.values) for d in dims}
     uncovered = {
@@ -59,13 +60,17 @@ def covering(dims, rng: np.random.Generator) -> list[dict]:
         for i in range(len(values[a]))
         for j in range(len(values[b]))
     }
+    unmet = {(a, i) for a in names for i in range(len(values[a]))}  # every value, where no pair holds it
     rows = []
-    while uncovered or not rows:
+    while uncovered or unmet or not rows:
         row: dict[str, int] = {}
-        # start from an uncovered pair, so that every row covers one at least
+        # start from an uncovered pair, or an unmet value, so that every row covers one at least
         if uncovered:
             a, i, b, j = sorted(uncovered)[int(rng.integers(len(uncovered)))]
             row[a], row[b] = i, j
+        elif unmet:
+            a, i = sorted(unmet)[int(rng.integers(len(unmet)))]
+            row[a] = i
         for name in [names[k] for k in rng.permutation(len(names))]:
             if name in row:
                 continue
@@ -77,6 +82,7 @@ def covering(dims, rng: np.random.Generator) -> list[dict]:
             row[name] = best[int(rng.integers(len(best)))]
         for a, b in itertools.combinations(names, 2):
             uncovered.discard((a, row[a], b, row[b]))
+        unmet -= set(row.items())
         rows.append({n: values[n][row[n]] for n in names})
     return rows
 
