@@ -81,7 +81,7 @@ def test_a_stale_cache_after_an_optimizer_step_is_shown_as_its_smallest_call_seq
     class Cached:
         def __init__(self, V, block_size, C, seed=42, freeze_positions=False):
             rng = np.random.default_rng(seed)
-            self.E, self.P = rng.standard_normal((V, C)), rng.standard_normal((block_size, C))
+            self.E, self.P = rng.standard_normal((V, C)) * 0.02, rng.standard_normal((block_size, C)) * 0.02
             self.freeze_positions, self.cache, self.dE, self.dP, self.memo = freeze_positions, None, None, None, {}
 
         def forward(self, idx):

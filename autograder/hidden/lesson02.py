@@ -582,15 +582,19 @@ class EmbeddingMachine:
         self.rng = rng
         self.V, self.C = int(rng.integers(2, 5)), int(rng.integers(1, 3))
         self.E = rng.integers(-2, 3, size=(self.V, self.C)).astype(float)
+        self.seed = constructor_seed(rng)
 
     def construct(self, Embedding):
-        return Embedding(self.V, self.C)
+        return Embedding(self.V, self.C, **({} if self.seed is None else {"seed": self.seed}))
 
     def constructor_words(self) -> str:
-        return f"emb = Embedding(vocab_size={self.V}, C={self.C})"
+        return f"emb = Embedding(vocab_size={self.V}, C={self.C}{seed_words(self.seed)})"
 
     def initial_tables(self) -> dict:
         return {"E": self.E}
+
+    def first_tables(self) -> dict:
+        return drawn_tables(self.seed, {"E": (self.V, self.C)})
 
     def new_input(self, shape=None):
         if shape is None:
@@ -665,7 +669,7 @@ def _rel_error_trial(case, rng):
     return trial
 
 
-from .oracle import cover, sequencing, sweeping  # noqa: E402 - after the checks it extends
+from .oracle import constructor_seed, cover, drawn_tables, seed_words, sequencing, sweeping  # noqa: E402 - after the checks it extends
 
 cover(
     globals(),

@@ -552,15 +552,19 @@ class PositionalMachine:
         self.rng = rng
         self.bs, self.C = int(rng.integers(2, 4)), int(rng.integers(1, 3))
         self.P = rng.integers(-2, 3, size=(self.bs, self.C)).astype(float)
+        self.seed = constructor_seed(rng)
 
     def construct(self, PositionalEmbedding):
-        return PositionalEmbedding(self.bs, self.C)
+        return PositionalEmbedding(self.bs, self.C, **({} if self.seed is None else {"seed": self.seed}))
 
     def constructor_words(self) -> str:
-        return f"pe = PositionalEmbedding(block_size={self.bs}, C={self.C})"
+        return f"pe = PositionalEmbedding(block_size={self.bs}, C={self.C}{seed_words(self.seed)})"
 
     def initial_tables(self) -> dict:
         return {"P": self.P}
+
+    def first_tables(self) -> dict:
+        return drawn_tables(self.seed, {"P": (self.bs, self.C)})
 
     def new_input(self, shape=None):
         if shape is None:
@@ -577,7 +581,7 @@ class PositionalMachine:
         return dout, {"dP": dP_of(dout, self.bs)}
 
 
-from .oracle import cover, sequencing, sweeping  # noqa: E402 - after the checks it extends
+from .oracle import constructor_seed, cover, drawn_tables, seed_words, sequencing, sweeping  # noqa: E402 - after the checks it extends
 
 UNIT = "PositionalEmbedding(block_size, C)"
 cover(

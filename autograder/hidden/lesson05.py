@@ -579,15 +579,19 @@ class LayerMachine:
         self.V, self.bs, self.C = int(rng.integers(2, 4)), int(rng.integers(2, 4)), int(rng.integers(1, 3))
         self.E = rng.integers(-2, 3, size=(self.V, self.C)).astype(float)
         self.P = rng.integers(-2, 3, size=(self.bs, self.C)).astype(float)
+        self.seed = constructor_seed(rng)
 
     def construct(self, EmbeddingLayer):
-        return EmbeddingLayer(self.V, self.bs, self.C)
+        return EmbeddingLayer(self.V, self.bs, self.C, **({} if self.seed is None else {"seed": self.seed}))
 
     def constructor_words(self) -> str:
-        return f"layer = EmbeddingLayer(vocab_size={self.V}, block_size={self.bs}, C={self.C})"
+        return f"layer = EmbeddingLayer(vocab_size={self.V}, block_size={self.bs}, C={self.C}{seed_words(self.seed)})"
 
     def initial_tables(self) -> dict:
         return {"E": self.E, "P": self.P}
+
+    def first_tables(self) -> dict:
+        return drawn_tables(self.seed, {"E": (self.V, self.C), "P": (self.bs, self.C)})
 
     def new_input(self, shape=None):
         if shape is None:
@@ -609,7 +613,7 @@ class LayerMachine:
 
 
 from .lesson04 import _too_long_trial  # noqa: E402
-from .oracle import cover, sequencing, sweeping  # noqa: E402 - after the checks it extends
+from .oracle import constructor_seed, cover, drawn_tables, seed_words, sequencing, sweeping  # noqa: E402 - after the checks it extends
 
 UNIT = "EmbeddingLayer(vocab_size, block_size, C)"
 cover(

@@ -393,6 +393,10 @@ class Machine:
     def initial_tables(self) -> dict:
         raise NotImplementedError
 
+    def first_tables(self) -> dict:
+        """The tables the constructor draws (:func:`drawn_tables`), compared before the sequence sets its own."""
+        raise NotImplementedError
+
     def new_input(self, shape=None):
         raise NotImplementedError
 
@@ -405,6 +409,25 @@ class Machine:
 
     def input_name(self) -> str:
         return "idx"
+
+
+DEFAULT_SEED = 42  # the constructors' seed when it is left out (docs/contract.md)
+
+
+def constructor_seed(rng) -> int | None:
+    """The seed a sequence's object is made with: left out (the contract's default) or given, either at random."""
+    return None if rng.integers(2) else int(rng.integers(1 << 16))
+
+
+def seed_words(seed: int | None) -> str:
+    return "" if seed is None else f", seed={seed}"
+
+
+def drawn_tables(seed: int | None, shapes: dict) -> dict:
+    """The tables a new object starts with, as the contract draws them: one generator, ``default_rng(seed)``, each
+    table of ``shapes`` (in its order) drawn from it in turn as ``standard_normal(shape) * 0.02``."""
+    rng = np.random.default_rng(DEFAULT_SEED if seed is None else seed)
+    return {name: rng.standard_normal(shape) * 0.02 for name, shape in shapes.items()}
 
 
 def plan(rng, steps, seen: set) -> list[str]:
@@ -540,6 +563,16 @@ def replay(machine: Machine, seq: list[Step], student):
                 return "wrong-value", (
                     f"{machine.constructor_words()} should start with self.{name} = None (it has no forward or "
                     f"backward to remember yet); it starts with {fmt(getattr(obj, name))}."
+                )
+        first = machine.first_tables()  # what the constructor draws, before the sequence sets its own tables
+        for name, want in first.items():
+            got = getattr(obj, name)
+            if not same(got, want, RTOL["float64"]):
+                return "wrong-value", (
+                    f"{machine.constructor_words()} should start with self.{name} drawn as the contract says: one "
+                    f"generator, np.random.default_rng(seed) (seed {DEFAULT_SEED} when it is left out), and "
+                    + ", then ".join(f"{t} = standard_normal({np.shape(v)}) * 0.02" for t, v in first.items())
+                    + f"; your self.{name} is {short(got)}; the right one is {short(want)}."
                 )
         for name, value in tables.items():
             setattr(obj, name, np.array(value, copy=True))
