@@ -138,3 +138,35 @@ def test_a_new_boundary_class_is_one_value_in_the_space(monkeypatch):
     with pytest.raises(oracle.Diagnosis) as caught:
         oracle.sweep(name, Uint8Ids, _embedding_trial, "forward")
     assert "vocab_size=300" in caught.value.message, caught.value.message
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_every_grading_meets_every_pair_of_steps_and_every_flag_switch_between_two_calls(seed):
+    """Every ordered pair of a stateful unit's steps, and where it has a flag every ordered pair of calls with the flag
+    switched between them, off to on and on to off (blind round 43's layer zeroing the dP it had handed out, in place,
+    once frozen, kept full marks at half the gradings: the pairs were met, not that switch between two backwards)."""
+    tables = {"Embedding.forward(idx)": ("E",), "EmbeddingLayer(vocab_size, block_size, C)": ("E", "P")}
+    for name, unit in UNITS.items():
+        if not unit.steps:
+            continue
+        steps = oracle.alphabet(unit.steps, tables.get(name, ("P",)))
+        kinds = oracle.plans(np.random.default_rng(seed), steps)
+        assert all(k[0] == "forward other shape" and len(k) <= oracle.SEQUENCE_LENGTH for k in kinds)
+        pairs = set().union(*(oracle.met(k)[0] for k in kinds))
+        assert pairs == {(a, b) for a in steps for b in steps}, name
+        switches = set().union(*(oracle.met(k)[1] for k in kinds))
+        calls = [s for s in steps if s != "flag"]
+        want = {(a, on, b) for a in calls for b in calls for on in (True, False)} if "flag" in steps else set()
+        assert switches == want, (name, sorted(want - switches, key=str)[:5])
+
+
+def test_a_sequence_meets_a_flag_switch_only_between_two_calls():
+    assert oracle.met(["forward other shape", "backward", "flag", "backward", "flag", "flag", "backward"]) == (
+        {
+            ("forward other shape", "backward"),
+            ("backward", "flag"),
+            ("flag", "backward"),
+            ("flag", "flag"),
+        },
+        {("backward", True, "backward")},
+    )

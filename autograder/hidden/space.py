@@ -62,7 +62,7 @@ STEP_WORDS = {
     "backward again": "backward again with the same dout (two backwards in a row)",
     "step in place": "the table updated in place by an optimizer step (E -= 0.1 * dE)",
     "replace table": "the table replaced by another array (obj.E = new)",
-    "flag": "freeze_positions switched, between any two calls (between a forward and its backward too)",
+    "flag": "freeze_positions switched, between any two calls (between a forward and its backward too), both ways",
 }
 STATE_STEPS = (
     "forward same",
