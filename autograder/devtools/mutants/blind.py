@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROUNDS = ("blind42",)
+ROUNDS = ("blind42", "blind43")
 PRACTICE = ("ex1-naive-scatter", "ex2-freeze", "ex3-full-length")  # 0 points: no hidden check
 
 # the diagnosis each wrong solution is told on every seed (tests/test_check_consistency.py holds it to that)
@@ -41,11 +41,30 @@ EXPECTS = {
     "28-layer-slot-loop-scatter": "wrong-gradient",
     "29-layer-freeze-read-in-forward": "wrong-value",
     "30-layer-position-block-cache": "stale-state",
+    # blind round 43
+    "01-softmax-subtract-mean": "softmax-unstable",
+    "02-attention-inline-softmax": "wrong-value",
+    "04-embedding-whole-float-ids": "no-error-raised",
+    "05-embedding-scalar-fast-path": "no-error-raised",
+    "06-embedding-unsigned-rejected": "crashed",
+    "07-numgrad-ravel-copy": "wrong-value",
+    "09-relerror-abs-of-sum": "wrong-value",
+    "10-relerror-inplace-asarray": "side-effect",
+    "11-sintable-isinstance-int": "crashed",
+    "12-sintable-whole-float-size": "no-error-raised",
+    "13-sintable-cache-ignores-base": "stale-state",
+    "14-shift-negative-k-drops-base": "wrong-value",
+    "16-posemb-forward-out-buffer": "side-effect",
+    "17-posemb-dP-buffer-reuse": "side-effect",
+    "18-layer-two-generators": "wrong-value",
+    "19-layer-freeze-zeroes-old-dP": "side-effect",
 }
 # why no visible self-check can meet a catalogued one (Mutant.fresh_only): only the hidden checks' space draws it
 FRESH_ONLY = {
     "01-softmax-mean-centred": "subtracting the mean is right on every fixed example of the self-checks (scores of one "
     "sign, or close together); only the space's spread wider than exp holds (-800 to 800) overflows it",
+    "01-softmax-subtract-mean": "blind round 42's 01 again: the mean is right on every fixed example of the "
+    "self-checks; only the space's spread from -800 to 800 overflows it",
 }
 
 
