@@ -253,3 +253,52 @@ def test_the_checker_sees_what_an_array_handed_out_holds_now_and_steps_a_table_i
     assert list(b.table) == [-1.0, 0.0, 1.0] and list(held) == [0.0, 1.0, 2.0]
     assert list(b.view) == [-1.0, 0.0], "the step wrote into the student's array, it did not replace it"
     session.done(None)
+
+
+class Methods:
+    """A class whose methods the kernel names in the object's handle, and one that shadows or swaps them."""
+
+    def __init__(self, shadow=False):
+        self.calls = 0
+        if shadow:
+            self.twice = lambda x: -x  # the instance's own: read, not named
+
+    def twice(self, x):
+        self.calls += 1
+        return 2 * x
+
+    def swap(self):
+        self.twice = lambda x: 3 * x  # a later read finds this one
+
+    def apply(self, f, x):
+        return f(x)
+
+
+class Guarded(Methods):
+    def __getattribute__(self, name):  # only a read can tell what it gives
+        return object.__getattribute__(self, name)
+
+
+def test_a_method_call_is_one_request_and_reads_the_method_when_it_is_called():
+    session, Remote = serve(Methods)
+    m = Remote()
+    before = session.requests
+    assert m.twice(4) == 8 and session.requests == before + 1, "the method read and called in one request"
+    m.swap()
+    assert m.twice(4) == 12, "the method the object holds when it is called, as obj.twice(4) reads it"
+    assert m.apply(m.twice, 5) == 15, "a method handed over as a value is the one the object holds then"
+    assert m.calls == 1
+    with pytest.raises(AttributeError):
+        m.no_such_method()
+    shadowed = Remote(shadow=True)
+    before = session.requests
+    assert shadowed.twice(4) == -4 and session.requests == before + 2, "the instance's own attribute is read first"
+    session.done(None)
+
+
+def test_a_class_with_its_own_getattribute_names_no_method():
+    session, Remote = serve(Guarded)
+    g = Remote()
+    before = session.requests
+    assert g.twice(4) == 8 and session.requests == before + 2
+    session.done(None)

@@ -84,6 +84,8 @@ class Session:
         seen: dict = {}
 
         def handle_of(obj):
+            if isinstance(obj, RemoteMethod):  # handed over as a value: the method as the kernel reads it now
+                obj = self.getattr(object.__getattribute__(obj, "_id"), object.__getattribute__(obj, "__name__"))
             if isinstance(obj, Remote):
                 return {"handle": object.__getattribute__(obj, "_id"), "kind": "object", "name": "?"}
             if isinstance(obj, Fixture):
@@ -96,11 +98,14 @@ class Session:
         k = {"kwargs": {str(n): wire.header_of(v, arrays, handle_of, seen) for n, v in kwargs.items()}}
         return a, k, arrays, seen.get(wire.VIEWS, {})
 
-    def resolve(self, hid, kind, name):
+    def resolve(self, hid, kind, name, methods=()):
         cls = {"class": RemoteClass, "function": RemoteFunction}.get(kind, RemoteObject)
-        if cls is RemoteObject:  # messages name the student's type: "got Liar", not "got RemoteObject"
-            cls = _named(name if SAFE_NAME.match(name) else "object")
-        return cls(self, hid, name)
+        if cls is not RemoteObject:
+            return cls(self, hid, name)
+        # messages name the student's type: "got Liar", not "got RemoteObject"
+        obj = _named(name if SAFE_NAME.match(name) else "object")(self, hid, name)
+        object.__setattr__(obj, "_methods", frozenset(methods))
+        return obj
 
     def answer(self, message: dict, arrays: list, sent: list | None = None, fixtures: list | None = None, views=None):
         if sent is not None:
@@ -150,6 +155,13 @@ class Session:
         a, k, arrays, views = self.encode(args, kwargs)
         fixtures = [v for v in [*args, *kwargs.values()] if isinstance(v, Fixture)]
         message, back = self.ask({"op": "call", "target": hid, "args": a, "kwargs": k}, arrays)
+        return self.answer(message, back, arrays, fixtures, views)
+
+    def callattr(self, hid: int, name: str, args, kwargs):
+        """``obj.name(*args, **kwargs)`` in one request: the kernel reads the method and calls it."""
+        a, k, arrays, views = self.encode(args, kwargs)
+        fixtures = [v for v in [*args, *kwargs.values()] if isinstance(v, Fixture)]
+        message, back = self.ask({"op": "callattr", "target": hid, "name": name, "args": a, "kwargs": k}, arrays)
         return self.answer(message, back, arrays, fixtures, views)
 
     def getattr(self, hid: int, name: str):
@@ -212,13 +224,33 @@ class RemoteClass(RemoteFunction):
     __slots__ = ()
 
 
-class RemoteObject(Remote):
+class RemoteMethod(RemoteFunction):
+    """A method of an object of the student's kernel (one its class defines, as the kernel said), read when it is
+    called: calling it is one request, the kernel reading ``obj.name`` then and calling it.  Handed over as a value,
+    it is read first."""
+
     __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        session = object.__getattribute__(self, "_session")
+        hid, name = object.__getattribute__(self, "_id"), object.__getattribute__(self, "__name__")
+        return session.callattr(hid, name, args, kwargs)
+
+
+class RemoteObject(Remote):
+    __slots__ = ("_methods",)
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
-        return object.__getattribute__(self, "_session").getattr(object.__getattribute__(self, "_id"), name)
+        session, hid = object.__getattribute__(self, "_session"), object.__getattribute__(self, "_id")
+        try:
+            methods = object.__getattribute__(self, "_methods")
+        except AttributeError:
+            methods = frozenset()
+        if name in methods:
+            return RemoteMethod(session, hid, name)
+        return session.getattr(hid, name)
 
     def __setattr__(self, name: str, value):
         object.__getattribute__(self, "_session").setattr(object.__getattribute__(self, "_id"), name, value)

@@ -131,12 +131,16 @@ class ProtocolError(Exception):
 
 
 class Handle:
-    """A reference to an object kept by the side that owns it."""
+    """A reference to an object kept by the side that owns it; ``methods``: the names the other side may call on it
+    in one request (op "callattr": the attribute read and called as it is then), as the owner found them."""
 
-    __slots__ = ("id", "kind", "name")
+    __slots__ = ("id", "kind", "name", "methods")
 
-    def __init__(self, id: int, kind: str, name: str):
-        self.id, self.kind, self.name = id, kind, name
+    def __init__(self, id: int, kind: str, name: str, methods: tuple = ()):
+        self.id, self.kind, self.name, self.methods = id, kind, name, methods
+
+
+MAX_METHODS = 100  # names of methods a handle carries at most
 
 
 VIEWS = "views"  # the key of ``seen`` under which header_of records the arrays sent as a carrier
@@ -169,7 +173,10 @@ def header_of(value, arrays: list, handle_of, seen: dict, depth: int = 0):
                 seen.setdefault(VIEWS, {})[seen[key]] = (value, layout)
         return {"array": seen[key]} if layout is None else {"array": seen[key], "layout": layout}
     h = handle_of(value)
-    return h if isinstance(h, dict) else {"handle": h.id, "kind": h.kind, "name": h.name}
+    if isinstance(h, dict):
+        return h
+    header = {"handle": h.id, "kind": h.kind, "name": h.name}
+    return dict(header, methods=list(h.methods)) if h.methods else header
 
 
 def encode(value, handle_of, seen: dict | None = None) -> tuple[object, list[np.ndarray]]:
@@ -178,8 +185,12 @@ def encode(value, handle_of, seen: dict | None = None) -> tuple[object, list[np.
     return header_of(value, arrays, handle_of, {} if seen is None else seen), arrays
 
 
+def _method_name(name) -> bool:
+    return isinstance(name, str) and name.isidentifier() and len(name) <= 100 and not name.startswith("_")
+
+
 def decode(header, arrays: list[np.ndarray], resolve, depth: int = 0):
-    """The value a header describes; ``resolve(id, kind, name)`` turns a handle into an object."""
+    """The value a header describes; ``resolve(id, kind, name, methods)`` turns a handle into an object."""
     if depth > MAX_DEPTH:
         raise ProtocolError("value nested too deeply")
     if header is None or isinstance(header, (bool, str)):
@@ -209,7 +220,11 @@ def decode(header, arrays: list[np.ndarray], resolve, depth: int = 0):
         if "kwargs" in header and isinstance(header["kwargs"], dict) and len(header) == 1:
             return {str(k): decode(v, arrays, resolve, depth + 1) for k, v in header["kwargs"].items()}
         if "handle" in header and isinstance(header["handle"], int):
-            return resolve(header["handle"], str(header.get("kind", "object"))[:20], str(header.get("name", "?"))[:100])
+            kind, name = str(header.get("kind", "object"))[:20], str(header.get("name", "?"))[:100]
+            methods = header.get("methods", [])
+            if not (isinstance(methods, list) and len(methods) <= MAX_METHODS and all(map(_method_name, methods))):
+                raise ProtocolError("a handle's methods are not names")
+            return resolve(header["handle"], kind, name, tuple(methods))
     raise ProtocolError(f"not a value of this protocol: {str(header)[:80]}")
 
 
