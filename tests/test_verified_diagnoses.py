@@ -198,7 +198,11 @@ def test_every_catalogued_id_has_a_model_here():
     assert set(MODELS) == set(CATALOGUE)
 
 
-def test_no_generated_mutant_is_named_a_misconception_it_does_not_make():
+def test_no_generated_mutant_is_named_a_misconception_it_does_not_make(monkeypatch):
+    # a mutant that leaves part of an np.empty array unwritten returns whatever that memory held: at one run in
+    # several the reference's own freed table, which is then a real sin-cos swap for the check and none for the
+    # model's fresh call. Its output is made a function of its inputs: np.empty gives zeros here
+    monkeypatch.setattr(np, "empty", np.zeros)
     mutants = generated.subset(generated.generate(), 2)
     named, false = 0, []
     for verdict in generated.run(mutants, "hidden").verdicts:
