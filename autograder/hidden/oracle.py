@@ -447,34 +447,40 @@ def met(kinds: list[str]) -> tuple[set, set]:
 def plans(rng, steps) -> list[list[str]]:
     """The step kinds of a grading's call sequences, each a forward first: together they meet every ordered pair of
     steps and, where the unit has a flag, every ordered pair of calls with the flag switched between them, both ways
-    (off to on, on to off).  Each sequence is built from routes to what is not met yet, the shortest first, drawn
-    from ``rng``; a route that no longer fits ends the sequence."""
+    (off to on, on to off): what :func:`met` finds in them.  Each sequence is built from routes to what is not met
+    yet, the shortest first, drawn from ``rng``; a route that no longer fits ends the sequence."""
     calls = [s for s in steps if s != "flag"]
     pairs = {(a, b) for a in steps for b in steps}
     switches = {(a, on, b) for a in calls for b in calls for on in (True, False)} if "flag" in steps else set()
     out = []
     while pairs or switches:
-        kinds = ["forward other shape"]
-        while len(kinds) < SEQUENCE_LENGTH:
-            have_pairs, have_switches = met(kinds)
-            flag, last = kinds.count("flag") % 2 == 1, kinds[-1]
-            routes = [[b] if last == a else [a, b] for a, b in pairs - have_pairs]
-            for a, on, b in switches - have_switches:  # a, then the flag switched to ``on``, then b
-                routes.append(([] if last == a else [a]) if flag != on else ["flag", a])
-                routes[-1] += ["flag", b]
-            if not routes:
-                break
-            shortest = min(len(r) for r in routes)
-            pool = sorted(r for r in routes if len(r) == shortest)
-            route = pool[int(rng.integers(len(pool)))]
+        kinds, flag = ["forward other shape"], False
+        while len(kinds) < SEQUENCE_LENGTH and (pairs or switches):
+            route = _route(rng, steps, calls, kinds[-1], flag, pairs, switches)
             if len(kinds) + len(route) > SEQUENCE_LENGTH:
                 break
-            kinds += route
-        have_pairs, have_switches = met(kinds)
-        pairs -= have_pairs
-        switches -= have_switches
+            for kind in route:  # what each step meets, as met() finds it
+                pairs.discard((kinds[-1], kind))
+                if kinds[-1] == "flag" and kind != "flag" and len(kinds) > 1 and kinds[-2] != "flag":
+                    switches.discard((kinds[-2], flag, kind))
+                flag = not flag if kind == "flag" else flag
+                kinds.append(kind)
         out.append(kinds)
     return out
+
+
+def _route(rng, steps, calls, last, flag, pairs, switches) -> list[str]:
+    """The steps to add after ``last`` (the flag being ``flag``) that meet a pattern not met yet, drawn among the
+    shortest such routes; the candidates are listed in the steps' order, so a seed gives the same plans anywhere."""
+    shortest = [[b] for b in steps if (last, b) in pairs]
+    if not shortest:
+        shortest = [["flag", b] for b in calls if (last, not flag, b) in switches]
+        shortest += [[a, b] for a in steps if a != last for b in steps if (a, b) in pairs]
+    if not shortest:  # a switch from another call, the flag already the other way
+        shortest = [[a, "flag", b] for a in calls if a != last for b in calls if (a, not flag, b) in switches]
+    if not shortest:  # the flag the wrong way: switch it first
+        shortest = [["flag", a, "flag", b] for a in calls for b in calls if (a, flag, b) in switches]
+    return shortest[int(rng.integers(len(shortest)))]
 
 
 def sequences(machine_of, unit_name: str, student, singles=()) -> int:
