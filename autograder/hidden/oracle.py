@@ -503,10 +503,10 @@ def sequences(machine_of, unit_name: str, student, singles=()) -> int:
         DRAWN[(unit_name, "calls in them")] = DRAWN.get((unit_name, "calls in them"), 0) + len(seq)
         failure = replay(machine, seq, student)
         if failure is not None:
+            if any(charges(single, student) for single in singles):  # theirs: nothing to shrink or show here
+                return count
             seq, failure = shortest(machine, seq, failure, student)
             seq, failure = canonical(machine_of, steps, student, seq, failure)
-            if any(charges(single, student) for single in singles):
-                return count
             raise Diagnosis(failure[0], failure[1])
     return count
 
