@@ -59,9 +59,9 @@ def methods_of(obj) -> tuple:
                 if n in seen:
                     continue
                 seen.add(n)
-                if isinstance(v, types.FunctionType) and not n.startswith("_") and n.isidentifier() and n not in own:
+                if isinstance(v, types.FunctionType) and wire.method_name(n) and n not in own:
                     names.append(n)
-        return tuple(n for n in names if len(n) <= 100)[: wire.MAX_METHODS]
+        return tuple(names[: wire.MAX_METHODS])
     except Exception:  # noqa: BLE001 - the student's class: its attributes are read one at a time then
         return ()
 

@@ -103,9 +103,7 @@ class Session:
         if cls is not RemoteObject:
             return cls(self, hid, name)
         # messages name the student's type: "got Liar", not "got RemoteObject"
-        obj = _named(name if SAFE_NAME.match(name) else "object")(self, hid, name)
-        object.__setattr__(obj, "_methods", frozenset(methods))
-        return obj
+        return _named(name if SAFE_NAME.match(name) else "object")(self, hid, name, methods)
 
     def answer(self, message: dict, arrays: list, sent: list | None = None, fixtures: list | None = None, views=None):
         if sent is not None:
@@ -240,15 +238,15 @@ class RemoteMethod(RemoteFunction):
 class RemoteObject(Remote):
     __slots__ = ("_methods",)
 
+    def __init__(self, session: Session, hid: int, name: str, methods=()):
+        super().__init__(session, hid, name)
+        object.__setattr__(self, "_methods", frozenset(methods))  # what the kernel named (wire.Handle.methods)
+
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
         session, hid = object.__getattribute__(self, "_session"), object.__getattribute__(self, "_id")
-        try:
-            methods = object.__getattribute__(self, "_methods")
-        except AttributeError:
-            methods = frozenset()
-        if name in methods:
+        if name in object.__getattribute__(self, "_methods"):
             return RemoteMethod(session, hid, name)
         return session.getattr(hid, name)
 

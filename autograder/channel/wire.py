@@ -185,7 +185,8 @@ def encode(value, handle_of, seen: dict | None = None) -> tuple[object, list[np.
     return header_of(value, arrays, handle_of, {} if seen is None else seen), arrays
 
 
-def _method_name(name) -> bool:
+def method_name(name) -> bool:
+    """A name a handle may carry as a method's (:class:`Handle`): a public identifier of at most 100 characters."""
     return isinstance(name, str) and name.isidentifier() and len(name) <= 100 and not name.startswith("_")
 
 
@@ -222,7 +223,7 @@ def decode(header, arrays: list[np.ndarray], resolve, depth: int = 0):
         if "handle" in header and isinstance(header["handle"], int):
             kind, name = str(header.get("kind", "object"))[:20], str(header.get("name", "?"))[:100]
             methods = header.get("methods", [])
-            if not (isinstance(methods, list) and len(methods) <= MAX_METHODS and all(map(_method_name, methods))):
+            if not (isinstance(methods, list) and len(methods) <= MAX_METHODS and all(map(method_name, methods))):
                 raise ProtocolError("a handle's methods are not names")
             return resolve(header["handle"], kind, name, tuple(methods))
     raise ProtocolError(f"not a value of this protocol: {str(header)[:80]}")

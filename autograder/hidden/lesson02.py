@@ -585,7 +585,7 @@ class EmbeddingMachine:
         self.seed = constructor_seed(rng)
 
     def construct(self, Embedding):
-        return Embedding(self.V, self.C, **({} if self.seed is None else {"seed": self.seed}))
+        return Embedding(self.V, self.C, **seed_kwargs(self.seed))
 
     def constructor_words(self) -> str:
         return f"emb = Embedding(vocab_size={self.V}, C={self.C}{seed_words(self.seed)})"
@@ -669,7 +669,7 @@ def _rel_error_trial(case, rng):
     return trial
 
 
-from .oracle import constructor_seed, cover, drawn_tables, seed_words, sequencing, sweeping  # noqa: E402 - after the checks it extends
+from .oracle import constructor_seed, cover, drawn_tables, seed_kwargs, seed_words, sequencing, sweeping  # noqa: E402 - after the checks it extends
 
 cover(
     globals(),

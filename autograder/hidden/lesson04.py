@@ -555,7 +555,7 @@ class PositionalMachine:
         self.seed = constructor_seed(rng)
 
     def construct(self, PositionalEmbedding):
-        return PositionalEmbedding(self.bs, self.C, **({} if self.seed is None else {"seed": self.seed}))
+        return PositionalEmbedding(self.bs, self.C, **seed_kwargs(self.seed))
 
     def constructor_words(self) -> str:
         return f"pe = PositionalEmbedding(block_size={self.bs}, C={self.C}{seed_words(self.seed)})"
@@ -581,7 +581,7 @@ class PositionalMachine:
         return dout, {"dP": dP_of(dout, self.bs)}
 
 
-from .oracle import constructor_seed, cover, drawn_tables, seed_words, sequencing, sweeping  # noqa: E402 - after the checks it extends
+from .oracle import constructor_seed, cover, drawn_tables, seed_kwargs, seed_words, sequencing, sweeping  # noqa: E402 - after the checks it extends
 
 UNIT = "PositionalEmbedding(block_size, C)"
 cover(

@@ -582,7 +582,7 @@ class LayerMachine:
         self.seed = constructor_seed(rng)
 
     def construct(self, EmbeddingLayer):
-        return EmbeddingLayer(self.V, self.bs, self.C, **({} if self.seed is None else {"seed": self.seed}))
+        return EmbeddingLayer(self.V, self.bs, self.C, **seed_kwargs(self.seed))
 
     def constructor_words(self) -> str:
         return f"layer = EmbeddingLayer(vocab_size={self.V}, block_size={self.bs}, C={self.C}{seed_words(self.seed)})"
@@ -613,7 +613,7 @@ class LayerMachine:
 
 
 from .lesson04 import _too_long_trial  # noqa: E402
-from .oracle import constructor_seed, cover, drawn_tables, seed_words, sequencing, sweeping  # noqa: E402 - after the checks it extends
+from .oracle import constructor_seed, cover, drawn_tables, seed_kwargs, seed_words, sequencing, sweeping  # noqa: E402 - after the checks it extends
 
 UNIT = "EmbeddingLayer(vocab_size, block_size, C)"
 cover(

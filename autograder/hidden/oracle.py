@@ -419,6 +419,11 @@ def constructor_seed(rng) -> int:
     return int(rng.integers(1 << 16))
 
 
+def seed_kwargs(seed: int | None) -> dict:
+    """The constructor's keyword arguments for ``seed``: none when it is left out."""
+    return {} if seed is None else {"seed": seed}
+
+
 def seed_words(seed: int | None) -> str:
     return "" if seed is None else f", seed={seed}"
 
