@@ -242,6 +242,9 @@ def test_sqlite_gradebook_is_refused_on_a_cluster(tmp_path, cluster):
     assert not (course / "autograded").exists()
 
 
+GRADER = b"autograder.classroom.run.dask_pool"  # a worker's grading process: python -m <this>
+
+
 class GraderStopper(threading.Thread):
     """Stops (SIGSTOP) the grading process that grades ``victim`` on the cluster, once it has autograded a
     notebook (part of its grading is in the gradebook): the worker's child, not the worker, whose heartbeat
@@ -255,13 +258,19 @@ class GraderStopper(threading.Thread):
         self.stop = False
 
     def graders(self):
-        """(pid, working folder, worker) of every grading process of this cluster's workers (their process groups)."""
+        """(pid, working folder, worker) of every grading process of this cluster's workers (their process groups).
+        A grading process's own child, between its fork and its exec, bears the same command line and folder: it is
+        not one (stopping it would stop the same grading twice)."""
         groups = {p.pid for p in self.cluster.workers.values()}
         for entry in Path("/proc").iterdir():
             try:
                 if not entry.name.isdigit() or os.getpgid(int(entry.name)) not in groups:
                     continue
-                if b"autograder.classroom.run.dask_pool" in (entry / "cmdline").read_bytes():
+                parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+                if (
+                    GRADER in (entry / "cmdline").read_bytes()
+                    and GRADER not in Path(f"/proc/{parent}/cmdline").read_bytes()
+                ):
                     yield int(entry.name), Path(os.readlink(entry / "cwd")), os.getpgid(int(entry.name))
             except OSError:
                 continue
