@@ -20,6 +20,7 @@ reference result).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import os
@@ -54,35 +55,49 @@ def covering(dims, rng: np.random.Generator) -> list[dict]:
     built greedily in a random order from ``rng``."""
     names = [d.name for d in dims]
     values = {d.name: list(d.values) for d in dims}
-    uncovered = {
+    # still_open[a, i, b][j]: 1 while no row holds a's i-th value beside b's j-th (kept both ways round)
+    still_open = {
+        (a, i, b): bytearray(b"\x01" * len(values[b]))
+        for a in names
+        for b in names
+        if a != b
+        for i in range(len(values[a]))
+    }
+    # the same pairs, sorted: a row's random start is drawn by its place in sorted order
+    uncovered = sorted(
         (a, i, b, j)
         for a, b in itertools.combinations(names, 2)
         for i in range(len(values[a]))
         for j in range(len(values[b]))
-    }
-    unmet = {(a, i) for a in names for i in range(len(values[a]))}  # every value, where no pair holds it
+    )
+    unmet = sorted((a, i) for a in names for i in range(len(values[a])))  # every value, where no pair holds it
     rows = []
     while uncovered or unmet or not rows:
         row: dict[str, int] = {}
         # start from an uncovered pair, or an unmet value, so that every row covers one at least
         if uncovered:
-            a, i, b, j = sorted(uncovered)[int(rng.integers(len(uncovered)))]
+            a, i, b, j = uncovered[int(rng.integers(len(uncovered)))]
             row[a], row[b] = i, j
         elif unmet:
-            a, i = sorted(unmet)[int(rng.integers(len(unmet)))]
+            a, i = unmet[int(rng.integers(len(unmet)))]
             row[a] = i
         for name in [names[k] for k in rng.permutation(len(names))]:
             if name in row:
                 continue
-            gains = [
-                sum(((o, row[o], name, v) in uncovered) or ((name, v, o, row[o]) in uncovered) for o in row)
-                for v in range(len(values[name]))
-            ]
-            best = [v for v, g in enumerate(gains) if g == max(gains)]
+            # each value's gain: how many open pairs it would make with the values the row holds
+            gains = list(map(sum, zip(*[still_open[o, v, name] for o, v in row.items()])))
+            top = max(gains)
+            best = [v for v, g in enumerate(gains) if g == top]
             row[name] = best[int(rng.integers(len(best)))]
         for a, b in itertools.combinations(names, 2):
-            uncovered.discard((a, row[a], b, row[b]))
-        unmet -= set(row.items())
+            i, j = row[a], row[b]
+            if still_open[a, i, b][j]:
+                still_open[a, i, b][j] = still_open[b, j, a][i] = 0
+                del uncovered[bisect.bisect_left(uncovered, (a, i, b, j))]
+        for held in row.items():
+            k = bisect.bisect_left(unmet, held)
+            if k < len(unmet) and unmet[k] == held:
+                del unmet[k]
         rows.append({n: values[n][row[n]] for n in names})
     return rows
 
