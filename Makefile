@@ -65,10 +65,11 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# --durations=30: every run's log lists its slowest tests, to keep the suite under 20 minutes on 2 cores
-# (tests/conftest.py hands the dearest out first, DEAREST_FIRST)
+# --durations=30: every run's log lists its slowest tests, to keep the suite near 10 minutes on 2 cores
+# (tests/conftest.py hands the dearest out first, DEAREST_FIRST). Three workers on two cores: a good part of the
+# suite waits (a hung grading's silence, a cell timeout, a server starting), and a third worker's tests run meanwhile
 test: lint
-	$(PY) -m pytest -n 2 -q --durations=30
+	$(PY) -m pytest -n 3 -q --durations=30
 
 # The edit loop: the in-process tests only (no kernel, no server, no browser; tests/conftest.py
 # IN_PROCESS says which), in under two minutes.

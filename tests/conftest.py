@@ -331,7 +331,7 @@ def first_class(tmp_path_factory) -> dict:
     return {"root": root, **folders, "stdout": run.stdout, "edited": edited}
 
 
-# How `pytest -n 2` (make test) spreads the suite over its two workers. xdist's `xdist_group` marker does not
+# How `pytest -n 3` (make test) spreads the suite over its workers. xdist's `xdist_group` marker does not
 # take effect with pytest 9.2 (xdist 3.8 renames items through `item._nodeid`, which pytest 9.2 no longer
 # reads), so the scheduler below groups tests itself, like xdist's loadgroup: one scope per group listed in
 # ONE_WORKER, every other test a scope of its own.
