@@ -65,7 +65,7 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# --durations=30: every run's log lists its slowest tests, to keep the suite near 10 minutes on 2 cores
+# --durations=30: every run's log lists its slowest tests, to bring the suite to 10 minutes on 2 cores (14 now)
 # (tests/conftest.py hands the dearest out first, DEAREST_FIRST). Three workers on two cores: a good part of the
 # suite waits (a hung grading's silence, a cell timeout, a server starting), and a third worker's tests run meanwhile
 test: lint

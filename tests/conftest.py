@@ -338,7 +338,7 @@ def first_class(tmp_path_factory) -> dict:
 #
 # ONE_WORKER: modules (or single tests, ``module::test``) that share a module- or session-scoped fixture that is
 # dear to build (a class graded with real kernels, servers, a fresh venv, a traced grading): a group runs on one
-# worker, in file order, so the fixture is built once. Spread over both workers, each would build it (a session
+# worker, in file order, so the fixture is built once. Spread over the workers, each would build it (a session
 # fixture such as plain_course included: the last full run built test_syscall_allow_list's traces twice, 161 s
 # and 158 s, and test_faults' killed_server_course twice, 35 s each).
 # test_browser.py must besides run in file order on one worker: its tests are the steps of one session.
@@ -371,7 +371,7 @@ ONE_WORKER = {
 }
 # The dearest scopes (groups of ONE_WORKER, or modules whose tests each grade on their own), dearest first,
 # by the kernels and gradings each runs (`make test` prints the slowest tests, --durations=30, to keep this
-# right): the workers take these first, so that what is left at the end is many short tests that the two
+# right): the workers take these first, so that what is left at the end is many short tests that the
 # workers share out and finish together. Everything else follows in collection order.
 DEAREST_FIRST = (
     "syscall_allow_list",

@@ -24,8 +24,8 @@ CLASS = 8  # students, one lesson each
 def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_on(tmp_path, how):
     course = tmp_path / "course"
     lessons = {k: v for k, v in persona_notebooks("reference").items() if k.startswith("01")}  # one lesson each
-    # interrupted after the second is graded: six still to grade, so that the run is still grading when the signal
-    # comes even on a loaded machine (with four left, one CI-like run had finished all of them first: rc 0)
+    # interrupted after the second is graded: CLASS - 2 still to grade, so that the run is still grading when the
+    # signal comes even on a loaded machine (with four left, one CI-like run had finished all of them first: rc 0)
     make_class(course, {f"s{i}": lessons for i in range(CLASS)})
     run = subprocess.Popen(
         [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2"],
