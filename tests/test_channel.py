@@ -302,3 +302,34 @@ def test_a_class_with_its_own_getattribute_names_no_method():
     before = session.requests
     assert g.twice(4) == 8 and session.requests == before + 2
     session.done(None)
+
+
+def test_a_cache_filled_by_an_earlier_check_is_named_whichever_check_filled_it():
+    """Each check of a grading is its own session with its own proxy of the student's function; the checker's record
+    of their right results (``hidden.calls``) still holds every check's calls of that function.  A cache keyed on T
+    and C alone, filled by table_odd_values with these seeds' sizes, hands table_base_and_length a table of the
+    default base: named stale-state with the notebook's record, and only wrong-value with a record per check."""
+    import os
+
+    from autograder.devtools.mutants import catalogue
+    from autograder.devtools.mutants.inprocess import load
+    from autograder.grading.checker import run_check
+    from autograder.hidden.calls import Calls
+
+    mutant = next(m for m in catalogue()[0] if m.name.endswith("18-table-cache-ignores-base"))
+    named = {}
+    for shared in (True, False):
+        table = load(mutant.notebook, mutant)[0]["sinusoidal_table"]  # a fresh cache
+        record = Calls()
+        found = []
+        for check, seed in (("table_odd_values", 11), ("table_base_and_length", 2723)):
+            os.environ["AUTOGRADER_SEED"] = str(seed)
+            try:
+                session, remote = serve(table)
+                verdict = run_check("lesson03", check, [remote], session, record if shared else Calls())
+                session.done(verdict)
+            finally:
+                os.environ.pop("AUTOGRADER_SEED", None)
+            found.append(verdict[0] if verdict else "pass")
+        named[shared] = found
+    assert named == {True: ["pass", "stale-state"], False: ["pass", "wrong-value"]}, named

@@ -9,10 +9,13 @@ and requires one verdict per (submission, check), and the mutant's diagnosis on 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from autograder.devtools.mutants import catalogue
 from autograder.devtools.mutants.inprocess import load, run_checks
+from autograder.hidden.diagnostics import Diagnosis
 
 SEEDS = range(25)
 MUTANTS, ALTERNATIVES = catalogue()
@@ -52,3 +55,61 @@ def test_reference_passes_every_check_on_every_seed():
         for seed in range(50):
             outcome = run_checks(ns, tests, seed)
             assert set(outcome.values()) == {"pass"}, (name, seed, outcome)
+
+
+CACHES = [m for m in MUTANTS if m.notebook.startswith("03") and "cache" in m.name]
+# (the student's function, the checks that call it with the default base, the check that calls it with another base)
+CALLERS = {
+    "sinusoidal_table": (("table_even_values", "table_odd_values"), "table_base_and_length"),
+    "shift_matrix": (("shift_matrix_values",), "shift_matrix_base"),
+}
+
+
+def _sizes(check, seed: int, reference) -> list[tuple]:
+    """The calls ``check`` makes with ``seed`` (on the reference, which passes): (args, base or None)."""
+    made = []
+
+    def recorder(*args, base=None):
+        made.append((args, base))
+        return reference(*args) if base is None else reference(*args, base=base)
+
+    os.environ["AUTOGRADER_SEED"] = str(seed)
+    check(recorder)
+    return made
+
+
+@pytest.mark.parametrize("mutant", CACHES, ids=lambda m: m.name)
+def test_a_cache_filled_by_an_earlier_check_is_named_stale_state(mutant):
+    """Each check of a real grading draws its own cases, so an earlier check of the notebook may call the student's
+    function with the very sizes a later check then calls with another base, and leave its result in a cache keyed on
+    too little.  The later check must name the cache whichever check made the earlier call: here the seeds of an
+    earlier and a later check whose sizes meet are looked for, and the two run in turn on one namespace."""
+    import autograder.hidden.lesson03 as lesson03
+
+    function = "shift_matrix" if "shift" in mutant.name else "sinusoidal_table"
+    earlier_checks, later_check = CALLERS[function]
+    reference = load(mutant.notebook)[0][function]
+    named = []
+    try:
+        for later_seed in range(3):
+            with_base = {args for args, base in _sizes(getattr(lesson03, later_check), later_seed, reference) if base}
+            met = [
+                (check, seed)
+                for check in earlier_checks
+                for seed in range(400)
+                if with_base & {args for args, base in _sizes(getattr(lesson03, check), seed, reference) if not base}
+            ]
+            assert met, f"no seed of {earlier_checks} below 400 calls {function} with the sizes {sorted(with_base)}"
+            check, seed = met[0]
+            ns = load(mutant.notebook, mutant)[0]
+            for name, s in ((check, seed), (later_check, later_seed)):
+                os.environ["AUTOGRADER_SEED"] = str(s)
+                try:
+                    getattr(lesson03, name)(ns[function])
+                    named.append((name, s, "pass"))
+                except Diagnosis as d:
+                    named.append((name, s, d.misconception))
+    finally:
+        os.environ.pop("AUTOGRADER_SEED", None)
+    assert all(n in ("pass", "stale-state") for _, _, n in named[0::2]), named  # (its own sweep may see the cache)
+    assert all(n == "stale-state" for _, _, n in named[1::2]), named

@@ -23,6 +23,7 @@ from ..channel import ENV, wire
 from ..channel.fixtures import watching
 from ..channel.proxy import ChannelBroken, Session
 from ..channel.sockets import socket_folder
+from ..hidden.calls import Calls, grading
 from .shrink import smallest_failing_case
 
 
@@ -45,13 +46,18 @@ class Verdict:
 VERDICTS = "kit_verdicts"  # resources key: grade_id -> Verdict of one notebook, for the ApplyVerdicts preprocessor
 
 
-def run_check(module: str, function: str, args: list, session: Session | None = None) -> tuple[str, str] | None:
+def run_check(
+    module: str, function: str, args: list, session: Session | None = None, calls: Calls | None = None
+) -> tuple[str, str] | None:
     """Run one real hidden check; (diagnosis id, message) if it failed, None if it passed.  A failure outside
-    the catalogue ends with the smallest case that fails the same way, when one is found (``shrink``)."""
+    the catalogue ends with the smallest case that fails the same way, when one is found (``shrink``).
+    ``calls``: what the student's functions returned in the checks of the same grading before this one
+    (None: this process's own record)."""
     from ..hidden.diagnostics import Diagnosis
 
     check = getattr(importlib.import_module(f"autograder.hidden.{module}"), function)
-    with watching():  # student code changes only the arrays the check watches (fixtures.watch)
+    # student code changes only the arrays the check watches (fixtures.watch)
+    with watching(), grading(calls):
         try:
             check(*args)
         except Diagnosis as d:
@@ -75,6 +81,7 @@ class Checker:
         self.verdicts: dict[str, Verdict] = {}  # grade_id -> the verdict of its hidden calls
         self._conn: socket.socket | None = None
         self._stop = threading.Event()
+        self.calls = Calls()  # the student's functions' right results so far, over every check of the notebook
         self.cpu = 0.0  # seconds of CPU this process spent serving the hidden calls (the checks themselves)
 
     def env(self) -> dict[str, str]:
@@ -138,7 +145,7 @@ class Checker:
         except (wire.ProtocolError, TimeoutError, EOFError, OSError) as e:
             return Verdict.failed("unverified", f"the kernel did not start the hidden check {function} properly ({e})")
         try:
-            diagnosis = run_check(module, function, args, session)
+            diagnosis = run_check(module, function, args, session, self.calls)
         except ChannelBroken:
             diagnosis = None
         except BaseException as e:  # noqa: BLE001 - the check itself must not stop grading

@@ -12,10 +12,13 @@ that is the right one transposed or shifted by a position is named as that relat
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 
 import numpy as np
 
 from . import call, expect_array, expect_raises, grading_rng, hidden_check
+from .calls import current as this_grading
 from .diagnostics import Diagnosis, fmt, relationship, say
 
 DEFAULT_BASE = 10000.0
@@ -302,33 +305,49 @@ def _heuristic_problems(S, ref, T, C, what) -> list[Diagnosis]:
 # ----------------------------------------------------------------------------------------------
 
 
-class Earlier:
-    """What a check's calls of one function returned so far.  A wrong result that is the very result of an
-    earlier call with other arguments comes from a cache keyed on too little (or state kept between calls), and is
-    told as that."""
+# first arguments (T, or k with its sign) that no check and no case of the input space uses, a new one at every probe
+# (a probe's own call fills a cache too): keys no cache holds yet
+FRESH = {"sinusoidal_table": itertools.count(6007), "shift_matrix": itertools.count(3_000_017)}
 
-    def __init__(self, noun: str):
-        self.noun, self.results = noun, []
+
+def right_when_fresh(fn, name: str, first: int, C: int, base) -> bool:
+    """Whether ``fn`` is right on the call with these C and base and a first argument no call of the grading used.
+    A wrong result that is the right one of an earlier call comes from kept state only if so: a cache keyed on too
+    little builds a fresh key rightly, while code that ignores an argument is as wrong there and is told as that."""
+    fresh = next(FRESH[name]) * (1 if first >= 0 else -1)
+    reference = _reference_table if name == "sinusoidal_table" else _reference_shift
+    try:
+        got = fn(fresh, C) if base is None else fn(fresh, C, base=base)
+        want = reference(fresh, C, DEFAULT_BASE if base is None else base)
+        return isinstance(got, np.ndarray) and got.shape == want.shape and np.allclose(got, want, rtol=0, atol=1e-7)
+    except Exception:  # noqa: BLE001 - the student's code: not right, whatever it raised
+        return False
+
+
+class Earlier:
+    """The calls of one student's function in this grading (``calls``: every check's, not only this one's).  A wrong
+    result that is the very right result of an earlier call with other arguments, where a fresh key is built
+    rightly, comes from a cache keyed on too little (or state kept between calls), and is told as that."""
+
+    def __init__(self, noun: str, fn, name: str):
+        self.noun, self.fn, self.name = noun, fn, name
 
     @contextlib.contextmanager
-    def judging(self, what: str, got):
+    def judging(self, what: str, got, first: int, C: int, base):
         try:
             yield
         except Diagnosis:
-            for before, result in self.results:
-                # of any shape: a table kept for T alone has the earlier call's C columns
-                if before != what and isinstance(got, np.ndarray) and got.size > 1:
-                    if np.array_equal(got, result):
-                        raise Diagnosis(
-                            "stale-state",
-                            f"{what} returned the very {self.noun} of an earlier call, {before}: a {self.noun} kept "
-                            "from an earlier call is looked up by too little (every argument decides it). Build it "
-                            "from the arguments at every call, or key a cache on all of them.",
-                        ) from None
+            # of any shape: a table kept for T alone has the earlier call's C columns
+            before = this_grading().earlier(self.fn, what, got)
+            if before is not None and right_when_fresh(self.fn, self.name, first, C, base):
+                raise Diagnosis(
+                    "stale-state",
+                    f"{what} returned the very {self.noun} of an earlier call, {before}: a {self.noun} kept "
+                    "from an earlier call is looked up by too little (every argument decides it). Build it "
+                    "from the arguments at every call, or key a cache on all of them.",
+                ) from None
             raise
-        finally:
-            if isinstance(got, np.ndarray):
-                self.results.append((what, np.array(got, copy=True)))
+        this_grading().right(self.fn, what, got)
 
 
 def _table(sinusoidal_table, T, C, base=None):
@@ -358,14 +377,15 @@ def table_even_values(sinusoidal_table):
     # the boundary classes: one position and one pair (T = 1, C = 2), then two calls with the same T and another C
     # (a table kept from an earlier call under too little of its arguments is wrong there)
     T = int(rng.integers(3, 9))
-    _judge_again(sinusoidal_table, Earlier("table"), *cases, (1, 2, None), (T, 4, None), (T, 6, None))
+    _judge_again(sinusoidal_table, *cases, (1, 2, None), (T, 4, None), (T, 6, None))
 
 
-def _judge_again(sinusoidal_table, earlier, *calls) -> None:
+def _judge_again(sinusoidal_table, *calls) -> None:
     """Calls of sinusoidal_table in turn, each judged (a result of an earlier call is told as a stale cache)."""
+    earlier = Earlier("table", sinusoidal_table, "sinusoidal_table")
     for T, C, base in calls:
         what, S = _table(sinusoidal_table, T, C, base)
-        with earlier.judging(what, S):
+        with earlier.judging(what, S, T, C, base):
             _judge_table(S, T, C, DEFAULT_BASE if base is None else base, what)
 
 
@@ -374,7 +394,7 @@ def table_odd_values(sinusoidal_table):
     rng = grading_rng()
     C1 = 2 * int(rng.integers(2, 16)) + 1
     cases = [(_other(rng, 12, 70, C1), C1, None), (_other(rng, 2, 12, 3), 3, None), (int(rng.integers(2, 12)), 1, None)]
-    _judge_again(sinusoidal_table, Earlier("table"), *cases)
+    _judge_again(sinusoidal_table, *cases)
 
 
 @hidden_check
@@ -391,7 +411,7 @@ def table_base_and_length(sinusoidal_table):
     ]
     # and a repeated call with another base only (a cache keyed on T and C)
     T, C = int(rng.integers(3, 9)), _even(rng, 4, 8)  # C >= 4 and T >= 2: a table that depends on the base
-    _judge_again(sinusoidal_table, Earlier("table"), *cases, (T, C, None), (T, C, base))
+    _judge_again(sinusoidal_table, *cases, (T, C, None), (T, C, base))
 
 
 @hidden_check
@@ -579,14 +599,15 @@ def shift_matrix_values(shift_matrix):
     C_negative = C_negative if C_negative != C0 else C_negative + 2
     cases += [(-int(rng.integers(1, 40)), C_negative), (int(rng.integers(10**5, 10**6)), _even(rng, 4, 10))]
     k = int(rng.integers(2, 9))
-    _shift_again(shift_matrix, Earlier("matrix"), *[(k, C, None) for k, C in cases], (k, 2, None), (k, 4, None))
+    _shift_again(shift_matrix, *[(k, C, None) for k, C in cases], (k, 2, None), (k, 4, None))
 
 
-def _shift_again(shift_matrix, earlier, *calls) -> None:
+def _shift_again(shift_matrix, *calls) -> None:
     """Calls of shift_matrix in turn, each judged (a result of an earlier call is told as a stale cache)."""
+    earlier = Earlier("matrix", shift_matrix, "shift_matrix")
     for k, C, base in calls:
         what, M = _shift(shift_matrix, k, C, base)
-        with earlier.judging(what, M):
+        with earlier.judging(what, M, k, C, base):
             _judge_shift(M, k, C, DEFAULT_BASE if base is None else base, what)
 
 
@@ -601,7 +622,7 @@ def shift_matrix_base(shift_matrix):
         (int(rng.integers(500, 3000)), _even(rng, 4, 16), base),
     ]
     k = int(rng.integers(2, 9))
-    _shift_again(shift_matrix, Earlier("matrix"), *cases, (k, 4, None), (k, 4, base))  # then another base only
+    _shift_again(shift_matrix, *cases, (k, 4, None), (k, 4, base))  # then another base only
 
 
 @hidden_check
@@ -655,19 +676,24 @@ def _sizes_trial(name, reference, first, case, rng, before_of):
     n, C = integer(case[first], kind), integer(case["C"], kind)
     base, b = _base_of(case["base"])
     before = before_of(case["before"], case[first], case["C"], base)
-    words = _written(name, n, C, base)
+    words = words_now = _written(name, n, C, base)
     if before is not None:
         words = f"{_written(name, *before)}, then {words}"
     trial = Trial(words, None)
 
     def run(fn):
-        if before is not None:
-            fn(*before[:2]) if before[2] is None else fn(*before[:2], base=before[2])
-        got = fn(n, C) if base is None else fn(n, C, base=base)
-        earlier = ()
-        if before is not None:
+        results, earlier = [], ()
+        if before is not None:  # a call judged too: its right result is one a cache may hand out again
+            first = fn(*before[:2]) if before[2] is None else fn(*before[:2], base=before[2])
             earlier = (reference(int(before[0]), int(before[1]), DEFAULT_BASE if before[2] is None else before[2]),)
-        return [Result(name, got, reference(int(n), int(C), b), 1e-7, earlier=earlier)]
+            fresh = functools.partial(right_when_fresh, fn, name, int(before[0]), int(before[1]), before[2])
+            results.append(Result(name, first, earlier[0], 1e-7, call=_written(name, *before), fresh=fresh))
+        got = fn(n, C) if base is None else fn(n, C, base=base)
+        fresh = functools.partial(right_when_fresh, fn, name, int(n), int(C), base)
+        results.append(
+            Result(name, got, reference(int(n), int(C), b), 1e-7, earlier=earlier, call=words_now, fresh=fresh)
+        )
+        return results
 
     trial.run = run
     return trial

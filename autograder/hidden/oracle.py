@@ -33,6 +33,7 @@ from ..channel.fixtures import watch
 from ..channel.wire import LAYOUTS, layout_of
 from ..channel.wire import laid as laid
 from ..voice import Diagnosis, explain, fmt, fmt_apart, relationship
+from .calls import current as this_grading
 from .space import FLOAT_RTOL, UNITS
 
 DRAWN: dict = {}  # (unit, what) -> cases run in this process: the benchmark reports it (benchmarks/bench_hidden_checks.py)
@@ -187,6 +188,10 @@ class Result:
     rtol: float = 1e-9
     part: str = ""  # which hidden check it belongs to ("" = every one of the unit)
     earlier: tuple = ()  # the right results of the calls made before it: a result equal to one of them is stale
+    call: object = ""  # the call that returned ``got``, written out (or a function writing it); "" = the trial's words
+    # () -> whether the same call with a key no cache holds is right: then a ``got`` that is the right result of an
+    # earlier call of the grading (any check's) is told as kept state; None: only ``earlier`` is looked at
+    fresh: object = None
     recall: bool = False  # the trial called the student's code again after it: ask what it holds now
 
 
@@ -255,13 +260,17 @@ def judge(trial: Trial, student, part: str = "") -> None:
             if r.got is not None:
                 raise Failure("wrong-value", f"{r.name} should be None, got {type(r.got).__name__}", "")
             continue
+        words = r.call or trial.said
         if not same(r.got, r.want, r.rtol):
-            raise Failure(*difference(r))
+            before = this_grading().earlier(student, words, r.got) if r.fresh is not None else None
+            raise Failure(*difference(r, before if before is not None and r.fresh() else None))
+        this_grading().right(student, words, r.got)
 
 
-def difference(r: Result) -> tuple[str, str, str]:
+def difference(r: Result, before: str | None = None) -> tuple[str, str, str]:
     """(id, what differs, the two results written out) for a Result that is off: a transform of the right one is
-    named only when it holds on this very case."""
+    named only when it holds on this very case.  ``before``: the earlier call of the grading (any check's) whose right
+    result ``r.got`` is, if there is one."""
     want = np.asarray(r.want, dtype=np.float64)
     if r.got is None:
         return "wrong-value", f"{r.name} is None", f"the right {r.name} is {clip(fmt(want, 4, whole=WHOLE))}"
@@ -275,14 +284,21 @@ def difference(r: Result) -> tuple[str, str, str]:
     shown = f"your {r.name} is {clip(mine)}; the right {r.name} is {clip(right)}"
     if not np.all(np.isfinite(got)):
         return "wrong-value", f"{r.name} holds nan or inf", shown
-    for before in r.earlier:
-        if same(got, before, r.rtol):
+    for right in r.earlier:
+        if same(got, right, r.rtol):
             return (
                 "stale-state",
                 f"{r.name} is the right result of the call before, with other arguments: it is kept under too little "
                 "of what it depends on. Key a kept result on every argument, or compute it afresh",
                 shown,
             )
+    if before is not None:
+        return (
+            "stale-state",
+            f"{r.name} is the very right result of an earlier call, {before}: it is kept under too little of what it "
+            "depends on. Key a kept result on every argument, or compute it afresh",
+            shown,
+        )
     found = relationship(got, want) if want.size > 1 else None
     if found is not None:
         return found[0], f"{r.name} is {found[1]}", shown

@@ -53,15 +53,20 @@ def load(notebook: str, mutant: Mutant | None = None, repo: Path | None = None) 
 
 
 def run_checks(ns: dict, tests: list, seed: int | None = None) -> dict[str, str]:
-    """grade_id -> "pass" or the misconception id of the first failing check."""
+    """grade_id -> "pass" or the misconception id of the first failing check.  With a ``seed``, each check draws its
+    own cases from it (seed * 1000 + its place in the notebook), as each check of a real grading draws afresh: two
+    checks never draw the same case by construction, so what one leaves in the student's state meets the other's
+    calls as it does in a kernel."""
     saved = os.environ.get("AUTOGRADER_SEED")
-    if seed is not None:
-        os.environ["AUTOGRADER_SEED"] = str(seed)
     try:
         outcome = {}
+        place = 0
         for grade_id, calls in tests:
             outcome[grade_id] = "pass"
             for module, function, args in calls:
+                place += 1
+                if seed is not None:
+                    os.environ["AUTOGRADER_SEED"] = str(seed * 1000 + place)
                 check = getattr(importlib.import_module(f"autograder.hidden.{module}"), function)
                 try:
                     check(*[ns[a] for a in args])
