@@ -93,14 +93,17 @@ def test_a_cache_filled_by_an_earlier_check_is_named_stale_state(mutant):
     try:
         for later_seed in range(3):
             with_base = {args for args, base in _sizes(getattr(lesson03, later_check), later_seed, reference) if base}
-            met = [
-                (check, seed)
-                for check in earlier_checks
-                for seed in range(400)
-                if with_base & {args for args, base in _sizes(getattr(lesson03, check), seed, reference) if not base}
-            ]
+            met = next(
+                (
+                    (check, seed)
+                    for seed in range(400)
+                    for check in earlier_checks
+                    if with_base & {a for a, base in _sizes(getattr(lesson03, check), seed, reference) if not base}
+                ),
+                None,
+            )
             assert met, f"no seed of {earlier_checks} below 400 calls {function} with the sizes {sorted(with_base)}"
-            check, seed = met[0]
+            check, seed = met
             ns = load(mutant.notebook, mutant)[0]
             for name, s in ((check, seed), (later_check, later_seed)):
                 os.environ["AUTOGRADER_SEED"] = str(s)
