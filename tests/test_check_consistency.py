@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from autograder.devtools.mutants import catalogue
+from autograder.devtools.mutants import Mutant, blind, catalogue
 from autograder.devtools.mutants.inprocess import load, run_checks
 from autograder.hidden.diagnostics import Diagnosis
 
@@ -57,7 +57,7 @@ def test_reference_passes_every_check_on_every_seed():
             assert set(outcome.values()) == {"pass"}, (name, seed, outcome)
 
 
-CACHES = [m for m in MUTANTS if m.notebook.startswith("03") and "cache" in m.name]
+CACHES = [m for m in MUTANTS if m.notebook.startswith("03") and "cache" in m.name and m.expects == "stale-state"]
 # (the student's function, the checks that call it with the default base, the check that calls it with another base)
 CALLERS = {
     "sinusoidal_table": (("table_even_values", "table_odd_values"), "table_base_and_length"),
@@ -116,3 +116,28 @@ def test_a_cache_filled_by_an_earlier_check_is_named_stale_state(mutant):
         os.environ.pop("AUTOGRADER_SEED", None)
     assert all(n in ("pass", "stale-state") for _, _, n in named[0::2]), named  # (its own sweep may see the cache)
     assert all(n == "stale-state" for _, _, n in named[1::2]), named
+
+
+HISTORY = [
+    Mutant(name, notebook, cell, None, source=source) for name, notebook, cell, source in blind.named_by_history()
+]
+
+
+@pytest.mark.parametrize("mutant", HISTORY, ids=lambda m: m.name)
+def test_a_mistake_named_by_its_history_is_caught_on_every_seed(mutant):
+    """A blind solution whose diagnosis depends on the calls drawn before the failing one (a cache keyed on C alone
+    is stale-state where the same sizes were asked before under the first base, a wrong value where they were not):
+    it fails the same test cells on every seed, whatever each one's name."""
+    _, tests = load(mutant.notebook, mutant)
+    failing = {
+        seed: {
+            test
+            for test, outcome in run_checks(load(mutant.notebook, mutant)[0], tests, seed).items()
+            if outcome != "pass"
+        }
+        for seed in SEEDS
+    }
+    assert all(failing.values()), f"{mutant.name}: full marks on seeds {[s for s, f in failing.items() if not f]}"
+    assert len({frozenset(f) for f in failing.values()}) == 1, (
+        f"{mutant.name}: pass/fail depends on the seed: {failing}"
+    )

@@ -305,16 +305,23 @@ def _heuristic_problems(S, ref, T, C, what) -> list[Diagnosis]:
 # ----------------------------------------------------------------------------------------------
 
 
-# first arguments (T, or k with its sign) that no check and no case of the input space uses, a new one at every probe
-# (a probe's own call fills a cache too): keys no cache holds yet
-FRESH = {"sinusoidal_table": itertools.count(6007), "shift_matrix": itertools.count(3_000_017)}
+PROBES = itertools.count()  # a new fresh key at every probe: a probe's own call fills a cache too
+
+
+def fresh_sizes(name: str, first: int, C: int) -> tuple[int, int]:
+    """A first argument (T, or k with its sign) and a C, of C's parity, that no check and no case of the input space
+    uses: a key no cache holds yet, whichever of the sizes it is keyed on."""
+    n = next(PROBES)
+    if name == "sinusoidal_table":
+        return 1000 + n % 1000, 50 + 2 * (n % 25) + C % 2  # the checks draw T up to 70 and from 2000, C below 50
+    return (3_000_017 + n) * (1 if first >= 0 else -1), 52 + 2 * (n % 24)  # k up to 10**6 in size, C up to 32
 
 
 def right_when_fresh(fn, name: str, first: int, C: int, base) -> bool:
-    """Whether ``fn`` is right on the call with these C and base and a first argument no call of the grading used.
-    A wrong result that is the right one of an earlier call comes from kept state only if so: a cache keyed on too
+    """Whether ``fn`` is right on the call with this base and sizes no call of the grading used (fresh_sizes).  A
+    wrong result that is the right one of an earlier call comes from kept state only if so: a cache keyed on too
     little builds a fresh key rightly, while code that ignores an argument is as wrong there and is told as that."""
-    fresh = next(FRESH[name]) * (1 if first >= 0 else -1)
+    fresh, C = fresh_sizes(name, first, C)
     reference = _reference_table if name == "sinusoidal_table" else _reference_shift
     try:
         got = fn(fresh, C) if base is None else fn(fresh, C, base=base)
@@ -374,10 +381,11 @@ def table_even_values(sinusoidal_table):
     rng = grading_rng()
     C1, C2 = _even(rng, 6, 32), _even(rng, 2, 8)
     cases = [(_other(rng, 12, 70, C1), C1, None), (_other(rng, 2, 12, C2), C2, None), (1, _even(rng, 2, 10), None)]
-    # the boundary classes: one position and one pair (T = 1, C = 2), then two calls with the same T and another C
-    # (a table kept from an earlier call under too little of its arguments is wrong there)
+    # the boundary classes: one position and one pair (T = 1, C = 2), then calls with the same T and another C, a
+    # wider one and the narrower again (a table kept from an earlier call under too little of its arguments, or cut
+    # from a wider one, is wrong there whatever the calls before this check were)
     T = int(rng.integers(3, 9))
-    _judge_again(sinusoidal_table, *cases, (1, 2, None), (T, 4, None), (T, 6, None))
+    _judge_again(sinusoidal_table, *cases, (1, 2, None), (T, 4, None), (T, 6, None), (T, 4, None))
 
 
 def _judge_again(sinusoidal_table, *calls) -> None:
@@ -394,7 +402,9 @@ def table_odd_values(sinusoidal_table):
     rng = grading_rng()
     C1 = 2 * int(rng.integers(2, 16)) + 1
     cases = [(_other(rng, 12, 70, C1), C1, None), (_other(rng, 2, 12, 3), 3, None), (int(rng.integers(2, 12)), 1, None)]
-    _judge_again(sinusoidal_table, *cases)
+    # and the same T with another odd C, a wider one and the narrower again (as table_even_values does)
+    T = int(rng.integers(6, 12))
+    _judge_again(sinusoidal_table, *cases, (T, 3, None), (T, 5, None), (T, 3, None))
 
 
 @hidden_check
@@ -622,7 +632,10 @@ def shift_matrix_base(shift_matrix):
         (int(rng.integers(500, 3000)), _even(rng, 4, 16), base),
     ]
     k = int(rng.integers(2, 9))
-    _shift_again(shift_matrix, *cases, (k, 4, None), (k, 4, base))  # then another base only
+    # then another base only; and a negative shift with this base, then its positive twin (a matrix kept for one sign
+    # and changed for the other is wrong there whatever the calls before this check were)
+    k2, C2 = int(rng.integers(10, 40)), _even(rng, 4, 12)
+    _shift_again(shift_matrix, *cases, (k, 4, None), (k, 4, base), (-k2, C2, base), (k2, C2, base))
 
 
 @hidden_check
@@ -685,9 +698,21 @@ def _sizes_trial(name, reference, first, case, rng, before_of):
         results, earlier = [], ()
         if before is not None:  # a call judged too: its right result is one a cache may hand out again
             first = fn(*before[:2]) if before[2] is None else fn(*before[:2], base=before[2])
+            handed = np.array(first, copy=True) if isinstance(first, np.ndarray) else None
             earlier = (reference(int(before[0]), int(before[1]), DEFAULT_BASE if before[2] is None else before[2]),)
             fresh = functools.partial(right_when_fresh, fn, name, int(before[0]), int(before[1]), before[2])
-            results.append(Result(name, first, earlier[0], 1e-7, call=_written(name, *before), fresh=fresh))
+            results.append(
+                Result(
+                    "first result",  # the caller's, held while the second call runs
+                    first,
+                    earlier[0],
+                    1e-7,
+                    call=_written(name, *before),
+                    fresh=fresh,
+                    recall=True,  # asked after the second call: what the caller holds then
+                    handed=handed,
+                )
+            )
         got = fn(n, C) if base is None else fn(n, C, base=base)
         fresh = functools.partial(right_when_fresh, fn, name, int(n), int(C), base)
         results.append(

@@ -192,6 +192,9 @@ class Result:
     # () -> whether the same call with a key no cache holds is right: then a ``got`` that is the right result of an
     # earlier call of the grading (any check's) is told as kept state; None: only ``earlier`` is looked at
     fresh: object = None
+    handed: object = (
+        None  # with ``recall``: a copy of ``got`` as it was handed out, to tell a later change from a wrong one
+    )
     recall: bool = False  # the trial called the student's code again after it: ask what it holds now
 
 
@@ -256,6 +259,13 @@ def judge(trial: Trial, student, part: str = "") -> None:
             continue
         if r.recall:  # a result is the caller's: a later call of the trial must not change it
             r.got = current(student, r.got)
+            if r.handed is not None and same(r.handed, r.want, r.rtol) and not same(r.got, r.want, r.rtol):
+                raise Failure(
+                    "side-effect",
+                    f"{r.name} was right when it was handed out and a later call changed it: your code writes into an "
+                    "array it gave away (a buffer kept and reused). Make a new array at every call",
+                    "",
+                )
         if r.want is None:
             if r.got is not None:
                 raise Failure("wrong-value", f"{r.name} should be None, got {type(r.got).__name__}", "")

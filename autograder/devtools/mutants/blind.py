@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROUNDS = ("blind42", "blind43")
+ROUNDS = ("blind42", "blind43", "blind44")
 PRACTICE = ("ex1-naive-scatter", "ex2-freeze", "ex3-full-length")  # 0 points: no hidden check
 
 # the diagnosis each wrong solution is told on every seed (tests/test_check_consistency.py holds it to that)
 EXPECTS = {
     "01-softmax-mean-centred": "softmax-unstable",
-    "02-softmax-shape-buffer": "wrong-value",
+    "02-softmax-shape-buffer": "side-effect",
     "03-attention-inline-softmax": "wrong-value",
     "04-gap-first-sequence": "wrong-value",
     "07-embedding-rank2-backward": "wrong-value",
@@ -58,6 +58,19 @@ EXPECTS = {
     "17-posemb-dP-buffer-reuse": "side-effect",
     "18-layer-two-generators": "wrong-value",
     "19-layer-freeze-zeroes-old-dP": "side-effect",
+    # blind round 44 (lesson 3: state and ignored arguments; history/ holds the one whose name depends on the calls
+    # drawn before it, held to being caught in the same cells on every seed by tests/test_check_consistency.py)
+    "01-table-dict-T-C": "stale-state",
+    "02-table-last-table-sliced": "stale-state",
+    "04-table-shared-buffer": "side-effect",
+    "05-table-cache-T-base-column-slice": "wrong-value",
+    "06-shift-dict-k-C": "stale-state",
+    "07-shift-lru-negative-inplace": "stale-state",
+    "08-table-int-base-default": "wrong-value",
+    "09-table-odd-C-hardcoded-base": "wrong-value",
+    "10-table-accepts-whole-float": "no-error-raised",
+    "11-shift-negative-k-drops-base": "wrong-value",
+    "12-shift-isinstance-int": "crashed",
 }
 # why no visible self-check can meet a catalogued one (Mutant.fresh_only): only the hidden checks' space draws it
 FRESH_ONLY = {
@@ -66,6 +79,18 @@ FRESH_ONLY = {
     "01-softmax-subtract-mean": "blind round 42's 01 again: the mean is right on every fixed example of the "
     "self-checks; only the space's spread from -800 to 800 overflows it",
 }
+
+
+def named_by_history() -> list[tuple]:
+    """(name, notebook, cell, source) of the kept blind solutions whose diagnosis depends on which calls came before
+    the failing one (a ``history/`` folder of a round): caught on every seed, named as each failing case shows."""
+    solutions = []
+    for name in ROUNDS:
+        for path in sorted((Path(__file__).parent / name / "history").glob("[0-9]*.py")):
+            text = path.read_text()
+            meta = header(text)
+            solutions.append((f"{name}-{path.stem}", meta["notebook"], meta["cell"], text))
+    return solutions
 
 
 def header(text: str) -> dict:
