@@ -192,9 +192,8 @@ class Result:
     # () -> whether the same call with a key no cache holds is right: then a ``got`` that is the right result of an
     # earlier call of the grading (any check's) is told as kept state; None: only ``earlier`` is looked at
     fresh: object = None
-    handed: object = (
-        None  # with ``recall``: a copy of ``got`` as it was handed out, to tell a later change from a wrong one
-    )
+    # with ``recall``: a copy of ``got`` as it was handed out, to tell a result changed later from a wrong one
+    handed: object = None
     recall: bool = False  # the trial called the student's code again after it: ask what it holds now
 
 
