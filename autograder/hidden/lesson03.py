@@ -322,13 +322,13 @@ def right_when_fresh(fn, name: str, first: int, C: int, base) -> bool:
     wrong result that is the right one of an earlier call comes from kept state only if so: a cache keyed on too
     little builds a fresh key rightly, while code that ignores an argument is as wrong there and is told as that."""
     fresh, C = fresh_sizes(name, first, C)
-    reference = _reference_table if name == "sinusoidal_table" else _reference_shift
+    made, reference = (_table, _reference_table) if name == "sinusoidal_table" else (_shift, _reference_shift)
     try:
-        got = fn(fresh, C) if base is None else fn(fresh, C, base=base)
-        want = reference(fresh, C, DEFAULT_BASE if base is None else base)
-        return isinstance(got, np.ndarray) and got.shape == want.shape and np.allclose(got, want, rtol=0, atol=1e-7)
-    except Exception:  # noqa: BLE001 - the student's code: not right, whatever it raised
+        _, got = made(fn, fresh, C, base)
+    except Diagnosis:  # whatever the student's code raised (``call``): not right
         return False
+    want = reference(fresh, C, DEFAULT_BASE if base is None else base)
+    return isinstance(got, np.ndarray) and got.shape == want.shape and np.allclose(got, want, rtol=0, atol=1e-7)
 
 
 class Earlier:
@@ -336,8 +336,10 @@ class Earlier:
     result that is the very right result of an earlier call with other arguments, where a fresh key is built
     rightly, comes from a cache keyed on too little (or state kept between calls), and is told as that."""
 
-    def __init__(self, noun: str, fn, name: str):
-        self.noun, self.fn, self.name = noun, fn, name
+    NOUNS = {"sinusoidal_table": "table", "shift_matrix": "matrix"}
+
+    def __init__(self, name: str, fn):
+        self.name, self.fn, self.noun = name, fn, self.NOUNS[name]
 
     @contextlib.contextmanager
     def judging(self, what: str, got, first: int, C: int, base):
@@ -390,7 +392,7 @@ def table_even_values(sinusoidal_table):
 
 def _judge_again(sinusoidal_table, *calls) -> None:
     """Calls of sinusoidal_table in turn, each judged (a result of an earlier call is told as a stale cache)."""
-    earlier = Earlier("table", sinusoidal_table, "sinusoidal_table")
+    earlier = Earlier("sinusoidal_table", sinusoidal_table)
     for T, C, base in calls:
         what, S = _table(sinusoidal_table, T, C, base)
         with earlier.judging(what, S, T, C, base):
@@ -614,7 +616,7 @@ def shift_matrix_values(shift_matrix):
 
 def _shift_again(shift_matrix, *calls) -> None:
     """Calls of shift_matrix in turn, each judged (a result of an earlier call is told as a stale cache)."""
-    earlier = Earlier("matrix", shift_matrix, "shift_matrix")
+    earlier = Earlier("shift_matrix", shift_matrix)
     for k, C, base in calls:
         what, M = _shift(shift_matrix, k, C, base)
         with earlier.judging(what, M, k, C, base):

@@ -84,13 +84,17 @@ FRESH_ONLY = {
 def named_by_history() -> list[tuple]:
     """(name, notebook, cell, source) of the kept blind solutions whose diagnosis depends on which calls came before
     the failing one (a ``history/`` folder of a round): caught on every seed, named as each failing case shows."""
-    solutions = []
+    return [(name, meta["notebook"], meta["cell"], text) for name, _, meta, text in _solutions("history")]
+
+
+def _solutions(folder: str = "") -> list[tuple]:
+    """(name, file stem, header, source) of every solution file of every round's ``folder``."""
+    found = []
     for name in ROUNDS:
-        for path in sorted((Path(__file__).parent / name / "history").glob("[0-9]*.py")):
+        for path in sorted((Path(__file__).parent / name / folder).glob("[0-9]*.py")):
             text = path.read_text()
-            meta = header(text)
-            solutions.append((f"{name}-{path.stem}", meta["notebook"], meta["cell"], text))
-    return solutions
+            found.append((f"{name}-{path.stem}", path.stem, header(text), text))
+    return found
 
 
 def header(text: str) -> dict:
@@ -101,14 +105,9 @@ def rounds() -> list[tuple]:
     """(name, notebook, cell, expected diagnosis or None for a correct one, source, why only fresh cases catch it)
     of every kept blind solution."""
     solutions = []
-    for name in ROUNDS:
-        for path in sorted((Path(__file__).parent / name).glob("[0-9]*.py")):
-            text = path.read_text()
-            meta = header(text)
-            if meta["cell"] in PRACTICE:
-                continue
-            expects = None if meta["kind"] == "correct" else EXPECTS[path.stem]
-            solutions.append(
-                (f"{name}-{path.stem}", meta["notebook"], meta["cell"], expects, text, FRESH_ONLY.get(path.stem, ""))
-            )
+    for name, stem, meta, text in _solutions():
+        if meta["cell"] in PRACTICE:
+            continue
+        expects = None if meta["kind"] == "correct" else EXPECTS[stem]
+        solutions.append((name, meta["notebook"], meta["cell"], expects, text, FRESH_ONLY.get(stem, "")))
     return solutions
