@@ -74,6 +74,13 @@ def normal(nodes) -> str:
     return ast.dump(module, annotate_fields=False)
 
 
+def shape(nodes) -> tuple:
+    """What renaming leaves of a node or a run of statements at a glance: each one's type and its value's (a
+    filter before :func:`normal`: two pieces with one normal dump have one shape)."""
+    nodes = nodes if isinstance(nodes, list) else [nodes]
+    return tuple((type(n).__name__, type(getattr(n, "value", None)).__name__) for n in nodes)
+
+
 def size(node) -> int:
     return sum(1 for _ in ast.walk(node))
 
@@ -89,17 +96,17 @@ def _trivial(stmt) -> bool:
 
 
 def pieces(code: str) -> dict[str, str]:
-    """normal dump -> the piece's text, for the pieces of one solution that give it away."""
+    """(kind, length, shape, normal dump) -> the piece's text, for the pieces of one solution that give it away."""
     tree = ast.parse(code)
     found = {}
     body = [s for s in _without_docstring(tree.body) if not _trivial(s)]
     if body:
-        found[("run", len(body), normal(body))] = ast.unparse(ast.Module(body=body, type_ignores=[]))
+        found[("run", len(body), shape(body), normal(body))] = ast.unparse(ast.Module(body=body, type_ignores=[]))
     for node in ast.walk(tree):
         if isinstance(node, COMPOUND) and sum(isinstance(n, ast.stmt) for n in ast.walk(node)) >= 3:
-            found[("stmt", 1, normal(node))] = ast.unparse(node)
+            found[("stmt", 1, shape(node), normal(node))] = ast.unparse(node)
         if isinstance(node, ast.Return) and node.value is not None and size(node.value) >= LARGE:
-            found[("expr", 1, normal(ast.Expr(node.value)))] = ast.unparse(node.value)
+            found[("expr", 1, shape(ast.Expr(node.value)), normal(ast.Expr(node.value)))] = ast.unparse(node.value)
     return found
 
 
@@ -169,16 +176,32 @@ def candidates(tree: ast.AST):
 
 
 def answers_in(trees, sought) -> list[str]:
-    lengths = {(kind, k) for kind, k, _ in sought}
     found = []
-    for where, tree in trees:
-        for kind, k, node in candidates(tree):
-            if (kind, k) not in lengths:
-                continue
-            key = (kind, k, normal(node))
-            if key in sought:
-                found.append(f"{where}: {sought[key]}")
+    for (kind, k, form, dump), text in sought.items():
+        found += [f"{where}: {text}" for where in normal_forms(trees, kind, k, form).get(dump, [])]
     return found
+
+
+KEPT: dict = {}  # id of a list of trees -> (the list, kept alive so its id is not reused; its candidates; indexes)
+
+
+def normal_forms(trees, kind: str, k: int, form: tuple) -> dict[str, list[str]]:
+    """normal dump -> where, for every candidate of ``trees`` of this kind, length and shape.  A candidate is
+    normalised only where a piece of its shape is sought, and once per list of trees: the twenty solutions look in
+    the one release, which is read once, not twenty times."""
+    if id(trees) not in KEPT:
+        grouped: dict = {}
+        for where, tree in trees:
+            for kind_, k_, node in candidates(tree):
+                grouped.setdefault((kind_, k_, shape(node)), []).append((where, node))
+        KEPT[id(trees)] = (trees, grouped, {})
+    _, grouped, indexes = KEPT[id(trees)]
+    if (kind, k, form) not in indexes:
+        index: dict[str, list[str]] = {}
+        for where, node in grouped.get((kind, k, form), []):
+            index.setdefault(normal(node), []).append(where)
+        indexes[kind, k, form] = index
+    return indexes[kind, k, form]
 
 
 SOLUTIONS = solutions()
