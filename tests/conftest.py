@@ -397,6 +397,10 @@ DEAREST_FIRST = (
     "sandbox_audit",
     "check_numpy_only",
     "generated_mutants",
+    # the dearest in-process tests (8-10 s each): last in collection order, they kept one worker busy while the other
+    # had nothing left
+    "tests/test_verified_diagnoses.py",
+    "tests/test_check_consistency.py::test_reference_passes_every_check_on_every_seed",
 )
 
 
