@@ -34,6 +34,7 @@ from ..channel.wire import LAYOUTS, layout_of
 from ..channel.wire import laid as laid
 from ..voice import Diagnosis, explain, fmt, fmt_apart, relationship
 from .calls import current as this_grading
+from .calls import written
 from .space import FLOAT_RTOL, UNITS
 
 DRAWN: dict = {}  # (unit, what) -> cases run in this process: the benchmark reports it (benchmarks/bench_hidden_checks.py)
@@ -126,25 +127,26 @@ def cases(unit_name: str, invalid: bool = False, part: str = "") -> tuple[list[d
     seed = seed_of(unit_name + ("/invalid" if invalid else ""))
     key = (unit_name, invalid, part, seed)
     kept = KEPT_ROWS.get(key)
-    if kept is None or kept[0] is not unit:
-        kept = (unit, *_drawn(unit, invalid, part, seed))
-        # a seed fixed by AUTOGRADER_SEED comes back (the tests grade many submissions on the same seeds): its rows
-        # are kept, for the last KEEP_ROWS draws; fresh entropy never comes back, so a grading keeps nothing
-        if os.environ.get("AUTOGRADER_SEED"):
-            KEPT_ROWS[key] = kept
-            if len(KEPT_ROWS) > KEEP_ROWS:
-                del KEPT_ROWS[next(iter(KEPT_ROWS))]
-    rng = np.random.default_rng()
-    rng.bit_generator.state = kept[2]  # the generator as the drawing left it
-    return [dict(r) for r in kept[1]], rng
+    if kept is not None and kept[0] is unit:
+        rng = np.random.default_rng()
+        rng.bit_generator.state = kept[2]  # the generator as the drawing left it
+        return [dict(r) for r in kept[1]], rng
+    rows, rng = _drawn(unit, invalid, part, seed)
+    # a seed fixed by AUTOGRADER_SEED comes back (the tests grade many submissions on the same seeds): its rows are
+    # kept, for the last KEEP_ROWS draws; fresh entropy never comes back, so a grading keeps nothing
+    if os.environ.get("AUTOGRADER_SEED"):
+        KEPT_ROWS[key] = (unit, tuple(dict(r) for r in rows), rng.bit_generator.state)
+        if len(KEPT_ROWS) > KEEP_ROWS:
+            del KEPT_ROWS[next(iter(KEPT_ROWS))]
+    return rows, rng
 
 
 KEEP_ROWS = 1024
 KEPT_ROWS: dict = {}  # (unit name, invalid, part, seed) -> (the unit, its rows, the generator's state after them)
 
 
-def _drawn(unit, invalid: bool, part: str, seed: int) -> tuple[tuple[dict, ...], dict]:
-    """:func:`cases` for one seed: the rows and the generator's state after them."""
+def _drawn(unit, invalid: bool, part: str, seed: int) -> tuple[list[dict], np.random.Generator]:
+    """:func:`cases` for one seed, drawn afresh: the rows and the generator as the drawing left it."""
     rng = np.random.default_rng(seed)
     dims = unit.invalid if invalid else unit.dims
     mine = [d for d in dims if not part or not d.parts or part in d.parts]
@@ -152,7 +154,7 @@ def _drawn(unit, invalid: bool, part: str, seed: int) -> tuple[tuple[dict, ...],
     rows += random_rows(mine, rng, RANDOM_ROWS)
     rows = [dict({d.name: d.values[0] for d in dims}, **r) for r in rows]  # the others at their plainest value
     anchors = anchored(dims, unit.typical) if unit.typical and not invalid else []
-    return tuple(rows + anchors), rng.bit_generator.state
+    return rows + anchors, rng
 
 
 # ------------------------------------------------------------------------------------------------ arrays of the space
@@ -234,8 +236,7 @@ class Trial:
 
     def said(self) -> str:
         """The calls written out (``words`` and ``tail`` may be functions: the writing is paid only on a failure)."""
-        words, tail = (w() if callable(w) else w for w in (self.words, self.tail))
-        return words + ("" if self.part == "forward" else tail)
+        return written(self.words) + ("" if self.part == "forward" else written(self.tail))
 
     def given(self, name, array):
         """Hand ``array`` to the student's code, watched so a change in place is seen."""
@@ -434,7 +435,7 @@ class Step:
     table: str = ""
 
     def said(self) -> str:
-        return self.words() if callable(self.words) else self.words
+        return written(self.words)
 
 
 class Machine:
