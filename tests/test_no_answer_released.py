@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import json
 import re
 import textwrap
@@ -178,30 +179,29 @@ def candidates(tree: ast.AST):
 def answers_in(trees, sought) -> list[str]:
     found = []
     for (kind, k, form, dump), text in sought.items():
-        found += [f"{where}: {text}" for where in normal_forms(trees, kind, k, form).get(dump, [])]
+        found += [f"{where}: {text}" for where in normal_forms(tuple(trees), kind, k, form).get(dump, [])]
     return found
 
 
-KEPT: dict = {}  # id of a list of trees -> (the list, kept alive so its id is not reused; its candidates; indexes)
+@functools.cache
+def by_shape(trees: tuple) -> dict:
+    """(kind, length, shape) -> [(where, candidate)] of ``trees``, made once per process for each tuple of trees."""
+    grouped: dict = {}
+    for where, tree in trees:
+        for kind, k, node in candidates(tree):
+            grouped.setdefault((kind, k, shape(node)), []).append((where, node))
+    return grouped
 
 
-def normal_forms(trees, kind: str, k: int, form: tuple) -> dict[str, list[str]]:
+@functools.cache
+def normal_forms(trees: tuple, kind: str, k: int, form: tuple) -> dict[str, list[str]]:
     """normal dump -> where, for every candidate of ``trees`` of this kind, length and shape.  A candidate is
-    normalised only where a piece of its shape is sought, and once per list of trees: the twenty solutions look in
+    normalised only where a piece of its shape is sought, and once per tuple of trees: the twenty solutions look in
     the one release, which is read once, not twenty times."""
-    if id(trees) not in KEPT:
-        grouped: dict = {}
-        for where, tree in trees:
-            for kind_, k_, node in candidates(tree):
-                grouped.setdefault((kind_, k_, shape(node)), []).append((where, node))
-        KEPT[id(trees)] = (trees, grouped, {})
-    _, grouped, indexes = KEPT[id(trees)]
-    if (kind, k, form) not in indexes:
-        index: dict[str, list[str]] = {}
-        for where, node in grouped.get((kind, k, form), []):
-            index.setdefault(normal(node), []).append(where)
-        indexes[kind, k, form] = index
-    return indexes[kind, k, form]
+    index: dict[str, list[str]] = {}
+    for where, node in by_shape(trees).get((kind, k, form), []):
+        index.setdefault(normal(node), []).append(where)
+    return index
 
 
 SOLUTIONS = solutions()
