@@ -564,11 +564,12 @@ def sequences(machine_of, unit_name: str, student, singles=()) -> int:
     steps = alphabet(UNITS[unit_name].steps, machine_of.tables)
     rng = np.random.default_rng(seed_of(unit_name + "/steps"))
     count = 0
+    changes = itertools.cycle(SHAPE_CHANGES)  # shared by the sequences: every plan meets each change of shape
     for kinds in plans(rng, steps):
         machine = machine_of(np.random.default_rng(int(rng.integers(1 << 30))))
         if count % 2 == 0:
             machine.seed = None
-        seq = materialise(machine, [Step(k, "") for k in kinds])
+        seq = materialise(machine, [Step(k, "") for k in kinds], changes)
         count += 1
         DRAWN[(unit_name, "call sequences")] = DRAWN.get((unit_name, "call sequences"), 0) + 1
         DRAWN[(unit_name, "calls in them")] = DRAWN.get((unit_name, "calls in them"), 0) + len(seq)
@@ -615,8 +616,29 @@ def canonical(machine_of, steps, student, seq, failure):
     return seq, failure
 
 
-def materialise(machine: Machine, seq: list[Step]) -> list[Step]:
-    """Give every step its arguments (ids, dout, the step's delta, the new table, the flag's value)."""
+SHAPE_CHANGES = ((0,), (1,), (0, 1))  # a batch of another shape: another B, another T, or both (the axes that differ)
+SHAPE_TRIES = 40  # batches drawn at most to find one whose shape differs in the axes asked for
+
+
+def other_shape(machine: Machine, last_shape: tuple, axes: tuple):
+    """A new batch whose shape differs from ``last_shape`` in exactly ``axes`` (its B, its T, or both), where the
+    machine's sizes allow it; else one of any other shape; else the last drawn."""
+    inp = other = None
+    for _ in range(SHAPE_TRIES):
+        inp = machine.new_input(None)
+        differ = tuple(a for a in (0, 1) if np.shape(inp)[a] != last_shape[a])
+        if differ == axes:
+            return inp
+        if differ and other is None:
+            other = inp
+    return other if other is not None else inp
+
+
+def materialise(machine: Machine, seq: list[Step], changes=None) -> list[Step]:
+    """Give every step its arguments (ids, dout, the step's delta, the new table, the flag's value).  A forward with a
+    batch of another shape changes the axes ``changes`` gives next (SHAPE_CHANGES in turn, from the first, where none
+    is given): another B with the same T, another T, both."""
+    changes = itertools.cycle(SHAPE_CHANGES) if changes is None else changes
     out: list[Step] = []
     last_input = None
     last_shape = None
@@ -629,8 +651,12 @@ def materialise(machine: Machine, seq: list[Step]) -> list[Step]:
             if k == "forward same" and last_input is not None:
                 name, inp = last_input
             else:
-                shape = last_shape if k == "forward same shape" else None
-                inp = machine.new_input(shape)
+                if k == "forward same shape":
+                    inp = machine.new_input(last_shape)
+                elif last_shape is not None:
+                    inp = other_shape(machine, last_shape, next(changes))
+                else:
+                    inp = machine.new_input(None)
                 name = next(names)
             last_input, last_shape = (name, inp), np.shape(inp)
             out.append(Step("forward", f"forward({name})", (name, inp)))

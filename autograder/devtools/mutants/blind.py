@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROUNDS = ("blind42", "blind43", "blind44")
+ROUNDS = ("blind42", "blind43", "blind44", "blind45")
 PRACTICE = ("ex1-naive-scatter", "ex2-freeze", "ex3-full-length")  # 0 points: no hidden check
 
 # the diagnosis each wrong solution is told on every seed (tests/test_check_consistency.py holds it to that)
@@ -71,6 +71,15 @@ EXPECTS = {
     "10-table-accepts-whole-float": "no-error-raised",
     "11-shift-negative-k-drops-base": "wrong-value",
     "12-shift-isinstance-int": "crashed",
+    # blind round 45 (lessons 2, 4 and 5 over call sequences: kept buffers, memos, the freeze flag; history/ holds the
+    # three whose name depends on the sequence drawn, held to being caught in the same cells on every seed)
+    "01-embedding-onehot-buffer": "wrong-value",
+    "02-embedding-whole-float-ids": "no-error-raised",
+    "03-posemb-slab-memo": "stale-state",
+    "04-posemb-output-buffer": "side-effect",
+    "05-posemb-zero-grad-in-forward": "side-effect",
+    "06-layer-freeze-flag-and": "stale-state",
+    "07-layer-freeze-zeroes-old-dP": "side-effect",
 }
 # why no visible self-check can meet a catalogued one (Mutant.fresh_only): only the hidden checks' space draws it
 FRESH_ONLY = {
