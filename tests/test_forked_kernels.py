@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -420,3 +421,46 @@ def test_a_kernel_transforms_each_cell_once_and_as_ipython_would():
     # argument as it runs, and the student's two calls are two more
     assert seen["counts"] == [1, 2, 1, 3, 1], seen
     assert all(seen["same"]) and seen["a_is_b"] and seen["alone"], seen
+
+
+def test_a_kernel_started_in_the_temporary_folder_does_not_copy_the_kits_folders_into_itself(tmp_path, monkeypatch):
+    """The folder a kernel starts in is copied for it to the machine's disk (then into its sandbox's /tmp).  Started
+    in the system's temporary folder, where that copy is made, the copy once held itself, again and again, until the
+    disk was full (72 GB in minutes on the test machine); it holds the folder's own files, none of the kit's."""
+    sandbox_or_skip()
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    (temporary / "data.txt").write_text("a file of the folder\n")
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))  # where mkdtemp makes the kit's folders
+    (temporary / "kit-files-of-another-kernel").mkdir()  # another kernel's files: never this one's to see
+    (temporary / "kit-files-of-another-kernel" / "answer.txt").write_text("another student's file\n")
+    view, _ = run_kernel(True, temporary, PROBE % str(tmp_path / "course"))
+    assert view["files"] == ["data.txt"], view["files"]
+    copies = [p for p in temporary.rglob("data.txt") if p != temporary / "data.txt"]
+    assert copies == [], copies  # its copy went with the kernel, and was never copied into itself
+
+
+def test_a_kernel_started_in_a_folder_larger_than_its_sandbox_is_refused_and_nothing_is_left(tmp_path, monkeypatch):
+    """A folder with more bytes or files than the sandbox's /tmp holds (``max_written_mb``, ``max_files``) could never be
+    shown whole: the kernel is refused with the folder named, and the part copied before the limit was found is gone."""
+    from autograder.sandbox.kernel_manager import FolderTooLarge
+
+    sandbox_or_skip()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "kit-tmp"))
+    (tmp_path / "kit-tmp").mkdir()
+    for name, make in {
+        "bytes": lambda f: (f / "weights.npy").write_bytes(b"\0" * (3 * 2**20)),
+        "files": lambda f: [(f / f"part-{i}.txt").write_text("x") for i in range(40)],
+    }.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "a-small-file.txt").write_text("read first\n")
+        make(folder)
+        c = Config()
+        c.ResourceLimits.max_written_mb, c.ResourceLimits.max_files = 2, 30
+        km = SandboxedKernelManager(config=c, kernel_name="python3")
+        with pytest.raises(FolderTooLarge) as refused:
+            asyncio.run(km.start_kernel(cwd=str(folder)))
+        assert str(folder) in str(refused.value) and "holds 2 MiB and 30 files" in str(refused.value), refused.value
+        left = list((tmp_path / "kit-tmp").rglob("*"))
+        assert left == [], f"{name}: {left}"  # neither the part copied nor the kernel's own folders

@@ -27,6 +27,45 @@ from .limits import SOCKETS
 SOCKETS_INSIDE = f"{SOCKETS}/kernel"  # where the kernel binds its ZMQ sockets, kernel-<n>, in its sandbox
 
 
+class FolderTooLarge(ValueError):
+    """The folder a kernel is started in holds more than its sandbox's /tmp can: its kernel cannot start."""
+
+
+def stage_folder(workdir: Path, into: Path, limits) -> None:
+    """Copy ``workdir`` but its notebooks to ``into``, links as links: what the kernel sees as its folder, copied in
+    turn into the sandbox's /tmp.  That tmpfs holds ``limits.max_written_mb`` MiB and ``limits.max_files`` files, so
+    a folder with more could never be shown in full: it is refused with a :class:`FolderTooLarge` naming it, the
+    copy (on the machine's disk) stopped at the first entry past them and removed.  The kit's own temporary folders
+    are never copied: a kernel started in a folder that holds them (the system's temporary folder, a home folder
+    holding it) would copy ``into`` into itself, and the other kernels' files besides."""
+    kits = Path(tempfile.gettempdir()).resolve()
+    left = (limits.max_written_mb * 2**20, limits.max_files)
+
+    def kept(folder: str, names: list[str]) -> set[str]:
+        nonlocal left
+        ignored = set()
+        for name in names:
+            path = os.path.join(folder, name)
+            if name.endswith(".ipynb") or (Path(folder) == kits and name.startswith("kit-")):
+                ignored.add(name)
+                continue
+            left = (left[0] - os.lstat(path).st_size, left[1] - 1)
+            if left[0] < 0 or left[1] < 0:
+                raise FolderTooLarge(
+                    f"{workdir}: a kernel started in this folder gets a copy of it (but its notebooks) in its "
+                    f"sandbox's /tmp, which holds {limits.max_written_mb} MiB and {limits.max_files} files "
+                    "(c.ResourceLimits.max_written_mb, max_files): this folder holds more. Start the notebook "
+                    "from a folder of its own, with only the files it reads"
+                )
+        return ignored
+
+    try:
+        shutil.copytree(workdir, into, symlinks=True, ignore=kept)
+    except FolderTooLarge:
+        shutil.rmtree(into, ignore_errors=True)
+        raise
+
+
 @dataclass(frozen=True)
 class Fork:
     """How a kernel is forked into its sandbox: bubblewrap runs ``placeholder`` and the fork server forks
@@ -91,6 +130,15 @@ class SandboxedKernelManager(HookedKernelManager):
         from .limits import NotebookLimits
 
         self._limits = NotebookLimits.from_config(self.config)
+        # the kernel gets the submission's other files, never a notebook: nbgrader writes each autograded
+        # notebook, hidden tests restored, into this folder before it runs the next one
+        self._kernel_files = Path(tempfile.mkdtemp(prefix="kit-files-"))
+        visible = self._kernel_files / (workdir.name or "work")
+        try:
+            stage_folder(workdir, visible, self._limits)
+        except FolderTooLarge:
+            self.after_cleanup(restart=False)  # nothing was started: the kernel's folders go
+            raise
         self._cgroup = new_cgroup(self._limits)
         sockets, public = [], None
         channel = (kw.get("env") or {}).get(CHANNEL_ENV)
@@ -99,11 +147,6 @@ class SandboxedKernelManager(HookedKernelManager):
 
             sockets.append(Path(channel).parent)
             public = public_package()
-        # the kernel gets the submission's other files, never a notebook: nbgrader writes each autograded
-        # notebook, hidden tests restored, into this folder before it runs the next one
-        self._kernel_files = Path(tempfile.mkdtemp(prefix="kit-files-"))
-        visible = self._kernel_files / (workdir.name or "work")
-        shutil.copytree(workdir, visible, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb"))
         ids = kernel_ids(self.config)
         prefix = bwrap_command(
             visible,
