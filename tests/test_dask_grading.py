@@ -23,11 +23,10 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.course import ASSIGNMENT, Course
-from autograder.devtools.demo import persona_notebooks
-from autograder.devtools.personas import filled_notebook, reference_solutions
+from autograder.devtools.demo import hung_in_backward, persona_notebooks
 
 from .audit import LESSON, assert_audited, probe_notebook, report_of
-from .conftest import BIN, ENV, REPO, kit, make_class, per_test, postgres_server, scores
+from .conftest import BIN, ENV, kit, make_class, per_test, postgres_server, scores
 
 
 def handed_in(persona, *notebooks: str) -> dict:
@@ -36,17 +35,10 @@ def handed_in(persona, *notebooks: str) -> dict:
     return {name: made[name] for name in notebooks}
 
 
-def asleep_in_backward() -> dict:
-    """Lesson 2 of the reference, its Embedding.backward asleep for an hour: a notebook out of time.  The demo's
-    "hangs" spins a core in a busy loop until the cell timeout stops it; a sleep ends the same way (the timeout
-    interrupts the kernel) and leaves the two cores to the other tests: the busy loop burned 60-90 s of CPU here,
-    one cell timeout in the local run and one or two on the cluster."""
-    cell = reference_solutions(REPO, LESSON)["embedding"]
-    asleep = cell.replace(
-        "        idx = self.cache\n", "        __import__('time').sleep(3600)\n        idx = self.cache\n", 1
-    )
-    assert asleep != cell, "lesson 2's reference backward no longer reads `idx = self.cache`"
-    return {LESSON: filled_notebook(REPO, LESSON, {"embedding": asleep})}
+# the student out of time sleeps in Embedding.backward: the demo's "hangs" spins a core in a busy loop until the
+# cell timeout stops it; a sleep ends the same way (the timeout interrupts the kernel) and leaves the two cores to the
+# other tests (the busy loop burned 60-90 s of CPU here, one cell timeout in the local run and one or two on the cluster)
+ASLEEP = "        __import__('time').sleep(3600)\n"
 
 
 # One student per way a student's grading can end, each of which crosses from a worker to the instructor
@@ -58,7 +50,7 @@ CLASS = {
     "ada": "reference",
     "ben": handed_in("stub", "01_why_position"),
     "eli": handed_in(["scatter-overwrite"], "02_token_embeddings"),
-    "max": asleep_in_backward(),
+    "max": {LESSON: hung_in_backward(ASLEEP)},
     "oz": handed_in("broken-file", "01_why_position", "04_learned_positions"),
     "pia": {LESSON: probe_notebook()},  # the sandbox audit's probe (tests/audit.py), in a Dask worker's kernel
 }

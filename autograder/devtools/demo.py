@@ -63,6 +63,15 @@ def _mutant_overrides(names: list[str]) -> dict[str, dict[str, str]]:
     return per_notebook
 
 
+def hung_in_backward(hang: str = HANG) -> nbformat.NotebookNode:
+    """Lesson 2 of the reference with ``hang`` (lines of a method's body) at the start of Embedding.backward."""
+    cell = reference_solutions(repo_root(), "02_token_embeddings")["embedding"]
+    hung = cell.replace("        idx = self.cache\n", hang + "        idx = self.cache\n", 1)
+    if hung == cell:
+        raise ValueError("lesson 2's reference Embedding.backward no longer starts with `idx = self.cache`")
+    return filled_notebook(repo_root(), "02_token_embeddings", {"embedding": hung})
+
+
 def persona_notebooks(persona) -> dict[str, object]:
     """notebook name -> NotebookNode (or raw text for a broken file) for one persona."""
     repo = repo_root()
@@ -82,9 +91,7 @@ def persona_notebooks(persona) -> dict[str, object]:
         return {n: filled_notebook(repo, n, solve=i < 3) for i, n in enumerate(NOTEBOOKS)}
     notebooks = {n: filled_notebook(repo, n) for n in NOTEBOOKS}
     if persona == "hangs":
-        cell = reference_solutions(repo, "02_token_embeddings")["embedding"]
-        hung = cell.replace("        idx = self.cache\n", HANG + "        idx = self.cache\n", 1)
-        notebooks["02_token_embeddings"] = filled_notebook(repo, "02_token_embeddings", {"embedding": hung})
+        notebooks["02_token_embeddings"] = hung_in_backward()
     elif persona == "crashes":
         notebooks["03_sinusoidal"] = filled_notebook(repo, "03_sinusoidal", {})
         for cell in notebooks["03_sinusoidal"].cells:
