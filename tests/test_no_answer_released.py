@@ -177,9 +177,9 @@ def candidates(tree: ast.AST):
 
 
 def answers_in(trees, sought) -> list[str]:
-    found = []
+    found, trees = [], tuple(trees)
     for (kind, k, form, dump), text in sought.items():
-        found += [f"{where}: {text}" for where in normal_forms(tuple(trees), kind, k, form).get(dump, [])]
+        found += [f"{where}: {text}" for where in normal_forms(trees, kind, k, form).get(dump, [])]
     return found
 
 

@@ -43,10 +43,10 @@ def stage_folder(workdir: Path, into: Path, limits) -> None:
 
     def kept(folder: str, names: list[str]) -> set[str]:
         nonlocal left
-        ignored = set()
+        ignored, in_kits = set(), Path(folder) == kits
         for name in names:
             path = os.path.join(folder, name)
-            if name.endswith(".ipynb") or (Path(folder) == kits and name.startswith("kit-")):
+            if name.endswith(".ipynb") or (in_kits and name.startswith("kit-")):
                 ignored.add(name)
                 continue
             left = (left[0] - os.lstat(path).st_size, left[1] - 1)
