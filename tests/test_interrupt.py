@@ -35,8 +35,9 @@ def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_
         text=True,
         start_new_session=True,
     )
-    graded = 0
+    said, graded = [], 0
     for line in run.stdout:
+        said.append(line)
         graded += line.startswith("  graded ")
         if graded == 2:
             break
@@ -45,9 +46,11 @@ def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_
         os.killpg(run.pid, signal.SIGINT)
     else:
         os.kill(run.pid, signal.SIGTERM)
-    _, err = run.communicate(timeout=120)
+    out, err = run.communicate(timeout=120)
     took = time.monotonic() - stopped_at
-    assert run.returncode == 130, err
+    # (what the run printed, for a failure: which students it graded, and how, before the signal and after)
+    assert graded == 2, f"the run ended before it said two students were graded:\n{''.join(said)}{out}{err}"
+    assert run.returncode == 130, f"{''.join(said)}---- after the signal:\n{out}{err}"
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in err, err
     recorded = int(lines[0].split("stopped: ", 1)[1].split(" ")[0])
