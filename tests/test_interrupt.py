@@ -48,11 +48,12 @@ def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_
         os.kill(run.pid, signal.SIGTERM)
     out, err = run.communicate(timeout=120)
     took = time.monotonic() - stopped_at
-    # (what the run printed, for a failure: which students it graded, and how, before the signal and after)
-    assert graded == 2, f"the run ended before it said two students were graded:\n{''.join(said)}{out}{err}"
-    assert run.returncode == 130, f"{''.join(said)}---- after the signal:\n{out}{err}"
+    # what the run printed, for a failure: which students it graded and how, before the signal and after, both streams
+    shown = f"rc {run.returncode}\n{''.join(said)}---- stdout after the signal:\n{out}---- stderr:\n{err}"
+    assert graded == 2, f"the run ended before it said two students were graded: {shown}"
+    assert run.returncode == 130, shown
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in err, err
+    assert len(lines) == 1 and "Traceback" not in err, shown
     recorded = int(lines[0].split("stopped: ", 1)[1].split(" ")[0])
     assert recorded >= 2 and "kept as unfinished" in lines[0] and "goes on with the students not yet graded" in lines[0]
     assert took < 30, took
