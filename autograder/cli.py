@@ -206,11 +206,11 @@ def cmd_restore_gradebook(args) -> int:
     from .classroom.run.gradebook_guard import GradebookFault, restore
     from .classroom.run.grading_lock import Held, grading_lock
     from .course import Course
-    from .grading.grade import course_config
+    from .grading.settings import course_settings
 
     root = Path(args.course_dir).resolve()
     try:
-        db_url = course_config(root, args.db_url).CourseDirectory.db_url
+        db_url = course_settings(root, args.db_url).CourseDirectory.db_url
         with ExitStack() as held:  # no grade or export of any of the course's assignments meanwhile
             for assignment in sorted(p.name for p in Course(root).step_root("source").glob("*") if p.is_dir()):
                 held.enter_context(grading_lock(db_url, assignment, "autograder restore-gradebook", wait=args.wait))
@@ -230,12 +230,12 @@ def gradebook_trouble(command: str, args, doing: str, error: BaseException) -> i
     exit 2.  Raises ``error`` again when it is not the database driver's."""
     from .classroom.run.gradebook_guard import gradebook_fault
     from .grading.faults import from_driver
-    from .grading.grade import course_config
+    from .grading.settings import course_settings
 
     if not from_driver(error):
         raise error
     root = Path(args.course_dir).resolve()
-    db_url = course_config(root, args.db_url).CourseDirectory.db_url
+    db_url = course_settings(root, args.db_url).CourseDirectory.db_url
     print(f"{command}: {gradebook_fault(root, db_url, doing, error)}", file=sys.stderr)
     return 2
 
@@ -316,10 +316,10 @@ def cmd_collect(args) -> int:
 
 def cmd_export(args) -> int:
     from .classroom.run.grading_lock import grading_lock
-    from .grading.grade import course_config
+    from .grading.settings import course_settings
 
     try:
-        db_url = course_config(Path(args.course_dir).resolve(), args.db_url).CourseDirectory.db_url
+        db_url = course_settings(Path(args.course_dir).resolve(), args.db_url).CourseDirectory.db_url
         with grading_lock(db_url, args.assignment, "autograder export", wait=args.wait):
             _export(args)
     except ValueError as e:  # Held too: another run holds the assignment's lock

@@ -77,6 +77,7 @@ class Size(TraitType):
             raise TraitError(f"c.{type(obj).__name__}.{self.name} = {value!r}: {e}") from None
 
 
+KIT_DEATH_RETRIES = 2  # a notebook whose kernel the kit's side killed is run again on a fresh kernel this often
 HUNG_GRACE = 30.0  # seconds past the cell timeout a grading may go without progress before it is presumed hung
 
 

@@ -18,7 +18,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
 # Lowest first.  A module may import from its own part of the package or from a layer below, never
 # from a layer above, nor from another part of its own layer.
 LAYERS = [
-    ["voice"],  # the words a student reads: NumPy only, copied into every notebook, raised by the kernel's client
+    # the words a student reads: NumPy only, copied into every notebook, raised by the kernel's client; and what the
+    # package's __init__ leaves out of every kit process's imports (the standard library only)
+    ["lean_imports", "voice"],
     ["autograder", "channel"],  # the kernel's public client, the wire format, the checker's proxies
     ["hidden"],  # the hidden checks: run by the checker, or in the kernel in plain nbgrader
     # the vocabulary, the options, reading a notebook file, phase times, how the command line ends

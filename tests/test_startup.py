@@ -106,3 +106,41 @@ def test_no_process_of_the_kit_imports_the_dear_format_checkers():
     ]
     assert len(files) > 5
     assert not any(formats(json.loads(path.read_text())) for path in files)
+
+
+DEFERRED_PROBE = """
+import json, sys
+import autograder, nbgrader.coursedir
+before = sorted(m for m in ("jupyter_server", "tornado.web", "nbgrader.api", "nbgrader.apps") if m in sys.modules)
+import nbgrader
+from nbgrader.server_extensions.formgrader import apihandlers  # a submodule: from the real folder
+stand_in = nbgrader.load_formgrader.__self__  # what nbgrader's own _load_jupyter_server_extension calls
+real = stand_in.real()
+import nbgrader.server_extensions.formgrader.formgrader as own
+print(json.dumps({
+    "before": before,
+    "stand_in": type(stand_in).__name__,
+    "apihandlers": apihandlers.__name__,
+    "real": sys.modules["nbgrader.server_extensions.formgrader"] is real
+    and nbgrader.server_extensions.formgrader is real
+    and real.load_jupyter_server_extension is own.load_jupyter_server_extension,
+    "others": [type(sys.modules[f"nbgrader.server_extensions.{n}"]).__name__
+               for n in ("assignment_list", "course_list", "validate_assignment")],
+    "after": sorted(m for m in ("jupyter_server", "tornado.web") if m in sys.modules),
+}))
+"""
+
+
+def test_nbgrader_read_by_the_kit_leaves_its_server_extensions_until_a_server_loads_them():
+    """``import nbgrader`` imports its four Jupyter server extensions (Jupyter Server, the exchange, nbgrader's apps:
+    about half a second); a kit process that only reads a course's folders goes without them until a server asks for
+    one (``autograder/lean_imports.py``), and then gets the real module, submodules included."""
+    run = subprocess.run([sys.executable, "-c", DEFERRED_PROBE], env=ENV, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["before"] == [], found
+    assert found["stand_in"] == "Deferred", found
+    assert found["apihandlers"] == "nbgrader.server_extensions.formgrader.apihandlers", found
+    assert found["real"] is True, found
+    assert found["others"] == ["Deferred"] * 3, found
+    assert "jupyter_server" in found["after"], found  # the real extension imported what it needs

@@ -15,17 +15,14 @@ from traitlets import Bool, Float, default
 
 from .. import timing
 from ..cells import cell_name, hidden_calls, is_test_cell
-from ..config import KitConfig
+from ..config import KIT_DEATH_RETRIES, KitConfig
 from . import kernel_ahead
 from .checker import VERDICTS, Checker
+from .results import BUDGET_ENAME, DEAD_ENAME, LIMIT_ENAME
 
-BUDGET_ENAME = "NotebookBudgetExceeded"
-DEAD_ENAME = "KernelDied"
 # notebook metadata key of the executor's record ({"seconds": how long the notebook ran}); results read it back
 TIMING_KEY = "kit_execution"
-LIMIT_ENAME = "ResourceLimitExceeded"
 GRADING_CLIENT = "autograder.grading.kernel_client.GradingKernelClient"
-KIT_DEATH_RETRIES = 2  # a notebook whose kernel the kit's side killed is run again on a fresh kernel this often
 KIT_DEATH = "KitKernelDeath"  # the error that ends a notebook whose kernel the kit's side killed every time
 
 

@@ -7,13 +7,20 @@ import re
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
 
 from ..cells import cell_name, first_failure, grade_id, is_graded_cell, is_solution_cell
 from ..voice import KNOWN_IDS
-from .checker import Verdict
-from .execute import BUDGET_ENAME, DEAD_ENAME, LIMIT_ENAME
+
+if TYPE_CHECKING:  # the checker and the executor import NumPy, nbclient and nbgrader's preprocessors: results are read
+    from .checker import Verdict  # without them (``grade``'s own process, the reports)
+
+# what the executor writes as a cell's error when it stopped the notebook, and the results read back
+BUDGET_ENAME = "NotebookBudgetExceeded"
+DEAD_ENAME = "KernelDied"
+LIMIT_ENAME = "ResourceLimitExceeded"
 
 # the diagnosis of every test of a notebook that was not graded (missing, or not a notebook): no test of it
 # ran, so the class report counts it apart from a test that ran and failed

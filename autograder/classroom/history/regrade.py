@@ -15,12 +15,12 @@ RUN_COLUMNS = ["run", "started", "finished", "students", "mean", "out_of"]
 def gradebook_url(course_dir: Path, db_url: str | None) -> str:
     """The course's gradebook URL; a SQLite gradebook must exist (opening it would create an empty one)."""
     from ...course import not_a_course_root, sqlite_file
-    from ...grading.grade import course_config
+    from ...grading.settings import course_settings
 
     course_dir = Path(course_dir).resolve()
     if not course_dir.is_dir():
         raise ValueError(f"course directory {course_dir} does not exist")
-    db_url = course_config(course_dir, db_url).CourseDirectory.db_url
+    db_url = course_settings(course_dir, db_url).CourseDirectory.db_url
     db_file = sqlite_file(db_url)
     if db_file and not Path(db_file).exists():
         raise ValueError(not_a_course_root(course_dir) or f"no gradebook at {db_file}: grade the assignment first")

@@ -21,7 +21,7 @@ class OffScale(ValueError):
 
 def current_total(assignment: Assignment) -> float:
     """The points of every graded cell of the source notebooks as they are now."""
-    from ...grading.grade import expected_notebooks
+    from ...grading.settings import expected_notebooks
 
     return sum(
         float(cell.get("points") or 0)

@@ -26,11 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import timing
-from ...config import HUNG_GRACE, GradingOptions, grading_options  # noqa: F401 - HUNG_GRACE: the default, named here too
+from ...config import HUNG_GRACE, KIT_DEATH_RETRIES, GradingOptions, grading_options  # noqa: F401 - HUNG_GRACE: the default, named here too
 from ...course import Assignment
-from ...grading.execute import KIT_DEATH_RETRIES
 from ...grading.faults import disk_full, exception_fault, from_driver
-from ...grading.grade import grade_student
 from ...grading.results import Status, StudentResult
 from ..history.inputs import changes as input_changes
 from ..history.inputs import grading_inputs, same_inputs
@@ -219,7 +217,10 @@ def record_grade(assignment: Assignment, db_url: str, key: dict, result: Student
 
 
 def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: GradingOptions) -> StudentResult:
-    """``grade_student`` in a pool worker, leaving the in-flight note (the worker's process id) while it runs."""
+    """``grade_student`` in a pool worker, leaving the in-flight note (the worker's process id) while it runs.  (The
+    worker's fork server imported the grading, ``retries.PRELOAD``; ``grade``'s own process never does.)"""
+    from ...grading.grade import grade_student
+
     timing.started("worker start-up, imports")
     note = assignment.in_flight_note(student)
     try:

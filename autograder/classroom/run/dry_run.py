@@ -15,8 +15,8 @@ from pathlib import Path
 
 from ...config import CONFIG_FILE
 from ...course import Assignment, sqlite_url
-from ...grading.grade import course_config
 from ...grading.results import Status
+from ...grading.settings import course_settings
 from ..history.changes import Comparison, compare_grades, format_diff
 from ..history.history import History, grade_of
 from ..history.regrade import gradebook_url
@@ -62,7 +62,7 @@ def dry_run(
 ) -> tuple[BatchOutcome, Comparison]:
     course_dir = assignment.root
     try:
-        config = course_config(course_dir, db_url)
+        config = course_settings(course_dir, db_url)
     except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
         raise GradingError(f"{course_dir / CONFIG_FILE}: {type(e).__name__}: {e}") from None
     db_url = config.CourseDirectory.db_url

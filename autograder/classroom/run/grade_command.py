@@ -9,10 +9,10 @@ from ... import timing
 from ...course import Assignment, CourseError
 from ...grading.canary import CanaryFailed, run_canary
 from ...grading.faults import exception_fault, from_driver
-from ...grading.grade import course_config, expected_notebooks
 from ...grading.gradebook_engine import riding_out_restarts
 from ...grading.notes import student_row
 from ...grading.results import Status
+from ...grading.settings import course_settings, expected_notebooks
 from ...sandbox import SandboxUnavailable, check_sandbox, describe
 from ...sandbox.limits import LimitUnavailable
 from ..history.changes import format_summary
@@ -76,7 +76,7 @@ def _checked_course(assignment: Assignment, db_url: str | None, options: BatchOp
     course = assignment.course
     try:
         grading = options.grading(course.config)
-        config = course_config(course.root, db_url, grading)
+        config = course_settings(course.root, db_url, grading)
     except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
         raise GradingError(f"{course.root / 'nbgrader_config.py'}: {type(e).__name__}: {e}") from None
     db_url = config.CourseDirectory.db_url
@@ -141,7 +141,7 @@ def grade_assignment(
 def lock_url(assignment: Assignment, db_url: str | None) -> str:
     """The gradebook the run will use (``db_url``, else the course's), where its lock lives."""
     try:
-        return course_config(assignment.course.root, db_url).CourseDirectory.db_url
+        return course_settings(assignment.course.root, db_url).CourseDirectory.db_url
     except Exception as e:  # noqa: BLE001 - a broken nbgrader_config.py is named with its error
         raise GradingError(f"{assignment.course.root / 'nbgrader_config.py'}: {type(e).__name__}: {e}") from None
 
@@ -312,7 +312,7 @@ def interrupted(course_dir, assignment: str, db_url: str | None, started: float)
     recorded = sum(1 for p in folder.glob("*.json") if p.stat().st_mtime >= started) if folder.is_dir() else 0
     run = ""
     try:
-        with History(course_config(course.root, db_url).CourseDirectory.db_url) as history:
+        with History(course_settings(course.root, db_url).CourseDirectory.db_url) as history:
             last = history.runs(assignment)[-1] if history.exists() else None
         if last is not None and last.finished is None:
             run = f" in run {last.id} (started {stamp(last.started)} UTC, kept as unfinished)"
