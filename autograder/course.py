@@ -12,7 +12,6 @@ import difflib
 import os
 import re
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -370,49 +369,58 @@ def alembic_head() -> str:
     alembic's API in the process that has imported nbgrader already.  nbgrader's answer is the fallback."""
     from alembic.config import Config
     from alembic.script import ScriptDirectory
-    from nbgrader.api import get_alembic_version
     from nbgrader.dbutil import _temp_alembic_ini
 
     with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
         heads = ScriptDirectory.from_config(Config(ini)).get_heads()
-    return heads[0] if len(heads) == 1 else get_alembic_version()
+    return heads[0] if len(heads) == 1 else _nbgrader_alembic_version()
 
 
-def nbgrader_main() -> None:
-    """``nbgrader`` with the gradebook's schema version read by :func:`alembic_head` (``register_assignment``)."""
+def _nbgrader_alembic_version() -> str:
+    """nbgrader's own ``get_alembic_version``, whether or not :func:`use_alembic_head` replaced it."""
     import nbgrader.api
-    from nbgrader.apps.nbgraderapp import main
 
-    nbgrader.api.get_alembic_version = alembic_head
-    main()
+    return getattr(alembic_head, "replaced", nbgrader.api.get_alembic_version)()
 
 
-GENERATE = "import sys; sys.argv[0] = 'nbgrader'; from autograder.course import nbgrader_main; nbgrader_main()"
+def use_alembic_head() -> None:
+    """nbgrader, in this process, reads the gradebook's schema version with :func:`alembic_head` (the same answer)."""
+    import nbgrader.api
+
+    if nbgrader.api.get_alembic_version is not alembic_head:
+        alembic_head.replaced = nbgrader.api.get_alembic_version
+        nbgrader.api.get_alembic_version = alembic_head
 
 
 def register_assignment(
     course_dir: Path, db_url: str, assignment: str = ASSIGNMENT, release_directory: str = KIT_RELEASE
 ) -> None:
-    """Put the assignment and its source notebooks into the gradebook with the real
-    ``nbgrader generate_assignment``, writing its student copy to ``release_directory`` (by default a
-    folder of the kit's own, so that the course's release/ is never touched)."""
-    ensure_tools_on_path()
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            GENERATE,
-            "generate_assignment",
-            assignment,
-            "--force",
-            f"--CourseDirectory.db_url={db_url}",
-            f"--CourseDirectory.release_directory={release_directory}",
-        ],
-        cwd=course_dir,
-        capture_output=True,
-        text=True,
-    )
-    if result.returncode != 0:
+    """Put the assignment and its source notebooks into the gradebook with nbgrader's own ``generate_assignment``
+    (its GenerateAssignment converter, run in this process as the kit runs Autograde: no Python started and
+    nbgrader imported again for it), writing its student copy to ``release_directory`` (by default a folder of
+    the kit's own, so that the course's release/ is never touched).  RuntimeError with nbgrader's log if it fails."""
+    from nbgrader.converters import GenerateAssignment
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.utils import capture_log
+
+    ensure_tools_on_path()  # nbgrader runs `alembic` to bring an older gradebook's schema up to date
+    use_alembic_head()
+    course_dir = Path(course_dir).resolve()
+    config = read_course_config(course_dir)
+    config.CourseDirectory.root = str(course_dir)
+    config.CourseDirectory.db_url = db_url
+    config.CourseDirectory.release_directory = release_directory
+    coursedir = CourseDirectory(config=config)
+    coursedir.assignment_id = assignment
+    converter = GenerateAssignment(coursedir=coursedir, config=config)
+    converter.force = True
+    cwd = os.getcwd()
+    try:
+        outcome = capture_log(converter)
+    finally:
+        os.chdir(cwd)
+    if not outcome.get("success"):
         raise RuntimeError(
-            f"nbgrader generate_assignment failed in {course_dir}:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+            f"nbgrader generate_assignment failed in {course_dir}:\n"
+            f"{(outcome.get('log') or '')[-2000:]}{(outcome.get('error') or '')[-2000:]}"
         )
