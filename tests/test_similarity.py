@@ -16,7 +16,7 @@ from autograder.classroom.similarity.similarity import PAST_PREFIX, normalise, s
 from autograder.classroom.similarity.similarity_command import run_similarity, similarity_options
 from autograder.cli import main as cli
 from autograder.config import SimilarityConfig
-from autograder.course import ASSIGNMENT, Assignment, Course
+from autograder.course import ASSIGNMENT, Assignment, Course, make_scratch_course
 from autograder.devtools.mutants import catalogue
 from autograder.devtools.personas import filled_notebook, reference_solutions, write_submission
 
@@ -322,12 +322,17 @@ def test_the_threshold_comes_from_nbgrader_config(course, tmp_path):
 
 
 def test_without_a_release_folder_the_starter_is_cleared_from_the_source(tmp_path):
-    """A course graded from a scratch copy has source/ only: nbgrader's ClearSolutions gives the same starter."""
+    """A course graded from a scratch copy has source/ only: the student copy its registration wrote, or without
+    one nbgrader's ClearSolutions, gives the same starter as the release."""
     shutil.copytree(Course(REPO).folder("source"), Course(tmp_path).folder("source"))
+    registered = tmp_path / "registered"
+    make_scratch_course(registered)
+    assert not (registered / "release").exists() and Assignment(Course(registered)).registered_release.is_dir()
     for notebook in (EMBED, LAYER):
-        cleared = solution_code(starter_notebook(Assignment(Course(tmp_path)), notebook))
         released = solution_code(starter_notebook(Assignment(Course(REPO)), notebook))
-        assert cleared == released and "raise NotImplementedError()" in "".join(cleared.values())
+        for course in (tmp_path, registered):
+            cleared = solution_code(starter_notebook(Assignment(Course(course)), notebook))
+            assert cleared == released and "raise NotImplementedError()" in "".join(cleared.values()), course
 
 
 def test_copydetects_functions_load_without_its_package_and_compare_as_its_own(tmp_path):

@@ -342,10 +342,11 @@ def compare_notebook(
 
 def starter_notebook(assignment: Assignment, notebook: str):
     """The released notebook (the starter code every student began from); when the course has no
-    release/ copy, nbgrader's own ClearSolutions makes it from the source, as the release would."""
-    released = assignment.notebook("release", notebook)
-    if released.exists():
-        return read_notebook(released, validate=False)
+    release/ copy, the student copy the kit's registration wrote (nbgrader's generate_assignment of the same
+    source), else nbgrader's own ClearSolutions makes it from the source, as the release would."""
+    for released in (assignment.notebook("release", notebook), assignment.registered_release / f"{notebook}.ipynb"):
+        if released.exists():
+            return read_notebook(released, validate=False)
     from nbgrader.preprocessors import ClearSolutions
 
     nb = read_notebook(assignment.notebook("source", notebook))
