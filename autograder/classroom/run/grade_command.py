@@ -242,8 +242,9 @@ def _canary_then_class(assignment, db_url, found, options, progress, grading, po
     recorder = None
 
     def canary(beside: bool) -> None:  # the reference, through the same grading: a fault of the kit's is nobody's grade
-        # beside the students, in its own process (started as `grade` started, else now); else in the run's pool
-        own = workers.take_canary() if beside else None
+        # beside the students, in its own process (started as `grade` started, else forked now from the run's fork
+        # server, which imported the grading: no process exists until the reference is graded); else in the run's pool
+        own = (workers.take_canary() or worker_pool(1)) if beside else None
         try:
             with timing.phase("canary"):
                 run_canary(
