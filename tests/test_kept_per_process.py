@@ -1,6 +1,6 @@
 """What a grading worker keeps from one student to the next is what it would read afresh.
 
-In-process and quick: the source notebooks' locked cells (``grade.expected_notebooks``), on a scratch course.
+In-process and quick: the source notebooks' locked cells (``settings.expected_notebooks``), on a scratch course.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import os
 import nbformat
 
 from autograder.course import ASSIGNMENT, Assignment, Course
-from autograder.grading.grade import expected_notebooks, notebook_points
 from autograder.grading.intake import locked_cells
+from autograder.grading.settings import expected_notebooks, notebook_points
 from autograder.notebooks import read_notebook
 
 from .conftest import scratch_course

@@ -30,7 +30,7 @@ from .gradebook_engine import shared_engines
 from .intake import stage_submission
 from .metadata_check import KIT_CHECK, with_kit_check
 from .results import NOT_GRADED, Status, StudentResult, TestResult, notebook_failures, run_problems
-from .settings import course_settings, expected_notebooks, notebook_points, options_config  # noqa: F401 - named here too
+from .settings import course_settings, expected_notebooks, notebook_points
 from .verdicts import NO_VERDICT, recorded_verdicts
 
 
