@@ -373,10 +373,10 @@ def alembic_head() -> str:
 
     with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
         heads = ScriptDirectory.from_config(Config(ini)).get_heads()
-    return heads[0] if len(heads) == 1 else _nbgrader_alembic_version()
+    return heads[0] if len(heads) == 1 else nbgrader_alembic_version()
 
 
-def _nbgrader_alembic_version() -> str:
+def nbgrader_alembic_version() -> str:
     """nbgrader's own ``get_alembic_version``, whether or not :func:`use_alembic_head` replaced it."""
     import nbgrader.api
 

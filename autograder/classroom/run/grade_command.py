@@ -6,7 +6,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from ... import timing
-from ...course import Assignment, CourseError
+from ...course import Assignment, CourseError, use_alembic_head
 from ...grading.canary import CanaryFailed, run_canary
 from ...grading.faults import exception_fault, from_driver
 from ...grading.gradebook_engine import riding_out_restarts
@@ -31,9 +31,11 @@ from .progress import Progress
 
 
 def _registered_points(db_url: str, assignment: str) -> dict[str, dict[str, float]] | None:
-    """notebook -> test -> points, as the gradebook has the assignment (None: not registered)."""
+    """notebook -> test -> points, as the gradebook has the assignment (None: not registered).  A course's first run
+    creates its gradebook here: its schema version read in this process (``course.use_alembic_head``)."""
     from nbgrader.api import Gradebook, MissingEntry
 
+    use_alembic_head()
     with Gradebook(db_url) as gb:
         try:
             return {
