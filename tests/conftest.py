@@ -26,8 +26,11 @@ from autograder.devtools.personas import write_submission
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 # the canary (grading.canary) grades the reference once per kit, Python and course config in this test session,
-# not once per scratch course: the suite grades dozens of identical ones (xdist workers inherit this)
-os.environ.setdefault("AUTOGRADER_CANARY_CACHE", tempfile.mkdtemp(prefix="kit-canary-"))
+# not once per scratch course: the suite grades dozens of identical ones (xdist workers inherit this; the process
+# that made the folder removes it as the session ends, pytest_unconfigure)
+_CANARY_CACHE = None if "AUTOGRADER_CANARY_CACHE" in os.environ else tempfile.mkdtemp(prefix="kit-canary-")
+if _CANARY_CACHE:
+    os.environ["AUTOGRADER_CANARY_CACHE"] = _CANARY_CACHE
 ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
@@ -113,6 +116,8 @@ def copy_of_course(kind: str, make, target: Path) -> None:
 def pytest_unconfigure(config):
     for template in _COURSE_TEMPLATES.values():
         shutil.rmtree(template.parent, ignore_errors=True)
+    if _CANARY_CACHE:
+        shutil.rmtree(_CANARY_CACHE, ignore_errors=True)
 
 
 def scratch_course(course: Path) -> str:
