@@ -392,6 +392,28 @@ def use_alembic_head() -> None:
         nbgrader.api.get_alembic_version = alembic_head
 
 
+def run_converter(converter, config, assignment: str, student: str | None = None, force: bool = True) -> dict:
+    """One of nbgrader's converters (GenerateAssignment, Autograde, GenerateFeedback) run in this process on
+    ``assignment`` (and ``student``) with ``config``, its log captured (nbgrader's ``capture_log``: success, log,
+    error) and the working folder it changes to put back."""
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.utils import capture_log
+
+    coursedir = CourseDirectory(config=config)
+    coursedir.assignment_id = assignment
+    if student is not None:
+        coursedir.student_id = student
+    app = converter(coursedir=coursedir, config=config)
+    app.force = force
+    if hasattr(app, "create_student"):
+        app.create_student = True
+    cwd = os.getcwd()
+    try:
+        return capture_log(app)
+    finally:
+        os.chdir(cwd)
+
+
 def register_assignment(
     course_dir: Path, db_url: str, assignment: str = ASSIGNMENT, release_directory: str = KIT_RELEASE
 ) -> None:
@@ -400,8 +422,6 @@ def register_assignment(
     nbgrader imported again for it), writing its student copy to ``release_directory`` (by default a folder of
     the kit's own, so that the course's release/ is never touched).  RuntimeError with nbgrader's log if it fails."""
     from nbgrader.converters import GenerateAssignment
-    from nbgrader.coursedir import CourseDirectory
-    from nbgrader.utils import capture_log
 
     ensure_tools_on_path()  # nbgrader runs `alembic` to bring an older gradebook's schema up to date
     use_alembic_head()
@@ -410,15 +430,7 @@ def register_assignment(
     config.CourseDirectory.root = str(course_dir)
     config.CourseDirectory.db_url = db_url
     config.CourseDirectory.release_directory = release_directory
-    coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id = assignment
-    converter = GenerateAssignment(coursedir=coursedir, config=config)
-    converter.force = True
-    cwd = os.getcwd()
-    try:
-        outcome = capture_log(converter)
-    finally:
-        os.chdir(cwd)
+    outcome = run_converter(GenerateAssignment, config, assignment)
     if not outcome.get("success"):
         raise RuntimeError(
             f"nbgrader generate_assignment failed in {course_dir}:\n"

@@ -11,7 +11,6 @@ bad submission: a failure is recorded with its reason.
 from __future__ import annotations
 
 import errno
-import os
 import shutil
 import time
 import warnings
@@ -23,7 +22,7 @@ from traitlets.config import Config
 
 from .. import timing
 from ..config import GradingOptions, grading_options
-from ..course import Assignment, ensure_tools_on_path
+from ..course import Assignment, ensure_tools_on_path, run_converter
 from .execute import TIMING_KEY, kernel_starts, notebook_seconds
 from .faults import exception_fault, kit_fault
 from .gradebook_engine import shared_engines
@@ -65,24 +64,6 @@ def course_config(course_dir: Path, db_url: str | None = None, options: GradingO
 
     use_kit_feedback(config)
     return config
-
-
-def _run(converter_cls, config: Config, assignment: str, student: str, force: bool = True) -> dict:
-    from nbgrader.coursedir import CourseDirectory
-    from nbgrader.utils import capture_log
-
-    coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id = assignment
-    coursedir.student_id = student
-    app = converter_cls(coursedir=coursedir, config=config)
-    app.force = force
-    if hasattr(app, "create_student"):
-        app.create_student = True
-    cwd = os.getcwd()
-    try:
-        return capture_log(app)
-    finally:
-        os.chdir(cwd)
 
 
 @contextmanager
@@ -243,7 +224,7 @@ def _grade_student(
     else:
         # a test keeps its points only if the checker, outside the kernel, passed it in this run (ApplyVerdicts)
         with timed_step(steps, "autograde", student):
-            graded = _run(Autograde, config, assignment.name, student)
+            graded = run_converter(Autograde, config, assignment.name, student)
     # a converter that failed on the kit's side (the disk, the gradebook, a kernel that cannot start) is no grade:
     # status error, and the caller removes what it wrote
     fault = kit_fault(_log_text(graded)) if not graded["success"] else None
@@ -262,7 +243,7 @@ def _grade_student(
         result.kernel_starts = kernel_starts(notebooks)
     with timed_step(steps, "feedback", student):
         if options.feedback and autograded:
-            fb = _run(GenerateFeedback, config, assignment.name, student)
+            fb = run_converter(GenerateFeedback, config, assignment.name, student)
             fault = kit_fault(_log_text(fb)) if not fb["success"] else None
             if not fb["success"] and not fault:
                 notes.append("feedback: " + _log_reason(fb))
