@@ -142,6 +142,7 @@ def test_grade_refuses_an_unknown_assignment_clearly(tmp_path):
     result = kit("grade", "nope", "--course-dir", str(course), check=False)
     assert result.returncode == 2
     assert "unknown assignment 'nope'" in result.stderr
+    assert "Traceback" not in result.stderr  # one line, as every refusal of a run
 
 
 def test_collect_places_canvas_zip_and_reports_unmatched(tmp_path):

@@ -113,14 +113,17 @@ def take_canary() -> ProcessPoolExecutor | None:
 
 
 def discard() -> None:
-    """End the pools no run took (the run stopped before grading): their workers are killed, not waited for."""
+    """End the pools no run took (the run stopped before grading): their workers are killed, not left to warm up,
+    and each pool's own thread is waited for.  (That thread closes its wake-up pipe as it ends; Python's exit
+    writes to the same pipe without a lock, so a thread still ending then made ``grade`` of an unknown assignment
+    exit 1 with a "Bad file descriptor" traceback, about one run in twenty on a loaded machine.)"""
     _started_pools()
     while _early:
         jobs, pool = _early.popitem()
         for pid in _started.pop(jobs, set()):
             with suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def warm_up() -> None:
