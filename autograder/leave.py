@@ -12,6 +12,7 @@ import atexit
 import os
 import sys
 import threading
+import traceback
 
 
 def exit_code(status) -> int:
@@ -30,7 +31,11 @@ def leave(status) -> None:
     shutdown = getattr(threading, "_shutdown", None)  # Python's own first step of its exit
     if shutdown is None:  # (a Python without it: its ordinary exit)
         sys.exit(code)
-    shutdown()
+    try:
+        shutdown()
+    except Exception:  # noqa: BLE001 - as Python's exit: the error printed, the status kept
+        print(f"Exception ignored in: {threading!r}", file=sys.stderr)
+        traceback.print_exc()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -49,3 +49,23 @@ def test_a_pipe_closed_before_the_end_gives_pythons_own_status():
         return run.wait(30)
 
     assert status("leave(0)") == status("sys.exit(0)") == 120
+
+
+def test_a_failing_step_of_the_threads_shut_down_keeps_the_status_as_pythons_exit_does():
+    """A process pool's own exit step raising (Python 3.11's pool can meet a pipe its thread closed as it ended):
+    Python prints the error and keeps the status; so does leave, and the exit handlers still run."""
+
+    def ending(end: str) -> subprocess.CompletedProcess:
+        program = (
+            "import atexit, sys, threading\nfrom autograder.leave import leave\n"
+            "atexit.register(lambda: print('the exit handler ran'))\n"
+            f"threading._register_atexit(lambda: 1 / 0)\n{end}\n"
+        )
+        return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+
+    ours, pythons = ending("leave(2)"), ending("sys.exit(2)")
+    assert ours.returncode == pythons.returncode == 2
+    assert ours.stdout == pythons.stdout == "the exit handler ran\n"
+    for done in (ours, pythons):
+        assert "Exception ignored in: <module 'threading'" in done.stderr
+        assert done.stderr.rstrip().endswith("ZeroDivisionError: division by zero")
