@@ -123,6 +123,13 @@ def cmd_grade(args) -> int:
     import signal
     import time
 
+    def sweep() -> None:  # what killed grading processes left: their sandboxes and cgroups, then their folders
+        from .sandbox.leftovers import end_leftovers
+        from .scratch import sweep as sweep_folders
+
+        end_leftovers()
+        sweep_folders()
+
     started = time.time()
     previous = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM ends a run as Ctrl-C does
     try:
@@ -139,6 +146,8 @@ def cmd_grade(args) -> int:
                     assignment=args.assignment,
                     students=args.student,
                 )
+        if not args.dry_run:
+            sweep()  # what killed processes of earlier runs left
         return _grade(args)
     except KeyboardInterrupt:  # one line, no traceback: what the run recorded, and that the next one goes on
         from .classroom.run.grade_command import interrupted
@@ -152,6 +161,8 @@ def cmd_grade(args) -> int:
 
         workers.discard()
         stop_fork_server()  # the workers' CPU counted in this process's children, as spawned workers' was
+        if not args.dry_run:
+            sweep()  # what this run's killed workers left (a hung one, one the system killed)
 
 
 def _terminated(_signum, _frame):

@@ -220,7 +220,7 @@ def test_the_checkers_socket_fits_however_deep_the_temporary_folder(tmp_path, mo
     short = Path(tempfile.mkdtemp(prefix="kit-short-", dir="/tmp"))
     try:
         monkeypatch.setattr(tempfile, "tempdir", str(short))
-        assert socket_folder("kit-channel-", len("checker.sock")).parent == short  # where it fits, TMPDIR it is
+        assert socket_folder("channel", len("checker.sock")).parent == short  # where it fits, TMPDIR it is
     finally:
         shutil.rmtree(short)
 

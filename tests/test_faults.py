@@ -15,14 +15,17 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from autograder import scratch
 from autograder.course import ASSIGNMENT, Course
 from autograder.devtools.personas import write_submission
+from autograder.sandbox import cgroups, leftovers
 
 from .conftest import (
     ENV,
@@ -78,6 +81,23 @@ class WorkerKiller(threading.Thread):
             time.sleep(0.05)
 
 
+def left_by(pids: list[int]) -> list:
+    """What processes ``pids`` made that is still there: the kit's temporary folders and cgroups, and the processes
+    whose command names one of those folders (a sandbox)."""
+
+    def made_by_them(name: str) -> bool:
+        return bool(found := scratch.NAME.match(name)) and int(found.group(2)) in pids
+
+    folders = [folder / name for folder in {Path(tempfile.gettempdir()), scratch.FIXED} for name in os.listdir(folder)]
+    folders += [parent / name for parent in cgroups._parents() if parent.is_dir() for name in os.listdir(parent)]
+    processes = [
+        (pid, command[:3])
+        for pid, (_, command) in leftovers.processes().items()
+        if any(made_by_them(part) for argument in command for part in argument.split("/"))
+    ]
+    return [folder for folder in folders if made_by_them(folder.name)] + processes
+
+
 def grade(
     course: Path,
     *args: str,
@@ -116,6 +136,7 @@ def test_a_killed_worker_costs_a_retry_and_never_another_students_grade(tmp_path
     assert len(killer.killed) == 1, result.stdout[-3000:]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 40, "bob": 0, "victim": 40}
+    assert not left_by(killer.killed)  # its folders, sandboxes, cgroups: swept by the run
     assert "FAILED" not in result.stdout and "ERROR" not in result.stdout, result.stdout[-3000:]
 
     # a submission whose grading kills its worker every time: retried alone once, then failed with that reason;
@@ -126,6 +147,7 @@ def test_a_killed_worker_costs_a_retry_and_never_another_students_grade(tmp_path
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     line = next(line for line in result.stdout.splitlines() if "FAILED victim" in line)
     assert "killed the grading worker process twice" in line, line
+    assert not left_by(killer.killed)
     after = grades(course)
     assert after["alice"][0] == 40 and after["bob"][0] == 0
     assert after.get("victim", (0, ""))[0] == 0 and not after.get("victim", (0, ""))[1], after  # no score or submission

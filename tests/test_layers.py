@@ -19,8 +19,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
 # from a layer above, nor from another part of its own layer.
 LAYERS = [
     # the words a student reads: NumPy only, copied into every notebook, raised by the kernel's client; and what the
-    # package's __init__ leaves out of every kit process's imports (the standard library only)
-    ["lean_imports", "voice"],
+    # package's __init__ leaves out of every kit process's imports, and the private temporary folders named after their
+    # process (the standard library only)
+    ["lean_imports", "scratch", "voice"],
     ["autograder", "channel"],  # the kernel's public client, the wire format, the checker's proxies
     ["hidden"],  # the hidden checks: run by the checker, or in the kernel in plain nbgrader
     # the vocabulary, the options, reading a notebook file, phase times, how the command line ends

@@ -13,8 +13,9 @@ from __future__ import annotations
 import atexit
 import compileall
 import shutil
-import tempfile
 from pathlib import Path
+
+from ..scratch import private_folder
 
 CHANNEL_DIR = Path(__file__).resolve().parent
 PUBLIC_MODULES = ("__init__.py", "wire.py", "client.py", "fixtures.py")
@@ -51,7 +52,7 @@ def write_public_package(root: Path) -> Path:
 def public_package() -> Path:
     """The process's copy of the public package (made on first use, removed at exit)."""
     if not _made:
-        root = Path(tempfile.mkdtemp(prefix="kit-public-"))
+        root = private_folder("public")
         _made.append(write_public_package(root))
         atexit.register(shutil.rmtree, root, True)
     return _made[0]

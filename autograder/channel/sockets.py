@@ -8,16 +8,18 @@ bound, and no student could be graded.  Such a folder is then made under ``/tmp`
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
+
+from ..scratch import FIXED, private_folder
 
 SUN_PATH_ROOM = 107  # bytes of a socket's path (sun_path is 108, with its closing NUL)
 
 
-def socket_folder(prefix: str, longest_name: int) -> Path:
-    """A new private folder (mode 0700) in which sockets named up to ``longest_name`` characters fit."""
-    folder = Path(tempfile.mkdtemp(prefix=prefix))
+def socket_folder(kind: str, longest_name: int) -> Path:
+    """A new private folder (mode 0700, :func:`autograder.scratch.private_folder`'s ``kind``) in which sockets named
+    up to ``longest_name`` characters fit."""
+    folder = private_folder(kind)
     if len(str(folder).encode()) + 1 + longest_name <= SUN_PATH_ROOM:
         return folder
     folder.rmdir()
-    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    return private_folder(kind, FIXED)

@@ -71,7 +71,7 @@ class Checker:
 
     def __init__(self):
         try:
-            self.folder = socket_folder("kit-channel-", len("checker.sock"))
+            self.folder = socket_folder("channel", len("checker.sock"))
             self.path = str(self.folder / "checker.sock")
             self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             self.listener.bind(self.path)

@@ -28,11 +28,12 @@ import contextlib
 import os
 import random
 import shutil
-import tempfile
 import time
 import zlib
 
 import numpy as np
+
+from ..scratch import private_folder
 
 # the generic ids of a wrong answer; catalogue ids and relationships already tell the mistake in its own words
 SEARCHED = frozenset({"wrong-value", "wrong-gradient", "wrong-shape", "crashed", "side-effect"})
@@ -72,7 +73,7 @@ def private_storage() -> None:
     if not _home:
         from hypothesis.configuration import set_hypothesis_home_dir
 
-        _home.append(tempfile.mkdtemp(prefix="kit-hypothesis-"))
+        _home.append(str(private_folder("hypothesis")))
         atexit.register(shutil.rmtree, _home[0], True)
         set_hypothesis_home_dir(_home[0])
 

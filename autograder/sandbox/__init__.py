@@ -24,7 +24,8 @@ and whether bubblewrap works here), ``identity`` (whose the kernel is on the mac
 ``kernel_manager`` (the kernel manager that starts each kernel in its sandbox), ``forked`` and
 ``forkserver`` (kernels forked into their sandboxes), ``limits``, ``cgroups``, ``arguments`` and
 ``watchdog`` (the resource limits), ``seccomp`` (the system-call filter every kernel runs under: an allow list),
-``summary`` (what ``grade`` prints about the limits).
+``summary`` (what ``grade`` prints about the limits), ``leftovers`` (what a killed grading process leaves running of its
+sandboxes, ended).
 """
 
 from .bubblewrap import SandboxUnavailable, bwrap_command, bwrap_path, check_sandbox, choose_sandbox

@@ -9,6 +9,7 @@ import time
 import uuid
 from pathlib import Path
 
+from ..scratch import ended, maker
 from .limits import LimitUnavailable, NotebookLimits
 
 
@@ -72,7 +73,7 @@ class Cgroup:
     @classmethod
     def create(cls, limits: NotebookLimits) -> Cgroup:
         """A new cgroup with the limits written, or raise LimitUnavailable saying why not."""
-        name = f"kit-{os.getpid()}-{next(_names)}-{uuid.uuid4().hex[:6]}"
+        name = f"kit-cgroup-{maker()}-{next(_names)}{uuid.uuid4().hex[:6]}"  # its maker named (autograder.scratch)
         v1_mounts, v2_mount = _mounts()
         v1_own, v2_own = _own_paths()
         if v2_mount is not None:
@@ -185,6 +186,41 @@ def _v2_parent(own: Path) -> Path:
             f"run grade in a delegated cgroup of its own, e.g. `systemd-run --user --scope "
             f"-p Delegate=yes python -m autograder grade ...`"
         ) from None
+
+
+def _parents() -> list[Path]:
+    """The folders the kit makes its cgroups in (as :meth:`Cgroup.create` finds them, nothing changed)."""
+    v1_mounts, v2_mount = _mounts()
+    v1_own, v2_own = _own_paths()
+    found = []
+    if v2_mount is not None:
+        own = v2_mount / (v2_own or "/").lstrip("/")
+        found.append(own.parent if own.name == SUPERVISOR else own)
+    for controller in ("pids", "memory"):
+        if controller in v1_mounts:
+            found.append(v1_mounts[controller] / v1_own.get(controller, "/").lstrip("/"))
+    return found
+
+
+def sweep() -> list[Path]:
+    """End the cgroups made by grading processes that have ended (a killed one never removes its kernels'): what
+    still runs in one is killed (what is left of a sandbox: ``leftovers``), then the cgroup is removed.  The ones
+    removed."""
+    removed = []
+    for parent in _parents():
+        if not os.access(parent, os.W_OK):  # (none of this user's there)
+            continue
+        try:
+            names = [n for n in os.listdir(parent) if n.startswith("kit-") and ended(n)]
+        except OSError:
+            continue
+        for name in names:
+            folder = parent / name
+            version = 2 if (folder / "cgroup.kill").exists() or (folder / "cgroup.type").exists() else 1
+            Cgroup(version, {"pids": folder, "memory": folder}, None).remove()
+            if not folder.exists():
+                removed.append(folder)
+    return removed
 
 
 def _rmdir(folder: Path) -> bool:

@@ -127,9 +127,10 @@ def stage_unreachable(cmd: list[str], ids: tuple[int, int] | None) -> list[str]:
         if arg in BINDS and not reachable(cmd[at + 1], ids):
             if not _stage:
                 import atexit
-                import tempfile
 
-                _stage.append(Path(tempfile.mkdtemp(prefix="kit-stage-", dir="/tmp")))
+                from ..scratch import FIXED, private_folder
+
+                _stage.append(private_folder("stage", FIXED))
                 os.chmod(_stage[0], 0o755)
                 atexit.register(shutil.rmtree, _stage[0], True)
             source = cmd[at + 1]

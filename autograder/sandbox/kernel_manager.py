@@ -19,6 +19,7 @@ from pathlib import Path
 from traitlets import Bool, List, Unicode
 
 from ..channel import ENV as CHANNEL_ENV
+from ..scratch import private_folder
 from .bubblewrap import bwrap_command
 from .identity import hand_over, kernel_ids
 from .jupyter_hooks import HookedKernelManager
@@ -111,7 +112,7 @@ class SandboxedKernelManager(HookedKernelManager):
 
     def before_command(self) -> None:
         # the kernel's folder on this side: its connection file (and a forked kernel's pipe), read-only inside
-        self._sandbox_runtime = Path(tempfile.mkdtemp(prefix="kit-kernel-"))
+        self._sandbox_runtime = private_folder("kernel")
         # ZMQ's ipc sockets, named "kernel-<n>", are in the sandbox's size-capped socket folder: the kernel binds
         # them there (the connection file says so), and this side reaches them through the sandbox's root
         # once bubblewrap has started it (_reach_sockets)
@@ -132,7 +133,7 @@ class SandboxedKernelManager(HookedKernelManager):
         self._limits = NotebookLimits.from_config(self.config)
         # the kernel gets the submission's other files, never a notebook: nbgrader writes each autograded
         # notebook, hidden tests restored, into this folder before it runs the next one
-        self._kernel_files = Path(tempfile.mkdtemp(prefix="kit-files-"))
+        self._kernel_files = private_folder("files")
         visible = self._kernel_files / (workdir.name or "work")
         try:
             stage_folder(workdir, visible, self._limits)

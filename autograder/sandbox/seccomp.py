@@ -31,6 +31,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..scratch import private_folder
+
 LIST = Path(__file__).with_name("syscalls.txt")
 # socket families a kernel may make, measured: Unix sockets (ZMQ's ipc transport, the checker's channel), IPv4
 # (ZMQ and Python probe it; the network namespace has only a loopback), netlink (glibc's getifaddrs)
@@ -107,7 +109,7 @@ def filter_file() -> Path:
     (0700) and removed when that process exits; a child of the process reads its parent's while it is there."""
     global _file
     if _file is None or not _file[1].exists():
-        folder = Path(tempfile.mkdtemp(prefix="kit-seccomp-"))
+        folder = private_folder("seccomp")
         path = folder / "filter.bpf"
         path.write_bytes(filter_bytes())
         owner = os.getpid()

@@ -137,7 +137,7 @@ def _named(point, fstype, mode):
     for tmpdir in (_os.environ.get("TMPDIR", "").rstrip("/"), "/tmp"):  # the kit's folders on the host
         if tmpdir and point.startswith(tmpdir + "/kit-"):
             point = "$TMPDIR" + point[len(tmpdir) :]
-    return _re.sub(r"kit-([a-z]+)-[A-Za-z0-9_]+", r"kit-\1-*", point)
+    return _re.sub(r"kit-([a-z]+)-[A-Za-z0-9_.-]+", r"kit-\1-*", point)
 
 
 def _opens(path, flags):

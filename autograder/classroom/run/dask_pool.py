@@ -49,6 +49,7 @@ from ... import timing
 from ...config import CONFIG_FILE, GradingOptions
 from ...course import Assignment, Course
 from ...grading.results import Status, StudentResult
+from ...scratch import private_folder, sweep
 
 SCHEDULER_KEY = "scheduler-address"  # Dask's own config key; DASK_SCHEDULER_ADDRESS sets it
 
@@ -206,7 +207,11 @@ def parcel_assignment(scratch: Path, parcel: Parcel) -> Assignment:
 
 
 def _grade_in_scratch(parcel: Parcel) -> Returned:
-    scratch = Path(tempfile.mkdtemp(prefix=f"kit-{parcel.student}-"))
+    from ...sandbox.leftovers import end_leftovers
+
+    end_leftovers()  # what the grading processes killed on this machine before left: sandboxes, cgroups, folders
+    sweep()
+    scratch = private_folder(parcel.student)
     try:
         (scratch / CONFIG_FILE).write_bytes(parcel.config)
         assignment = parcel_assignment(scratch, parcel)

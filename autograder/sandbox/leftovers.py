@@ -1,0 +1,80 @@
+"""What a killed grading process leaves running of its sandboxes, ended.
+
+A grading process ends its kernels' sandboxes itself, and bubblewrap's ``--die-with-parent`` ends a sandbox whose
+grading process dies.  Not always: bubblewrap sets that up as it starts, for itself and then for the sandbox's first
+process, so a grading process killed while a sandbox is starting (a hung worker the run kills as it starts its next
+kernel ahead) can leave bubblewrap, or the sandbox's first process alone, running for ever: a forked kernel's
+placeholder waits on a pipe no kernel will open.
+
+Every sandbox is built with folders (and, where there are cgroups, a cgroup) named after the grading process that
+made them (``autograder.scratch``).  So what is left of a sandbox whose maker has ended is found by that name:
+everything in such a cgroup, then (without cgroups) each process the kit starts as a sandbox, bubblewrap or the
+placeholder, whose command names such a folder, with every process under it.  They are killed; ``grade`` does
+this as it starts and as it ends, before the folders are removed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from contextlib import suppress
+from pathlib import Path
+
+from ..scratch import alive, ended
+from . import cgroups
+from .forked import ALIVE
+
+
+def processes() -> dict[int, tuple[int, list[str]]]:
+    """Every process this one can see: pid -> (parent pid, command line)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with suppress(OSError, ValueError, IndexError):
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                command = Path(f"/proc/{entry}/cmdline").read_bytes().decode(errors="replace").split("\0")
+                found[int(entry)] = (parent, command)
+    return found
+
+
+def started_by_the_kit(command: list[str]) -> bool:
+    """Whether ``command`` is one the kit starts a sandbox with: bubblewrap, or a forked kernel's placeholder
+    (``cat`` on its pipe, the sandbox's first process)."""
+    program = Path(command[0]).name
+    return program == "bwrap" or (program == "cat" and len(command) >= 2 and Path(command[1]).name == ALIVE)
+
+
+def names_an_ended_maker(command: list[str]) -> bool:
+    return any(ended(part) for argument in command for part in argument.split("/") if part.startswith("kit-"))
+
+
+def leftovers() -> set[int]:
+    """The sandboxes' processes (:func:`started_by_the_kit`) whose command names a folder of an ended maker, and
+    every process under them."""
+    every = processes()
+    found = {
+        pid for pid, (_, command) in every.items() if started_by_the_kit(command) and names_an_ended_maker(command)
+    }
+    grew = True
+    while grew:
+        below = {pid for pid, (parent, _) in every.items() if parent in found} - found
+        found |= below
+        grew = bool(below)
+    return found
+
+
+def end_leftovers() -> list[int]:
+    """Kill (SIGKILL) :func:`leftovers`, wait for them to go, then end the cgroups of ended makers (whatever runs
+    in one killed, the cgroup removed: ``cgroups.sweep``).  The pids killed here.  (A sandbox's first process ending
+    ends every process of its PID namespace, a forked kernel among them.)"""
+    killed = []
+    for pid in sorted(leftovers()):
+        with suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+    deadline = time.monotonic() + 2
+    while any(map(alive, killed)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    cgroups.sweep()
+    return killed
