@@ -71,7 +71,7 @@ def test_what_is_left_of_a_killed_makers_sandboxes_is_ended_and_a_live_makers_is
             time.sleep(0.05)
         assert alive(left_bwrap) and all(map(alive, left_inside | alone_inside))  # outlived their makers
 
-        killed = leftovers.end_leftovers()
+        killed = leftovers.end_leftovers(tmp_path)  # (the test's own folder: no other test's run sweeps it)
 
         ended = {left_bwrap, *left_inside, *alone_inside}
         assert ended <= set(killed), (killed, ended)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import time
 from contextlib import suppress
 from pathlib import Path
 
-from ..scratch import alive, ended
+from ..scratch import FIXED, alive, ended
 from . import cgroups
 from .forked import ALIVE
 
@@ -45,16 +46,26 @@ def started_by_the_kit(command: list[str]) -> bool:
     return program == "bwrap" or (program == "cat" and len(command) >= 2 and Path(command[1]).name == ALIVE)
 
 
-def names_an_ended_maker(command: list[str]) -> bool:
-    return any(ended(part) for argument in command for part in argument.split("/") if part.startswith("kit-"))
+def names_an_ended_maker(command: list[str], folders: tuple[str, ...]) -> bool:
+    """Whether ``command`` names a kit folder in one of ``folders`` whose maker has ended."""
+    for argument in command:
+        parts = argument.split("/")
+        for at, part in enumerate(parts):
+            if part.startswith("kit-") and "/".join(parts[:at]) in folders and ended(part):
+                return True
+    return False
 
 
-def leftovers() -> set[int]:
-    """The sandboxes' processes (:func:`started_by_the_kit`) whose command names a folder of an ended maker, and
-    every process under them."""
+def leftovers(*folders: str | Path) -> set[int]:
+    """The sandboxes' processes (:func:`started_by_the_kit`) whose command names a folder of an ended maker in
+    ``folders`` (by default where the kit makes them: the temporary directory and /tmp), and every process under
+    them."""
+    where = tuple(str(Path(f)) for f in (folders or (tempfile.gettempdir(), FIXED)))
     every = processes()
     found = {
-        pid for pid, (_, command) in every.items() if started_by_the_kit(command) and names_an_ended_maker(command)
+        pid
+        for pid, (_, command) in every.items()
+        if started_by_the_kit(command) and names_an_ended_maker(command, where)
     }
     grew = True
     while grew:
@@ -64,12 +75,12 @@ def leftovers() -> set[int]:
     return found
 
 
-def end_leftovers() -> list[int]:
-    """Kill (SIGKILL) :func:`leftovers`, wait for them to go, then end the cgroups of ended makers (whatever runs
-    in one killed, the cgroup removed: ``cgroups.sweep``).  The pids killed here.  (A sandbox's first process ending
-    ends every process of its PID namespace, a forked kernel among them.)"""
+def end_leftovers(*folders: str | Path) -> list[int]:
+    """Kill (SIGKILL) :func:`leftovers` (of ``folders``), wait for them to go, then end the cgroups of ended
+    makers (whatever runs in one killed, the cgroup removed: ``cgroups.sweep``).  The pids killed here.  (A sandbox's
+    first process ending ends every process of its PID namespace, a forked kernel among them.)"""
     killed = []
-    for pid in sorted(leftovers()):
+    for pid in sorted(leftovers(*folders)):
         with suppress(OSError):
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
