@@ -17,11 +17,13 @@ The standard library only: the sandbox, the channel and the grading all make the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 # kit-<kind>-<pid namespace>.<pid>.<start time in clock ticks>-<mkdtemp's random part>
@@ -59,6 +61,17 @@ def maker() -> str:
 def private_folder(kind: str, folder: str | Path | None = None) -> Path:
     """A new folder (mode 0700) ``kit-<kind>-<maker>-...`` in ``folder`` (the temporary directory by default)."""
     return Path(tempfile.mkdtemp(prefix=f"kit-{kind}-{maker()}-", dir=folder))
+
+
+@contextlib.contextmanager
+def temporary_folder(kind: str, folder: str | Path | None = None) -> Iterator[Path]:
+    """:func:`private_folder`, removed when the block ends (as ``tempfile.TemporaryDirectory``); if its process is
+    killed first, :func:`sweep` removes it."""
+    made = private_folder(kind, folder)
+    try:
+        yield made
+    finally:
+        shutil.rmtree(made, ignore_errors=True)
 
 
 def ended(name: str) -> bool:

@@ -155,6 +155,50 @@ def test_a_killed_worker_costs_a_retry_and_never_another_students_grade(tmp_path
     assert not Course(course).folder("autograded", ASSIGNMENT, "victim").exists()
 
 
+def descendants(pid: int) -> set[int]:
+    every = leftovers.processes()
+    found, grew = {pid}, True
+    while grew:
+        below = {p for p, (parent, _) in every.items() if parent in found} - found
+        found |= below
+        grew = bool(below)
+    return found - {pid}
+
+
+def test_grade_killed_alone_leaves_nothing_running_and_the_next_run_sweeps_the_rest(tmp_path):
+    """`grade` itself killed (SIGKILL, its process only: the OOM killer's way) in the middle of a student: every
+    process it started (workers, fork servers, sandboxes, kernels) ends within seconds, and the next run grades the
+    class and leaves nothing of the killed run behind."""
+    course = new_course(tmp_path / "course")
+    two = list(reference_submission())[:2]
+    for student in ("alice", "bob"):
+        write_submission(course, student, {k: v for k, v in reference_submission().items() if k in two})
+    run = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2"],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    autograded = Course(course).folder("autograded", ASSIGNMENT, "alice")
+    deadline = time.monotonic() + 300
+    while not any(autograded.glob("*.ipynb")) and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    started = descendants(run.pid)
+    assert run.poll() is None and started, "the run ended before it could be killed"
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    deadline = time.monotonic() + 30
+    while any(map(scratch.alive, started)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    running = {pid: leftovers.processes().get(pid, (0, ["?"]))[1][:3] for pid in started if scratch.alive(pid)}
+    assert not running, running
+
+    result = grade(course, "--jobs", "2")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert {s: score for s, (score, _) in grades(course).items()} == {"alice": 40, "bob": 40}
+    assert not left_by([run.pid, *started])
+
+
 def test_a_full_disk_stops_the_run_whole_and_a_rerun_goes_on(tmp_path):
     with small_file_system(tmp_path / "disk", 24) as disk:
         course = new_course(disk / "course")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
 import jupytext
@@ -18,6 +17,7 @@ import nbformat
 from ..cells import grade_id
 from ..config import CONFIG_FILE
 from ..course import ASSIGNMENT, NOTEBOOKS, kit_assignment
+from ..scratch import temporary_folder
 from .rules import TOTAL_POINTS, AuthoringError, validate_notebook
 
 FORBIDDEN_IN_RELEASE = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder")
@@ -130,7 +130,7 @@ def build_source(repo: Path, echo=print) -> list[Path]:
 
 def build_release(repo: Path) -> list[Path]:
     """Run nbgrader generate_assignment in a scratch course and copy release/ back."""
-    with tempfile.TemporaryDirectory(prefix="kit-build-") as scratch:
+    with temporary_folder("build") as scratch:
         kit, scratch = kit_assignment(repo), Path(scratch)
         shutil.copy(kit.root / CONFIG_FILE, scratch / CONFIG_FILE)
         in_scratch = kit.in_course(scratch)

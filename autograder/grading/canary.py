@@ -29,7 +29,6 @@ import os
 import shutil
 import sqlite3
 import sys
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
@@ -43,6 +42,7 @@ from ..cells import grade_id, solution_sources
 from ..config import CONFIG_FILE, GradingOptions
 from ..course import Assignment, Course, sqlite_file, sqlite_url
 from ..sandbox import PACKAGE_DIR
+from ..scratch import temporary_folder
 from .faults import KitFault
 from .results import Status, StudentResult
 
@@ -150,7 +150,7 @@ def grade_reference_here(
 
     timing.started("worker start-up, imports")
     sources = [p for p in assignment.source_notebooks() if notebooks is None or p.stem in notebooks]
-    with tempfile.TemporaryDirectory(prefix="kit-canary-") as folder:
+    with temporary_folder("canary") as folder:
         if registered is None:
             with timing.phase("canary, its scratch course"):
                 root = Path(folder) / "course"

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
+from ..scratch import temporary_folder
 from .identity import KernelUserInvalid, as_kernel_user, hand_over, kernel_ids, stage_unreachable
 from .system_view import dev_view, environment_view, mount_args, mounts, proc_view
 
@@ -38,7 +38,7 @@ def check_sandbox() -> None:
     """Start one trivial sandbox the way grading does, so that a bwrap that cannot work here (no user
     namespaces, say, or no libseccomp for the system-call filter) is reported before any student is graded."""
     try:
-        with tempfile.TemporaryDirectory(prefix="kit-probe-") as folder:
+        with temporary_folder("probe") as folder:
             hand_over(kernel_ids(), Path(folder))
             result = subprocess.run(
                 bwrap_command(Path(folder), [], []) + ["true"], capture_output=True, text=True, timeout=30

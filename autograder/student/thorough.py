@@ -29,6 +29,7 @@ from ..grading.notes import group_notes, split_notes
 from ..grading.results import Status, TestResult, failure_text
 from ..notebooks import read_notebook
 from ..sandbox import PACKAGE_DIR
+from ..scratch import temporary_folder
 from .selfcheck import NOT_IMPLEMENTED, CheckRow, demo_rows, practice_rows, practice_summary, table
 
 STUDENT = "self"
@@ -269,7 +270,7 @@ def thorough_check(
         return outcomes
     sandboxed, words = choose_sandbox()
     echo(f"check --thorough: grading in a scratch course with the hidden checks, {words}")
-    with tempfile.TemporaryDirectory(prefix="kit-thorough-") as scratch:
+    with temporary_folder("thorough") as scratch:
         course_dir = Path(scratch) / "course"
         lessons = [lesson for _, _, lesson, _ in chosen]
         db_url = scratch_course(course_dir, kit, lessons)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ...course import Assignment, Course
+from ...scratch import temporary_folder
 from .canvas_names import CANVAS, RESUBMIT_SUFFIX
 from .roster import read_roster
 
@@ -138,7 +138,7 @@ def collect(course_dir: Path, assignment: str, source: Path, roster_csv: Path | 
     report = CollectReport()
     if listed and listed.unknown_note():
         report.notes.append(listed.unknown_note())
-    with tempfile.TemporaryDirectory(prefix="kit-collect-") as scratch:
+    with temporary_folder("collect") as scratch:
         root = _unpack(Path(source), Path(scratch))
         chosen: dict[tuple[str, str], tuple[Path, float, str, tuple[int, int]]] = {}
         for path in sorted(p for p in root.rglob("*") if p.is_file()):

@@ -6,9 +6,13 @@ run is interrupted."""
 import atexit
 import multiprocessing
 import os
+import select
 import signal
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import suppress
+from pathlib import Path
 
 WORKER_DEATHS = 2  # a submission in flight on this many dead (or hung) grading workers is not tried again
 KILLED_TWICE = (
@@ -58,14 +62,50 @@ def worker_context():
     return context
 
 
-def start_worker(environ: dict[str, str]) -> None:
+def start_worker(environ: dict[str, str], run: int | None = None) -> None:
     """(In each worker, as it starts) this run's environment, as a spawned worker would have it (the fork server's
-    is that of when it started), quiet when interrupted, and its exit handlers run when it ends (:func:`exit_handlers`)."""
+    is that of when it started), quiet when interrupted, its exit handlers run when it ends (:func:`exit_handlers`),
+    and ended when the process ``run`` that made its pool ends (:func:`end_with_the_run`)."""
     if dict(os.environ) != environ:
         os.environ.clear()
         os.environ.update(environ)
     quiet_interrupts()
     exit_handlers()
+    if run is not None:
+        end_with_the_run(run)
+
+
+def end_with_the_run(run: int) -> None:
+    """(In a worker) end once the process ``run`` (``grade``) or the fork server the worker was forked from has
+    ended: as an interrupted worker does (SIGTERM: its kernels stopped, its folders removed), and killed if it has not
+    ended :data:`END_GRACE` seconds later (a grading in progress may take the SIGTERM for its own).  A worker waits on
+    its pool's pipes, which it holds both ends of itself, and keeps multiprocessing's fork server alive: with
+    ``grade`` killed alone (SIGKILL, the OOM killer), the workers, their fork servers and kernels' sandboxes stayed for
+    ever; with the fork server killed, the run took its workers for dead and graded their students again while they
+    went on.  A thread waits on both processes' pidfds."""
+    watched = []
+    for pid in (run, os.getppid() if _forked_by_the_fork_server() else None):
+        if pid is None:  # the fork server ended already
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        try:
+            watched.append(os.pidfd_open(pid))
+        except ProcessLookupError:  # ended already
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        except (AttributeError, OSError):  # no pidfd on this system: as before
+            return
+
+    def wait() -> None:
+        select.select(watched, [], [])
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(END_GRACE)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=wait, name="kit-run-watch", daemon=True).start()
+
+
+END_GRACE = 10.0  # seconds a worker whose run has ended has to end by itself
 
 
 def exit_handlers() -> None:
@@ -101,6 +141,14 @@ def stop_fork_server() -> None:
         stop()
 
 
+def _forked_by_the_fork_server() -> bool:
+    """Whether this process's parent is still multiprocessing's fork server."""
+    try:
+        return b"multiprocessing.forkserver" in Path(f"/proc/{os.getppid()}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def worker_pool(jobs: int) -> ProcessPoolExecutor:
     """The run's worker processes: ``jobs`` at most, forked from a fresh Python that imported the grading
     (:func:`worker_context`), started as work is handed to them, each quiet when interrupted."""
@@ -108,7 +156,7 @@ def worker_pool(jobs: int) -> ProcessPoolExecutor:
         max_workers=max(1, jobs),
         mp_context=worker_context(),
         initializer=start_worker,
-        initargs=(dict(os.environ),),
+        initargs=(dict(os.environ), os.getpid()),
     )
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import re
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,7 @@ from ...config import grading_options, read_course_config
 from ...course import ASSIGNMENT, Assignment, Course, make_scratch_course, repo_root
 from ...grading.grade import grade_student
 from ...grading.results import Status
+from ...scratch import temporary_folder
 from ..personas import filled_notebook, reference_solutions, write_submission
 from . import Mutant, catalogue
 
@@ -55,7 +55,7 @@ def run_mutants(jobs: int = 2, names: list[str] | None = None, workdir: Path | N
     repo = repo_root()
     mutants, alternatives = catalogue()
     chosen = [m for m in mutants + alternatives if not names or m.name in names]
-    with tempfile.TemporaryDirectory(prefix="kit-mutants-", dir=workdir) as scratch:
+    with temporary_folder("mutants", workdir) as scratch:
         course = Path(scratch)
         db_url = make_scratch_course(course, repo)
         for m in chosen:
