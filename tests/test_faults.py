@@ -251,8 +251,10 @@ def test_a_damaged_gradebook_or_read_only_course_is_named_in_one_line_and_the_co
 
     course, result, _ = killed_server_course
     scores = {s: score for s, (score, _) in grades(course).items()}
-    assert {"alice": 100, "bob": 100}.items() <= scores.items(), result.stdout[-3000:] + result.stderr[-3000:]
-    assert submitted(course) == {"alice", "bob"}  # victim's kernel killed on every try: no submission, no grade
+    assert {"alice": 100, "bob": 100, "carl": 100}.items() <= scores.items(), (
+        result.stdout[-3000:] + result.stderr[-3000:]
+    )
+    assert submitted(course) == {"alice", "bob", "carl"}  # victim's kernel killed on every try: no submission, no grade
     grades_csv = (course / "grades.csv").read_bytes()
     assert len(backups(course)) == 1
 
@@ -342,47 +344,65 @@ class PlaceholderKiller(WorkerKiller):
             time.sleep(0.02)
 
 
+class BubblewrapKiller(PlaceholderKiller):
+    """Kills (SIGKILL) the bubblewrap process around the placeholder of the notebook being graded for ``victim``,
+    ``times`` times: the sandbox's process outside it, which the kernel's code can neither see nor signal."""
+
+    def run(self):
+        while not self.stop and len(self.killed) < self.times:
+            pid = self.placeholder()
+            if pid:
+                time.sleep(0.3)  # its kernel is running a cell
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    os.kill(int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]), signal.SIGKILL)
+                self.killed.append(pid)
+            time.sleep(0.02)
+
+
 @pytest.fixture(scope="module")
 def killed_server_course(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess, dict[str, WorkerKiller]]:
-    """Three correct submissions graded in one run (shared: the damaged-gradebook test goes on from this course):
+    """Four correct submissions graded in one run (shared: the damaged-gradebook test goes on from this course):
     alice's worker's fork server killed with the kernels it forked, twice, mid-notebook; bob's sandbox placeholder
-    killed twice mid-notebook; victim's fork server killed three times in a row (one notebook's first try and both
-    of its reruns: that notebook lingers 4 s in each, as a slow solution would, so no kill lands elsewhere)."""
+    killed twice mid-notebook, carl's sandbox's bubblewrap twice; victim's fork server killed three times in a row
+    (one notebook's first try and both of its reruns: that notebook lingers 4 s in each, as a slow solution would,
+    so no kill lands elsewhere)."""
     course = new_course(tmp_path_factory.mktemp("killed-server") / "course")
-    for student in ("alice", "bob"):
+    for student in ("alice", "bob", "carl"):
         write_submission(course, student, reference_submission())
     write_submission(course, "victim", lingering(reference_submission(), seconds=4))
     killers = {
         "alice": ServerKiller(course, "alice", times=2),
         "bob": PlaceholderKiller(course, "bob", times=2),
+        "carl": BubblewrapKiller(course, "carl", times=2),
         "victim": ServerKiller(course, "victim", times=3),
     }
-    for other in ("bob", "victim"):
+    for other in ("bob", "carl", "victim"):
         killers[other].start()
     try:
         result = grade(course, "--jobs", "1", killer=killers["alice"])
     finally:
-        for other in ("bob", "victim"):
+        for other in ("bob", "carl", "victim"):
             killers[other].stop = True
             killers[other].join(5)
     return course, result, killers
 
 
 def test_a_killed_fork_server_or_placeholder_never_costs_a_student_points(killed_server_course):
-    """The fork server killed with the kernels it forked while they run (alice), or a sandbox's placeholder killed
-    (bob; the kernel that joined it dies with it), twice: those deaths are the kit's, so each notebook hit is
-    graded again on a fresh kernel (a fresh server), and a correct submission keeps full marks. Killed three times
-    on one notebook (victim), the student is `error` with that reason: no grade, no submission recorded, the
-    others graded. Cost: one rerun of the notebook per kill."""
+    """The fork server killed with the kernels it forked while they run (alice), a sandbox's placeholder killed
+    (bob; the kernel that joined it dies with it), or its bubblewrap (carl), twice: those deaths are the kit's, so
+    each notebook hit is graded again on a fresh kernel (a fresh server), and a correct submission keeps full marks.
+    Killed three times on one notebook (victim), the student is `error` with that reason: no grade, no submission
+    recorded, the others graded. Cost: one rerun of the notebook per kill."""
     course, result, killers = killed_server_course
     out = result.stdout[-3000:] + result.stderr[-3000:]
-    assert {s: len(k.killed) for s, k in killers.items()} == {"alice": 2, "bob": 2, "victim": 3}, out
+    assert {s: len(k.killed) for s, k in killers.items()} == {"alice": 2, "bob": 2, "carl": 2, "victim": 3}, out
     assert "kernel died" not in result.stdout, out
     line = next((line for line in result.stdout.splitlines() if "ERROR victim" in line), "")
     assert "killed on the kit's side" in line, out
     # (the damaged-gradebook test, which runs first, saw that victim has no submission in the gradebook)
     scores = {s: score for s, (score, _) in grades(course).items()}
-    assert {"alice": 100, "bob": 100, "victim": 0}.items() >= scores.items() >= {"alice": 100, "bob": 100}.items()
+    full = {"alice": 100, "bob": 100, "carl": 100}
+    assert {**full, "victim": 0}.items() >= scores.items() >= full.items()
     assert scores.get("victim", 0) == 0, out
 
 

@@ -239,5 +239,15 @@ def placeholder_death(sandbox: subprocess.Popen | None) -> str | None:
     )
 
 
+def sandbox_killed(sandbox: subprocess.Popen | None) -> str | None:
+    """How bubblewrap itself died, in words, if a signal killed it (a negative status); None while it lives or when
+    it ended with its command.  bubblewrap runs outside the sandbox, in no namespace of the kernel's: the kernel's
+    code can neither see nor signal it, and the kit stops a sandbox only after its notebook (or at a limit, which is
+    told first), so a kill while a notebook runs is someone else's (the OOM killer, an administrator)."""
+    if sandbox is None or sandbox.poll() is None or sandbox.returncode >= 0:
+        return None
+    return f"the kernel's sandbox (bubblewrap) was killed (signal {-sandbox.returncode}: out of memory, or killed)"
+
+
 def stop_server() -> None:
     _server.stop()

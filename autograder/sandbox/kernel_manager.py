@@ -245,13 +245,16 @@ class SandboxedKernelManager(HookedKernelManager):
 
     def death_cause(self) -> str | None:
         """Why the kernel died, when its death is the kit's and not the student's code's: its fork server died
-        (the server is outside the sandbox), or the sandbox's placeholder was killed (it ends by itself only when
-        the kernel has ended); None otherwise."""
-        from .forked import placeholder_death, server_death
+        (the server is outside the sandbox), the sandbox's placeholder was killed (it ends by itself only when
+        the kernel has ended), or bubblewrap itself was (outside the sandbox: ``sandbox_killed``); None otherwise."""
+        from .forked import placeholder_death, sandbox_killed, server_death
 
-        if self._fork_server is None:  # started the ordinary way: bubblewrap's status is the kernel's own
-            return None
-        return server_death(self._fork_server) or placeholder_death(self._sandbox_process)
+        killed = sandbox_killed(getattr(self.provisioner, "process", None) if self.provisioner else None)
+        if (
+            self._fork_server is None
+        ):  # started the ordinary way: bubblewrap's own status is the kernel's, unless killed
+            return killed
+        return server_death(self._fork_server) or placeholder_death(self._sandbox_process) or killed
 
     @property
     def limit_breach(self) -> str | None:
