@@ -139,13 +139,13 @@ def test_a_killed_worker_costs_a_retry_and_never_another_students_grade(tmp_path
     assert not left_by(killer.killed)  # its folders, sandboxes, cgroups: swept by the run
     assert "FAILED" not in result.stdout and "ERROR" not in result.stdout, result.stdout[-3000:]
 
-    # a submission whose grading kills its worker every time: retried alone once, then failed with that reason;
-    # the others are graded as before, and nothing of the victim's killed gradings is left as a score
+    # a submission whose grading kills its worker every time: retried alone once, then not graded (error) with that
+    # reason; the others are graded as before, and nothing of the victim's killed gradings is left as a score
     killer = WorkerKiller(course, "victim", times=5)
     result = grade(course, "--jobs", "2", "--force", killer=killer)
     assert len(killer.killed) == 2, result.stdout[-3000:]
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    line = next(line for line in result.stdout.splitlines() if "FAILED victim" in line)
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]  # a student in error: cron notices
+    line = next(line for line in result.stdout.splitlines() if "ERROR victim" in line)
     assert "killed the grading worker process twice" in line, line
     assert not left_by(killer.killed)
     after = grades(course)
@@ -153,6 +153,10 @@ def test_a_killed_worker_costs_a_retry_and_never_another_students_grade(tmp_path
     assert after.get("victim", (0, ""))[0] == 0 and not after.get("victim", (0, ""))[1], after  # no score or submission
     assert "victim" not in submitted(course)
     assert not Course(course).folder("autograded", ASSIGNMENT, "victim").exists()
+    # the kit cannot tell its grading from a kill from outside: the next run grades the student again
+    again = grade(course, "--jobs", "2")
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert grades(course)["victim"][0] == 40, again.stdout[-3000:]
 
 
 def descendants(pid: int) -> set[int]:

@@ -433,7 +433,9 @@ class LocalPool:
                 return
         self.deaths[student] = self.deaths.get(student, 0) + 1
         if self.deaths[student] >= WORKER_DEATHS and student in self.pending:
-            self.finish(student, StudentResult(student, Status.FAILED, KILLED_TWICE))
+            # not graded, as a hung one: a worker is killed from outside (the OOM killer, an administrator) as well
+            # as by a grading, so the student is graded again by the next run, never scored on it
+            self.finish(student, StudentResult(student, Status.ERROR, KILLED_TWICE))
 
     def undecided(self) -> bool:
         return self.gate is not None and not self.gate.decided()
