@@ -757,6 +757,40 @@ def test_limits_hold_for_an_unprivileged_user():
         shutil.rmtree(root, ignore_errors=True)
 
 
+def test_grade_as_a_user_who_cannot_enter_its_home_refuses_in_one_line():
+    """An unprivileged user whose HOME it may not enter (root's, as `sudo -u` leaves it): Dask's configuration folder
+    there cannot be looked at, which `grade` took for a crash (a PermissionError traceback, blind fault round);
+    it goes on, and a refusal is its one line and status 2."""
+    import shutil
+    import tempfile
+
+    why = unprivileged_run_unavailable()
+    if why:
+        pytest.skip(why)
+    root = Path(tempfile.mkdtemp(prefix="kit-nonroot-"))  # (in /tmp: the user must reach the course)
+    try:
+        root.chmod(0o755)
+        home = root / "home"
+        (home / ".config" / "dask").mkdir(parents=True)
+        home.chmod(0o700)  # root's own
+        course = root / "course"
+        scratch_course(course)
+        for path in [course, *course.rglob("*")]:
+            os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+        result = subprocess.run(
+            as_nobody([sys.executable, "-m", "autograder", "grade", "nope", "--course-dir", str(course)]),
+            cwd=course,
+            env=dict(ENV, HOME=str(home)),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert "unknown assignment 'nope'" in result.stderr and "Traceback" not in result.stderr, result.stderr[-3000:]
+
+
 def test_submitted_files_are_copied_only_up_to_the_cap(hostile_course):
     course = hostile_course["course"]
     assert hostile_course["scores"]["big-upload"] == 25

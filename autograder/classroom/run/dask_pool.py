@@ -64,7 +64,9 @@ class WorkerRefused(RuntimeError):
 
 def default_scheduler() -> str | None:
     """The scheduler address from Dask's own configuration (``DASK_SCHEDULER_ADDRESS``, dask.yaml), if any."""
-    if not any(k.startswith("DASK_") for k in os.environ) and not Path("~/.config/dask").expanduser().exists():
+    from .workers import dask_configured
+
+    if not dask_configured():
         return None  # nothing configured: don't even import dask
     import dask.config
 

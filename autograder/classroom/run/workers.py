@@ -38,7 +38,7 @@ def start(
     (its jobs as the run will count them: the course's config and the flags), its first worker warming up.
     Nothing is started when the run may not be local (a Dask scheduler configured) or the folder has no course
     config that reads (the run says what is wrong)."""
-    if any(k.startswith("DASK_") for k in os.environ) or Path("~/.config/dask").expanduser().exists():
+    if dask_configured():
         return
     from ...config import CONFIG_FILE, grading_options, read_course_config
 
@@ -62,6 +62,17 @@ def start(
     global _starting
     _starting = threading.Thread(target=_start_pools, args=(pools,), name="the first workers", daemon=True)
     _starting.start()
+
+
+def dask_configured() -> bool:
+    """Whether Dask may be configured here (a ``DASK_`` variable, or its configuration folder), so the run may not
+    be local; a folder that cannot be looked at (a HOME this user may not enter) is taken for one, for Dask to read."""
+    if any(k.startswith("DASK_") for k in os.environ):
+        return True
+    try:
+        return Path("~/.config/dask").expanduser().exists()
+    except OSError:
+        return True
 
 
 def _start_pools(pools: dict[int, ProcessPoolExecutor]) -> None:
