@@ -64,7 +64,7 @@ class WorkerRefused(RuntimeError):
 
 def default_scheduler() -> str | None:
     """The scheduler address from Dask's own configuration (``DASK_SCHEDULER_ADDRESS``, dask.yaml), if any."""
-    from .workers import dask_configured
+    from .retries import dask_configured
 
     if not dask_configured():
         return None  # nothing configured: don't even import dask

@@ -160,6 +160,17 @@ def worker_pool(jobs: int) -> ProcessPoolExecutor:
     )
 
 
+def dask_configured() -> bool:
+    """Whether Dask may be configured here (a ``DASK_`` variable, or its configuration folder), so the run may not
+    be local; a folder that cannot be looked at (a HOME this user may not enter) is taken for one, for Dask to read."""
+    if any(k.startswith("DASK_") for k in os.environ):
+        return True
+    try:
+        return Path("~/.config/dask").expanduser().exists()
+    except OSError:
+        return True
+
+
 def worker_pids() -> set[int]:
     """The process ids of this process's live worker processes (multiprocessing's own, public, list of its
     children: the pool's workers are the only ones ``grade`` starts)."""

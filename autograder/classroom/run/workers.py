@@ -16,7 +16,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from ... import timing
-from .retries import worker_pids, worker_pool
+from .retries import dask_configured, worker_pids, worker_pool
 
 _early: dict[int, ProcessPoolExecutor] = {}  # jobs -> the pool started for them, until the run takes it
 _started: dict[int, set[int]] = {}  # jobs -> the process ids of that pool's workers started here
@@ -62,17 +62,6 @@ def start(
     global _starting
     _starting = threading.Thread(target=_start_pools, args=(pools,), name="the first workers", daemon=True)
     _starting.start()
-
-
-def dask_configured() -> bool:
-    """Whether Dask may be configured here (a ``DASK_`` variable, or its configuration folder), so the run may not
-    be local; a folder that cannot be looked at (a HOME this user may not enter) is taken for one, for Dask to read."""
-    if any(k.startswith("DASK_") for k in os.environ):
-        return True
-    try:
-        return Path("~/.config/dask").expanduser().exists()
-    except OSError:
-        return True
 
 
 def _start_pools(pools: dict[int, ProcessPoolExecutor]) -> None:
