@@ -123,12 +123,10 @@ def cmd_grade(args) -> int:
     import signal
     import time
 
-    def sweep() -> None:  # what killed grading processes left: their sandboxes and cgroups, then their folders
-        from .sandbox.leftovers import end_leftovers
-        from .scratch import sweep as sweep_folders
+    def sweep() -> None:  # what killed grading processes left: their sandboxes, cgroups and folders
+        from .sandbox.leftovers import sweep
 
-        end_leftovers()
-        sweep_folders()
+        sweep()
 
     started = time.time()
     previous = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM ends a run as Ctrl-C does

@@ -31,6 +31,11 @@ NAME = re.compile(r"^kit-.+-(\d+)\.(\d+)\.(\d+)-[a-z0-9_]+$")
 FIXED = Path("/tmp")  # where the kit makes a folder that must not move with TMPDIR (sockets, the bind stage)
 
 
+def places() -> tuple[Path, ...]:
+    """Where the kit makes its folders: the temporary directory and :data:`FIXED`."""
+    return tuple(dict.fromkeys((Path(tempfile.gettempdir()), FIXED)))
+
+
 def _started(pid: int | str) -> int | None:
     """The start time of process ``pid`` (field 22 of its stat, clock ticks since boot), None if there is none or
     it has ended (a zombie: dead, not yet reaped)."""
@@ -89,7 +94,7 @@ def sweep(*folders: str | Path) -> list[Path]:
     user and whose maker has ended; what was removed.  Nothing else is touched: another user's folder, a link, a
     file, a folder of a live process or of another pid namespace."""
     removed = []
-    for where in dict.fromkeys(Path(f) for f in (folders or (tempfile.gettempdir(), FIXED))):
+    for where in dict.fromkeys(Path(f) for f in (folders or places())):
         try:
             names = [n for n in os.listdir(where) if n.startswith("kit-")]
         except OSError:

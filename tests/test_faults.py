@@ -159,16 +159,6 @@ def test_a_killed_worker_costs_a_retry_and_never_another_students_grade(tmp_path
     assert grades(course)["victim"][0] == 40, again.stdout[-3000:]
 
 
-def descendants(pid: int) -> set[int]:
-    every = leftovers.processes()
-    found, grew = {pid}, True
-    while grew:
-        below = {p for p, (parent, _) in every.items() if parent in found} - found
-        found |= below
-        grew = bool(below)
-    return found - {pid}
-
-
 def test_grade_killed_alone_leaves_nothing_running_and_the_next_run_sweeps_the_rest(tmp_path):
     """`grade` itself killed (SIGKILL, its process only: the OOM killer's way) in the middle of a student: every
     process it started (workers, fork servers, sandboxes, kernels) ends within seconds, and the next run grades the
@@ -187,7 +177,7 @@ def test_grade_killed_alone_leaves_nothing_running_and_the_next_run_sweeps_the_r
     deadline = time.monotonic() + 300
     while not any(autograded.glob("*.ipynb")) and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    started = descendants(run.pid)
+    started = leftovers.descendants({run.pid})
     assert run.poll() is None and started, "the run ended before it could be killed"
     os.kill(run.pid, signal.SIGKILL)
     run.wait()

@@ -33,12 +33,7 @@ time.sleep(3600)
 
 
 def descendants(pid: int) -> set[int]:
-    found, grew = {pid}, True
-    while grew:
-        below = {p for p, (parent, _) in leftovers.processes().items() if parent in found} - found
-        found |= below
-        grew = bool(below)
-    return found - {pid}
+    return leftovers.descendants({pid})
 
 
 def sandbox(folder: Path) -> tuple[subprocess.Popen, int, set[int]]:

@@ -250,9 +250,7 @@ class SandboxedKernelManager(HookedKernelManager):
         from .forked import placeholder_death, sandbox_killed, server_death
 
         killed = sandbox_killed(getattr(self.provisioner, "process", None) if self.provisioner else None)
-        if (
-            self._fork_server is None
-        ):  # started the ordinary way: bubblewrap's own status is the kernel's, unless killed
+        if self._fork_server is None:  # started the ordinary way: bubblewrap's status is the kernel's, unless killed
             return killed
         return server_death(self._fork_server) or placeholder_death(self._sandbox_process) or killed
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 import time
 from contextlib import suppress
 from pathlib import Path
 
-from ..scratch import FIXED, alive, ended
+from ..scratch import alive, ended, places
+from ..scratch import sweep as sweep_folders
 from . import cgroups
 from .forked import ALIVE
 
@@ -60,19 +60,26 @@ def leftovers(*folders: str | Path) -> set[int]:
     """The sandboxes' processes (:func:`started_by_the_kit`) whose command names a folder of an ended maker in
     ``folders`` (by default where the kit makes them: the temporary directory and /tmp), and every process under
     them."""
-    where = tuple(str(Path(f)) for f in (folders or (tempfile.gettempdir(), FIXED)))
+    where = tuple(str(Path(f)) for f in (folders or places()))
     every = processes()
-    found = {
+    roots = {
         pid
         for pid, (_, command) in every.items()
         if started_by_the_kit(command) and names_an_ended_maker(command, where)
     }
-    grew = True
+    return roots | descendants(roots, every)
+
+
+def descendants(roots: set[int], every: dict[int, tuple[int, list[str]]] | None = None) -> set[int]:
+    """Every process under ``roots`` (by their parents, as :func:`processes` reads them: children a thread started
+    too)."""
+    every = processes() if every is None else every
+    found, grew = set(roots), True
     while grew:
         below = {pid for pid, (parent, _) in every.items() if parent in found} - found
         found |= below
         grew = bool(below)
-    return found
+    return found - set(roots)
 
 
 def end_leftovers(*folders: str | Path) -> list[int]:
@@ -89,3 +96,10 @@ def end_leftovers(*folders: str | Path) -> list[int]:
         time.sleep(0.01)
     cgroups.sweep()
     return killed
+
+
+def sweep() -> None:
+    """What killed grading processes left: their sandboxes and cgroups ended (:func:`end_leftovers`), then their
+    folders removed (``autograder.scratch.sweep``)."""
+    end_leftovers()
+    sweep_folders()

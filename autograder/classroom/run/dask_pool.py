@@ -49,7 +49,7 @@ from ... import timing
 from ...config import CONFIG_FILE, GradingOptions
 from ...course import Assignment, Course
 from ...grading.results import Status, StudentResult
-from ...scratch import private_folder, sweep
+from ...scratch import private_folder
 
 SCHEDULER_KEY = "scheduler-address"  # Dask's own config key; DASK_SCHEDULER_ADDRESS sets it
 
@@ -209,10 +209,9 @@ def parcel_assignment(scratch: Path, parcel: Parcel) -> Assignment:
 
 
 def _grade_in_scratch(parcel: Parcel) -> Returned:
-    from ...sandbox.leftovers import end_leftovers
+    from ...sandbox.leftovers import sweep
 
-    end_leftovers()  # what the grading processes killed on this machine before left: sandboxes, cgroups, folders
-    sweep()
+    sweep()  # what the grading processes killed on this machine before left: sandboxes, cgroups, folders
     scratch = private_folder(parcel.student)
     try:
         (scratch / CONFIG_FILE).write_bytes(parcel.config)
