@@ -56,11 +56,19 @@ def check(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-# what a kernel imports as it starts, after the modules above (not ipykernel.debugger: it looks for debugpy)
+# what a kernel imports as it starts, after the modules above (not ipykernel.debugger: it looks for debugpy), and
+# what it imports to show its first traceback (a cell of a stub or of a mistake raises: most notebooks of a class)
 LATER = (
     "IPython.core.completerlib",
     "IPython.core.debugger",
+    "IPython.core.logger",
+    "IPython.core.oinspect",
     "IPython.extensions.storemagic",
+    "IPython.utils.wildcard",
+    "fractions",
+    "pygments.formatters.terminal256",
+    "pygments.styles.default",
+    "stack_data",
     "sqlite3",
     "tornado.gen",
     "tornado.locks",
@@ -71,7 +79,7 @@ LATER = (
 
 
 def preload() -> None:
-    """What every grading kernel imports before it runs a cell; nothing else."""
+    """What every grading kernel imports before it runs a cell, or to show a traceback; nothing else."""
     sys.modules["debugpy"] = None  # as in the sandbox, where debugpy's folder is empty: no debugger
     import ipykernel.ipkernel  # noqa: F401
     import ipykernel.kernelapp  # noqa: F401
