@@ -66,6 +66,7 @@ LATER = (
     "IPython.extensions.storemagic",
     "IPython.utils.wildcard",
     "fractions",
+    "numpy.ma",  # (np.unique imports it on first use: three of the course's five notebooks call it)
     "pygments.formatters.terminal256",
     "pygments.styles.default",
     "stack_data",
