@@ -18,12 +18,15 @@ from ..cells import cell_name, hidden_calls, is_test_cell
 from ..config import KIT_DEATH_RETRIES, KitConfig
 from . import kernel_ahead
 from .checker import VERDICTS, Checker
+from .output_schema import install as check_outputs_compiled
 from .results import BUDGET_ENAME, DEAD_ENAME, LIMIT_ENAME
 
 # notebook metadata key of the executor's record ({"seconds": how long the notebook ran}); results read it back
 TIMING_KEY = "kit_execution"
 GRADING_CLIENT = "autograder.grading.kernel_client.GradingKernelClient"
 KIT_DEATH = "KitKernelDeath"  # the error that ends a notebook whose kernel the kit's side killed every time
+
+check_outputs_compiled()  # each output the kernels send is checked against the schema compiled once (output_schema)
 
 
 class KitKernelDeath(RuntimeError):
