@@ -17,6 +17,7 @@ import re
 import shutil
 from pathlib import Path
 
+import nbformat
 from jinja2 import pass_context
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
@@ -185,6 +186,22 @@ class RememberedHighlight(Highlight2HTML):
         magics = (metadata or {}).get("magics_language")
         options = json.dumps(self.extra_formatter_options, sort_keys=True, default=repr)
         return _highlighted(source, language, magics, self.pygments_lexer, options)
+
+
+def highlight_given_code(notebooks: list[Path]) -> None:
+    """Highlight the code cells of ``notebooks`` now, as a feedback page of a graded notebook would: the given code
+    (the self-check helpers: some 550 lines in each notebook, 50 ms of Pygments each) is the same in every
+    submission.  Run once in the run's fork server (``classroom/run/warm.py``), it spares each worker its own first
+    time, as :class:`RememberedHighlight` spares it every later student's.  The lexer is the one a grading kernel
+    names for the graded notebook (ipykernel's); options are the exporter's defaults."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    lexer = IPythonKernel.language_info["pygments_lexer"]
+    options = json.dumps(Highlight2HTML().extra_formatter_options, sort_keys=True, default=repr)
+    for path in notebooks:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code":
+                _highlighted(cell.source, None, None, lexer, options)
 
 
 @functools.lru_cache(maxsize=4096)
