@@ -52,7 +52,7 @@ def _leave(signum, _frame) -> None:
 # from it with all of it imported, instead of each spawned Python importing it again.
 PRELOAD = ["autograder.grading.canary", "autograder.grading.grade", "autograder.classroom.run.batch"]
 # then, where two workers or more grade students, what each would work out the first time it grades, worked out once
-# (the feedback pages' highlighting of the given code: about 0.65 s of CPU, that much later a first worker's start)
+# (the feedback pages' templates, highlighting and Markdown: about 1 s of CPU, that much later a first worker's start)
 WARM = "autograder.classroom.run.warm"
 _warm = False
 

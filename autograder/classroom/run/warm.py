@@ -4,7 +4,7 @@ by each worker forked from this process.
 
 - What the feedback pages of the kit's own assignment, as released, work out and keep
   (``grading.feedback.render_ahead``): the templates compiled, the given code highlighted, the Markdown rendered:
-  about 0.35 s of CPU a worker spent on its first student's pages.  A course whose notebooks differ finds less of
+  0.3 to 0.9 s of CPU a worker spent on its first student's pages.  A course whose notebooks differ finds less of
   it: the rest is worked out in each worker, as before.
 - nbformat's validators of a whole notebook, strict and relaxed (fastjsonschema compiles the schema for each: about
   0.1 s), which nbconvert and nbgrader call on every notebook.
