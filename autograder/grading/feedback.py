@@ -17,8 +17,7 @@ import re
 import shutil
 from pathlib import Path
 
-import nbformat
-from jinja2 import BytecodeCache, pass_context
+from jinja2 import pass_context
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
@@ -115,28 +114,6 @@ MARKDOWN_KEPT = 4096  # Markdown cells a worker keeps the rendered HTML of
 _rendered_markdown: dict[tuple[str, str], str] = {}
 
 
-class CompiledTemplates(BytecodeCache):
-    """Jinja's compiled templates kept in this process for every environment the exporter makes: an environment of
-    another configuration (another course) compiles none of them again.  Jinja files each one under its template's
-    name and file and checks it against the template's source (and Jinja's and Python's versions) as it loads it;
-    the compiled code depends besides only on the environment's settings, which nbconvert fixes but for async
-    rendering (a store each, ``_compiled_templates``)."""
-
-    def __init__(self):
-        super().__init__()
-        self.kept: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket):
-        if bucket.key in self.kept:
-            bucket.bytecode_from_string(self.kept[bucket.key])
-
-    def dump_bytecode(self, bucket):
-        self.kept[bucket.key] = bucket.bytecode_to_string()
-
-
-_compiled_templates = {False: CompiledTemplates(), True: CompiledTemplates()}
-
-
 class FeedbackExporter(HTMLExporter):
     """nbconvert's HTMLExporter with what a grading worker repeats for every student done once, and the same page.
 
@@ -170,9 +147,7 @@ class FeedbackExporter(HTMLExporter):
         if key not in _environments:
             if len(_environments) >= ENVIRONMENTS_KEPT:
                 _environments.clear()
-            environment = super()._create_environment()
-            environment.bytecode_cache = _compiled_templates[bool(self.enable_async)]
-            _environments[key] = environment
+            _environments[key] = super()._create_environment()
         return _environments[key]
 
     def from_notebook_node(self, nb, resources=None, **kw):
@@ -210,43 +185,6 @@ class RememberedHighlight(Highlight2HTML):
         magics = (metadata or {}).get("magics_language")
         options = json.dumps(self.extra_formatter_options, sort_keys=True, default=repr)
         return _highlighted(source, language, magics, self.pygments_lexer, options)
-
-
-def kit_page_config():
-    """The configuration a worker's feedback exporter has, on nbgrader's defaults: the kit's page, and where nbgrader's
-    GenerateFeedback points its template for bootstrap.min.css."""
-    from traitlets.config import Config
-
-    config = Config()
-    use_kit_feedback(config)
-    nbgrader_static = Path(__import__("nbgrader").__file__).parent / "server_extensions" / "formgrader" / "static"
-    config.HTMLExporter.extra_template_paths = [str(nbgrader_static / "node_modules" / "bootstrap" / "dist" / "css")]
-    return config
-
-
-def render_ahead(notebooks: list[Path]) -> None:
-    """Render the feedback page of each of ``notebooks`` as a worker renders a graded notebook's (the kernel's
-    language named, as grading names it) and throw it away, so that what a page works out and the process keeps is
-    worked out: the templates compiled (:class:`CompiledTemplates`), the given code highlighted
-    (:class:`RememberedHighlight`: some 550 lines of self-check helpers in each notebook, 50 ms of Pygments each), the
-    assignment's Markdown rendered (:meth:`FeedbackExporter.markdown2html`).  Run once in the run's fork server
-    (``classroom/run/warm.py``), it spares each worker its own first time.  The configuration is the kit's page on
-    nbgrader's defaults; a course that configures the page otherwise finds fewer of these (its pages are the same)."""
-    from ipykernel.ipkernel import IPythonKernel
-
-    config = kit_page_config()
-    for path in notebooks:
-        nb = nbformat.read(path, as_version=4)
-        nb.metadata["language_info"] = dict(IPythonKernel.language_info)
-        for cell in nb.cells:  # as nbgrader's GetGrades and the kit's SummariseFeedback leave a page's notebook
-            if is_graded_cell(cell):
-                cell.metadata["nbgrader"]["score"] = 0.0
-        resources = {
-            "nbgrader": {"notebook": path.stem, "score": 0.0, "max_score": 0.0, "late_penalty": 0.0},
-            "kit_feedback": {"failed": []},
-            "inlining": {"css": [CSS.read_text(encoding="utf-8")]},
-        }
-        FeedbackExporter(config=config).from_notebook_node(nb, resources)
 
 
 @functools.lru_cache(maxsize=4096)

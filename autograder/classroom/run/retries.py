@@ -51,24 +51,14 @@ def _leave(signum, _frame) -> None:
 # per run, in multiprocessing's fork server, and every worker of the run (the canary's own process too) is forked
 # from it with all of it imported, instead of each spawned Python importing it again.
 PRELOAD = ["autograder.grading.canary", "autograder.grading.grade", "autograder.classroom.run.batch"]
-# then, where two workers or more grade students, what each would work out the first time it grades, worked out once
-# (the feedback pages' templates, highlighting and Markdown: about 1 s of CPU, that much later a first worker's start)
-WARM = "autograder.classroom.run.warm"
-_warm = False
-
-
-def warm_workers(warm: bool) -> None:
-    """Whether the run's fork server imports :data:`WARM` too; said before the run's first pool is made."""
-    global _warm
-    _warm = warm
 
 
 def worker_context():
     """multiprocessing's "forkserver": a fresh Python, started as a spawned one is (nothing of this process's state),
-    that imports :data:`PRELOAD` (and :data:`WARM`, :func:`warm_workers`) and forks each worker; a worker gets this
-    process's paths and working folder as a spawned one does, and its environment from :func:`start_worker`."""
+    that imports :data:`PRELOAD` and forks each worker; a worker gets this process's paths and working folder as a
+    spawned one does, and its environment from :func:`start_worker`."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD + [WARM] * _warm)
+    context.set_forkserver_preload(PRELOAD)
     return context
 
 

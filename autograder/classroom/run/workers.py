@@ -16,7 +16,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from ... import timing
-from .retries import dask_configured, warm_workers, worker_pids, worker_pool
+from .retries import dask_configured, worker_pids, worker_pool
 
 _early: dict[int, ProcessPoolExecutor] = {}  # jobs -> the pool started for them, until the run takes it
 _started: dict[int, set[int]] = {}  # jobs -> the process ids of that pool's workers started here
@@ -52,9 +52,8 @@ def start(
     except Exception:  # noqa: BLE001 - the run itself reports a broken course
         return
     workers = max(1, grading.jobs)
-    count = len(students) if students else _submissions(root, assignment)
-    warm_workers(min(workers, count) > 1)
     pools = {workers: worker_pool(workers)}
+    count = len(students) if students else _submissions(root, assignment)
     if grading.canary_beside and count <= workers and not _canary_remembered(root):
         pools[CANARY] = worker_pool(1)  # a new course: its canary graded beside the students
     _early.update(pools)

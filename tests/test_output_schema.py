@@ -1,8 +1,5 @@
-"""What grading works out once, not again for every output or every worker.
-
-Each output a kernel sends is checked against nbformat's schema compiled once (``autograder/grading/output_schema.py``):
-it refuses exactly what nbformat refuses, with nbformat's own error.  What a run's fork server works out ahead for its
-workers' feedback pages (``autograder/classroom/run/warm.py``) is what a worker's page looks up."""
+"""Each output a kernel sends is checked against nbformat's schema compiled once (``autograder/grading/output_schema.py``):
+it refuses exactly what nbformat refuses, with nbformat's own error."""
 
 from __future__ import annotations
 
@@ -13,16 +10,6 @@ import pytest
 from nbformat.v4 import nbbase, output_from_msg
 
 from autograder.grading import output_schema
-from autograder.grading.feedback import (
-    FeedbackExporter,
-    RememberedHighlight,
-    _compiled_templates,
-    _highlighted,
-    kit_page_config,
-    render_ahead,
-)
-
-from .conftest import REPO
 
 # outputs as a kernel (or a student's code posing as one) may send them: valid ones of every type, and the ways
 # one can be wrong (a missing key, an extra key, a wrong type, a bad name or count, not an object at all)
@@ -76,35 +63,3 @@ def test_the_grading_process_builds_outputs_with_the_compiled_check():
     bad = {"header": {"msg_type": "error"}, "content": {"ename": "E", "evalue": "x", "traceback": "not a list"}}
     with pytest.raises(nbformat.ValidationError):
         output_from_msg(bad)
-
-
-def test_a_page_rendered_ahead_leaves_what_a_workers_page_looks_up():
-    """The fork server's head start (classroom/run/warm.py) fills the very entries a worker's page looks up: the given
-    code highlighted with the lexer and options of a graded notebook's page, and the templates compiled, which an
-    environment of another configuration (a course's) then loads instead of compiling; the pages are the same."""
-    from jinja2 import Environment
-
-    notebooks = sorted((REPO / "release" / "embeddings").glob("*.ipynb"))
-    _highlighted.cache_clear()
-    for kept in _compiled_templates.values():
-        kept.kept.clear()
-    render_ahead(notebooks)
-    ahead = _highlighted.cache_info()
-    assert ahead.misses > 0 and _compiled_templates[False].kept
-    page_filter = RememberedHighlight(pygments_lexer="ipython3")  # as FeedbackExporter makes it for a graded notebook
-    for path in notebooks:
-        for cell in nbformat.read(path, as_version=4).cells:
-            if cell.cell_type == "code":
-                page_filter(cell.source, metadata=cell.metadata)
-    assert _highlighted.cache_info().misses == ahead.misses  # every lookup was a hit
-    source = nbformat.read(notebooks[0], as_version=4).cells[1].source
-    assert page_filter(source) == _highlighted.__wrapped__(source, None, None, "ipython3", "{}")
-    # a template compiled ahead is loaded, not compiled, by another environment; it renders the same
-    compiled = []
-    loader = FeedbackExporter(config=kit_page_config())._create_environment().loader
-    other = Environment(loader=loader, extensions=["jinja2.ext.loopcontrols"])
-    other.bytecode_cache = _compiled_templates[False]
-    original_compile = other.compile
-    other.compile = lambda *a, **k: compiled.append(a) or original_compile(*a, **k)
-    other.get_template("page.html.j2")
-    assert not compiled
