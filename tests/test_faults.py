@@ -452,12 +452,14 @@ def child_processes(pid: int) -> list[int]:
 
 class KernelStopper(WorkerKiller):
     """Stops (SIGSTOP) every kernel the fork server of ``victim``'s grading worker has forked (the notebook's, and
-    the one started ahead for the next), once a notebook is autograded: kernels that never answer again."""
+    the one started ahead for the next) as soon as the worker has one: kernels that never answer again.  (Waiting
+    for a notebook autograded first left a window of a few hundred milliseconds before the victim's last notebook
+    was done: a stop after it hung nothing, and the test failed on a run that had nothing to find.)"""
 
     def run(self):
         while not self.stop and not self.killed:
             pid = self.worker()
-            if pid and any(self.autograded.glob("*.ipynb")):
+            if pid:
                 for server in child_processes(pid):
                     with contextlib.suppress(OSError):
                         if b"forkserver" not in Path(f"/proc/{server}/cmdline").read_bytes():
