@@ -55,6 +55,15 @@ def submitted(course: Path) -> set[str]:
         return {s.student.id for s in gb.find_assignment(ASSIGNMENT).submissions}
 
 
+def has_a_notebook(folder: Path) -> bool:
+    """Whether ``folder`` holds an autograded notebook; one the run removes while it is looked into (it does, as it
+    grades a student anew) holds none yet."""
+    try:
+        return any(folder.glob("*.ipynb"))
+    except OSError:
+        return False
+
+
 class WorkerKiller(threading.Thread):
     """Kills (SIGKILL) the grading worker process that grades ``victim``, once it has autograded a notebook
     (so that part of its grading is in the gradebook): once, or every time (``times``)."""
@@ -72,16 +81,10 @@ class WorkerKiller(threading.Thread):
             return None
         return pid if pid not in self.killed else None
 
-    def graded_a_notebook(self) -> bool:
-        try:
-            return any(self.autograded.glob("*.ipynb"))
-        except OSError:  # the run removes the folder and makes it again as it grades the victim anew
-            return False
-
     def run(self):
         while not self.stop and len(self.killed) < self.times:
             pid = self.worker()
-            if pid and self.graded_a_notebook():
+            if pid and has_a_notebook(self.autograded):
                 os.kill(pid, signal.SIGKILL)
                 self.killed.append(pid)
             time.sleep(0.05)
@@ -181,7 +184,7 @@ def test_grade_killed_alone_leaves_nothing_running_and_the_next_run_sweeps_the_r
     )
     autograded = Course(course).folder("autograded", ASSIGNMENT, "alice")
     deadline = time.monotonic() + 300
-    while not any(autograded.glob("*.ipynb")) and run.poll() is None and time.monotonic() < deadline:
+    while not has_a_notebook(autograded) and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     started = leftovers.descendants({run.pid})
     assert run.poll() is None and started, "the run ended before it could be killed"
@@ -413,7 +416,7 @@ class WorkerStopper(WorkerKiller):
     def run(self):
         while not self.stop and not self.killed:
             pid = self.worker()
-            if pid and any(self.autograded.glob("*.ipynb")):
+            if pid and has_a_notebook(self.autograded):
                 os.kill(pid, signal.SIGSTOP)
                 self.killed.append(pid)
             time.sleep(0.05)
@@ -430,7 +433,7 @@ class GradebookLocker(WorkerKiller):
 
     def run(self):
         while not self.stop and not self.killed:
-            if self.worker() and any(self.autograded.glob("*.ipynb")):
+            if self.worker() and has_a_notebook(self.autograded):
                 con = sqlite3.connect(self.db, timeout=60, isolation_level=None)
                 con.execute("BEGIN EXCLUSIVE")
                 self.killed.append(0)
