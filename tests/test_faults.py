@@ -454,20 +454,24 @@ def child_processes(pid: int) -> list[int]:
 
 
 class KernelStopper(WorkerKiller):
-    """Stops (SIGSTOP) every kernel the fork server of ``victim``'s grading worker has forked (the notebook's, and
-    the one started ahead for the next) as soon as the worker has one: kernels that never answer again.  (Waiting
-    for a notebook autograded first left a window of a few hundred milliseconds before the victim's last notebook
-    was done: a stop after it hung nothing, and the test failed on a run that had nothing to find.)"""
+    """Stops (SIGSTOP) every kernel that the fork server of ``victim``'s first grading worker forks, for as long as
+    that worker lives: kernels that never answer again.  A kernel is a child of the fork server in a PID namespace
+    of its own (a sandbox's); the server's other children are its handlers, each waiting for the next request, and
+    are left alone.  (Stopping once, whatever children the server had at that moment, stopped at times only the
+    waiting handler after the worker's last request: nothing hung, and the test failed on a run with no fault.)
+    The worker that grades the victim anew, after the watch killed the first, is not touched."""
 
     def run(self):
-        while not self.stop and not self.killed:
-            pid = self.worker()
-            if pid:
-                for server in child_processes(pid):
-                    with contextlib.suppress(OSError):
-                        if b"forkserver" not in Path(f"/proc/{server}/cmdline").read_bytes():
-                            continue
-                        for kernel in child_processes(server):
+        worker = None
+        while not self.stop:
+            worker = worker or self.worker()
+            for server in child_processes(worker) if worker else []:
+                with contextlib.suppress(OSError):
+                    if b"forkserver" not in Path(f"/proc/{server}/cmdline").read_bytes():
+                        continue
+                    own = os.readlink(f"/proc/{server}/ns/pid")
+                    for kernel in child_processes(server):
+                        if kernel not in self.killed and os.readlink(f"/proc/{kernel}/ns/pid") != own:
                             os.kill(kernel, signal.SIGSTOP)
                             self.killed.append(kernel)
             time.sleep(0.05)
