@@ -144,3 +144,37 @@ def test_nbgrader_read_by_the_kit_leaves_its_server_extensions_until_a_server_lo
     assert found["real"] is True, found
     assert found["others"] == ["Deferred"] * 3, found
     assert "jupyter_server" in found["after"], found  # the real extension imported what it needs
+
+
+WAITING_PROBE = """
+import json, os, sys, tempfile, zipfile
+import autograder, nbgrader.api, nbgrader.utils
+from nbgrader.auth import jupyterhub
+before = {"requests": type(sys.modules["requests"]).__name__, "setuptools": "setuptools" in sys.modules}
+folder = tempfile.mkdtemp()
+with zipfile.ZipFile(os.path.join(folder, "hand-in.zip"), "w") as archive:
+    archive.writestr("ada/lesson.ipynb", "{}")
+os.mkdir(os.path.join(folder, "out"))
+nbgrader.utils.unzip(os.path.join(folder, "hand-in.zip"), os.path.join(folder, "out"))
+import setuptools.archive_util as real
+print(json.dumps({
+    "before": before,
+    "unzipped": sorted(str(p.relative_to(folder)) for p in __import__("pathlib").Path(folder, "out").rglob("*")),
+    "real archive_util": real.unpack_zipfile.__module__ == "setuptools.archive_util" and hasattr(real, "UnrecognizedFormat"),
+    "requests": jupyterhub.requests.codes.ok,
+    "requests real": type(sys.modules["requests"]).__name__ == "module" and sys.modules["requests"].Session.__name__,
+}))
+"""
+
+
+def test_nbgraders_requests_and_setuptools_wait_for_their_first_use_and_then_work():
+    """``nbgrader.api`` imports ``requests`` (for its JupyterHub authenticator) and ``nbgrader.utils`` setuptools'
+    archive_util (to unzip): about 0.1 s of CPU together in each kit process that reads a gradebook, for what grading
+    never calls. Both wait for their first use (``autograder/lean_imports.py``) and then are the real ones."""
+    run = subprocess.run([sys.executable, "-c", WAITING_PROBE], env=ENV, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["before"] == {"requests": "Deferred", "setuptools": False}, found
+    assert found["unzipped"] == ["out/ada", "out/ada/lesson.ipynb"], found
+    assert found["real archive_util"] is True, found
+    assert found["requests"] == 200 and found["requests real"] == "Session", found
