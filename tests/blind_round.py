@@ -28,7 +28,7 @@ async def _start(fork: bool, folder: str):
     from traitlets.config import Config
 
     from autograder.channel import ENV as CHANNEL_ENV
-    from autograder.sandbox import SandboxedKernelManager
+    from autograder.sandbox.kernel_manager import SandboxedKernelManager
 
     config = Config()
     config.SandboxedKernelManager.fork_kernels = fork

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from traitlets.config import Config
 
-from autograder.sandbox import SandboxedKernelManager, forked
+from autograder.sandbox import forked
+from autograder.sandbox.kernel_manager import SandboxedKernelManager
 
 from .conftest import kernels_of_server, sandbox_or_skip
 

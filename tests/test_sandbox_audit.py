@@ -122,7 +122,7 @@ def test_no_process_of_the_sandbox_is_root_on_the_machine(tmp_path, way):
 
     from traitlets.config import Config
 
-    from autograder.sandbox import SandboxedKernelManager
+    from autograder.sandbox.kernel_manager import SandboxedKernelManager
 
     from .audit import assert_not_root, host_ids
 

@@ -73,7 +73,7 @@ class BudgetedExecute(Execute):
         super().__init__(*args, **kwargs)
         self._place, self._ahead = None, None  # this notebook's kernel place and kernel started ahead
         if self.sandbox:  # nbgrader's Execute pins AsyncKernelManager; swap in the sandboxed one
-            from ..sandbox import SandboxedKernelManager
+            from ..sandbox.kernel_manager import SandboxedKernelManager
 
             self.kernel_manager_class = SandboxedKernelManager
 

@@ -18,25 +18,23 @@ network namespace; the sandbox's root is read-only, and every place it can write
 If ``bwrap`` is missing the kit refuses to grade unless sandboxing is switched off explicitly
 (``AUTOGRADER_SANDBOX=off``, or ``c.KitConfig.sandbox = False``: see ``autograder.config``), and says so.
 
-This module only hands on the names the rest of the kit uses.  The rooms: ``bubblewrap`` (bwrap's command,
-and whether bubblewrap works here), ``identity`` (whose the kernel is on the machine: never uid 0),
-``system_view`` (what of the machine the kernel sees: an allow list),
-``kernel_manager`` (the kernel manager that starts each kernel in its sandbox), ``forked`` and
-``forkserver`` (kernels forked into their sandboxes), ``limits``, ``cgroups``, ``arguments`` and
-``watchdog`` (the resource limits), ``seccomp`` (the system-call filter every kernel runs under: an allow list),
-``summary`` (what ``grade`` prints about the limits), ``leftovers`` (what a killed grading process leaves running of its
-sandboxes, ended).
+This module only hands on the names the rest of the kit uses, all but the kernel manager: import that from
+``kernel_manager``, as it imports jupyter_client, which ``grade``'s own process (it starts no kernel) goes without.
+The rooms: ``bubblewrap`` (bwrap's command, and whether bubblewrap works here), ``identity`` (whose the kernel is on
+the machine: never uid 0), ``system_view`` (what of the machine the kernel sees: an allow list), ``kernel_manager``
+(the kernel manager that starts each kernel in its sandbox), ``forked`` and ``forkserver`` (kernels forked into their
+sandboxes), ``limits``, ``cgroups``, ``arguments`` and ``watchdog`` (the resource limits), ``seccomp`` (the
+system-call filter every kernel runs under: an allow list), ``summary`` (what ``grade`` prints about the limits),
+``leftovers`` (what a killed grading process leaves running of its sandboxes, ended).
 """
 
 from .bubblewrap import SandboxUnavailable, bwrap_command, bwrap_path, check_sandbox, choose_sandbox
-from .kernel_manager import SandboxedKernelManager
 from .summary import describe
 from .system_view import PACKAGE_DIR
 
 __all__ = [
     "PACKAGE_DIR",
     "SandboxUnavailable",
-    "SandboxedKernelManager",
     "bwrap_command",
     "bwrap_path",
     "check_sandbox",
