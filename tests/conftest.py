@@ -516,6 +516,7 @@ IN_PROCESS = {
     "test_check_consistency.py": None,
     "test_docs.py": None,
     "test_faults.py": {"test_a_gradebook_error_is_told_without_the_drivers_text"},
+    "test_highlight_store.py": None,
     "test_generated_mutants.py": None,
     "test_gradcheck.py": None,
     "test_grading_options.py": None,

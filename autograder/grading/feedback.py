@@ -23,7 +23,8 @@ from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..cells import grade_id, is_graded_cell, is_solution_cell, is_test_cell
+from ..cells import grade_id, is_graded_cell, is_locked, is_solution_cell, is_test_cell
+from . import highlight_store
 from .results import cell_failure
 from .verdicts import recorded_verdicts
 
@@ -123,7 +124,8 @@ class FeedbackExporter(HTMLExporter):
     - its Jinja environment, in which the templates (the kit's, nbgrader's, nbconvert's) are compiled: kept per
       process, keyed by everything it is built from (:meth:`_create_environment`);
     - highlighting each code cell's source with Pygments: the test cells and the given code are the same in every
-      submission, so a source is highlighted once per process (:class:`RememberedHighlight`);
+      submission, so a source is highlighted once per process (:class:`RememberedHighlight`), and a locked cell's
+      once for every process of this user (``highlight_store``);
     - rendering each Markdown cell with mistune, most of the template's own time: the assignment's text is the same
       in every submission, so a cell's Markdown is rendered once per process (:meth:`markdown2html`);
     - parsing the whole rendered page again with BeautifulSoup and writing it out again, to give ``alt`` text to
@@ -155,6 +157,8 @@ class FeedbackExporter(HTMLExporter):
         langinfo = nb.metadata.get("language_info", {})
         lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
         highlight_code = self.filters.get("highlight_code", RememberedHighlight(pygments_lexer=lexer, parent=self))
+        if isinstance(highlight_code, RememberedHighlight):
+            highlight_code.locked = {cell.source for cell in nb.cells if cell.cell_type == "code" and is_locked(cell)}
         resources = self._init_resources(resources)
         filter_data_type = WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)
         self.register_filter("highlight_code", highlight_code)
@@ -179,12 +183,27 @@ class FeedbackExporter(HTMLExporter):
 
 
 class RememberedHighlight(Highlight2HTML):
-    """nbconvert's highlighting of a cell's source, remembered per process: a source is highlighted once."""
+    """nbconvert's highlighting of a cell's source, remembered per process: a source is highlighted once; a locked
+    cell's (``locked``: the page's locked code cells' sources) is kept on disk too (``highlight_store``)."""
+
+    locked: frozenset | set = frozenset()
 
     def __call__(self, source, language=None, metadata=None):
         magics = (metadata or {}).get("magics_language")
         options = json.dumps(self.extra_formatter_options, sort_keys=True, default=repr)
+        if source in self.locked:
+            return _stored_highlight(source, language, magics, self.pygments_lexer, options)
         return _highlighted(source, language, magics, self.pygments_lexer, options)
+
+
+@functools.lru_cache(maxsize=1024)
+def _stored_highlight(source: str, language: str | None, magics: str | None, lexer: str, options: str) -> str:
+    name = highlight_store.name_of(source, language, magics, lexer, options)
+    html = highlight_store.read(name)
+    if html is None:
+        html = _highlighted(source, language, magics, lexer, options)
+        highlight_store.write(name, html)
+    return html
 
 
 @functools.lru_cache(maxsize=4096)
