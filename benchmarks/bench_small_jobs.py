@@ -34,6 +34,7 @@ The course set-up, the CPU accounting and the plain-nbgrader anchor are benchmar
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import re
@@ -54,6 +55,7 @@ from autograder.course import ASSIGNMENT, NOTEBOOKS  # noqa: E402
 from autograder.devtools.demo import persona_notebooks  # noqa: E402
 
 CACHE_ENV = "AUTOGRADER_CANARY_CACHE"  # autograder.grading.canary's (not imported: it imports nbgrader)
+HIGHLIGHT_ENV = "AUTOGRADER_HIGHLIGHT_STORE"  # autograder.grading.highlight_store's
 TIMINGS_ENV = "AUTOGRADER_TIMINGS"  # autograder.timing's
 LESSON = NOTEBOOKS[1]  # lesson 2
 KIT = [sys.executable, "-m", "autograder"]
@@ -215,8 +217,12 @@ def cpu_split(trace: str, tree: float, notebooks: int) -> list[str]:
 
 
 def env_without_cache(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in ENV.items() if k != CACHE_ENV}
-    return {**env, **extra}
+    """The kit's environment with nothing remembered: no canary cache, and an empty store of highlighted cells (the
+    user's own, in ~/.cache, holds what earlier gradings highlighted: a first grade there would not start cold)."""
+    env = {k: v for k, v in ENV.items() if k not in (CACHE_ENV, HIGHLIGHT_ENV)}
+    store = tempfile.mkdtemp(prefix="kit-bench-highlighted-")
+    atexit.register(shutil.rmtree, store, True)
+    return {**env, HIGHLIGHT_ENV: store, **extra}
 
 
 def medians(jobs: dict[str, Callable[[], Run]], repeat: int, warm_up: bool) -> dict[str, float]:
