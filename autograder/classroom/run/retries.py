@@ -49,8 +49,14 @@ def _leave(signum, _frame) -> None:
 
 # What grading a student imports (nbgrader, nbconvert, the sandbox, the checks: about 1.5 s of CPU): imported once
 # per run, in multiprocessing's fork server, and every worker of the run (the canary's own process too) is forked
-# from it with all of it imported, instead of each spawned Python importing it again.
-PRELOAD = ["autograder.grading.canary", "autograder.grading.grade", "autograder.classroom.run.batch"]
+# from it with all of it imported, instead of each spawned Python importing it again. The kernel manager (and with it
+# jupyter_client) is named on its own: the grading imports it only as it starts a first kernel.
+PRELOAD = [
+    "autograder.grading.canary",
+    "autograder.grading.grade",
+    "autograder.classroom.run.batch",
+    "autograder.sandbox.kernel_manager",
+]
 
 
 def worker_context():
