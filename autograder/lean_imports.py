@@ -77,29 +77,14 @@ class DeferringFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 FINDER = DeferringFinder()
 
 
-def real_archive_util() -> types.ModuleType:
-    """setuptools' own ``archive_util``, imported now in place of the stand-in (once)."""
-    if isinstance(sys.modules.get(ARCHIVE_UTIL), ArchiveUtilStandIn):
-        del sys.modules[ARCHIVE_UTIL]
-    return importlib.import_module(ARCHIVE_UTIL)
-
-
-class ArchiveUtilStandIn(types.ModuleType):
-    """Stands for ``setuptools.archive_util`` (its package, setuptools, not imported) until a name of it is used."""
-
-    def __getattr__(self, attribute: str):
-        if attribute.startswith("__"):
-            raise AttributeError(attribute)
-        return getattr(real_archive_util(), attribute)
-
-
-def archive_util_stand_in() -> ArchiveUtilStandIn:
-    """The stand-in, with each of :data:`ARCHIVE_FUNCTIONS` a function that calls the real one."""
-    module = ArchiveUtilStandIn(ARCHIVE_UTIL)
+def archive_util_stand_in() -> Deferred:
+    """A :class:`Deferred` for ``setuptools.archive_util`` (put in ``sys.modules`` itself: its package, setuptools,
+    is not imported), with each of :data:`ARCHIVE_FUNCTIONS` a function that calls the real one."""
+    module = Deferred(ARCHIVE_UTIL)
 
     def calling(name: str):
         def function(*args, **kwargs):
-            return getattr(real_archive_util(), name)(*args, **kwargs)
+            return getattr(module.real(), name)(*args, **kwargs)
 
         function.__name__ = function.__qualname__ = name
         return function
