@@ -15,18 +15,17 @@ import pytest
 from autograder.course import ASSIGNMENT
 from autograder.devtools.demo import persona_notebooks
 
-from .conftest import ENV, make_class, scores
+from .conftest import ENV, lingering, make_class, scores
 
 CLASS = 8  # students, one lesson each
 
 
-@pytest.mark.parametrize("how", ["SIGINT to the group", "SIGTERM to grade"])
-def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_on(tmp_path, how):
-    course = tmp_path / "course"
-    lessons = {k: v for k, v in persona_notebooks("reference").items() if k.startswith("01")}  # one lesson each
-    # interrupted after the second is graded: CLASS - 2 still to grade, so that the run is still grading when the
-    # signal comes even on a loaded machine (with four left, one CI-like run had finished all of them first: rc 0)
-    make_class(course, {f"s{i}": lessons for i in range(CLASS)})
+def interrupted_after_two(course, how: str, ctrl_c: object = signal.SIG_DFL):
+    """Start `grade` of the class in ``course`` in a session of its own, its Ctrl-C disposition ``ctrl_c`` (by default
+    that of a terminal's foreground job, whatever the suite was started by: a job put in the background of a shell
+    ignores SIGINT, and its children inherit that), and send it ``how`` once it has said two students were graded.
+    Returns the run, the number graded before the signal, the seconds from the signal to its end, its stdout and
+    stderr after the signal, and all it printed, for a failure's message."""
     run = subprocess.Popen(
         [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(course), "--jobs", "2"],
         env=ENV,
@@ -34,6 +33,7 @@ def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, ctrl_c),
     )
     said, graded = [], 0
     for line in run.stdout:
@@ -50,6 +50,22 @@ def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_
     took = time.monotonic() - stopped_at
     # what the run printed, for a failure: which students it graded and how, before the signal and after, both streams
     shown = f"rc {run.returncode}\n{''.join(said)}---- stdout after the signal:\n{out}---- stderr:\n{err}"
+    return run, graded, took, out, err, shown
+
+
+def one_lesson_class(course, linger: float = 0) -> None:
+    """CLASS students who hand in the reference's first lesson, its first solution cell waiting ``linger`` seconds."""
+    lessons = {k: v for k, v in persona_notebooks("reference").items() if k.startswith("01")}  # one lesson each
+    make_class(course, {f"s{i}": lingering(lessons, linger) if linger else lessons for i in range(CLASS)})
+
+
+@pytest.mark.parametrize("how", ["SIGINT to the group", "SIGTERM to grade"])
+def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_on(tmp_path, how):
+    course = tmp_path / "course"
+    # interrupted after the second is graded: CLASS - 2 still to grade, so that the run is still grading when the
+    # signal comes even on a loaded machine (with four left, one CI-like run had finished all of them first: rc 0)
+    one_lesson_class(course)
+    run, graded, took, out, err, shown = interrupted_after_two(course, how)
     assert graded == 2, f"the run ended before it said two students were graded: {shown}"
     assert run.returncode == 130, shown
     lines = err.strip().splitlines()
@@ -73,4 +89,16 @@ def test_an_interrupted_run_says_what_it_recorded_in_one_line_and_the_next_goes_
     )
     assert again.returncode == 0, again.stderr[-2000:]
     assert f"skipping {recorded} submission(s)" in again.stdout, again.stdout[-2000:]
+    assert len(scores(course)) == CLASS
+
+
+def test_a_run_started_with_ctrl_c_ignored_goes_on_through_it_workers_too(tmp_path):
+    """`nohup grade ...`, or `grade` in the background of a script, ignores Ctrl-C as Unix programs do: a SIGINT to
+    its process group ends nothing, and no student is charged for it (a worker that ended on it had its student
+    recorded as failed: nbgrader swallows the worker's exit)."""
+    course = tmp_path / "course"
+    one_lesson_class(course, linger=1.5)  # the signal finds both workers inside nbgrader, waiting on a cell
+    run, graded, _, out, err, shown = interrupted_after_two(course, "SIGINT to the group", ctrl_c=signal.SIG_IGN)
+    assert graded == 2 and run.returncode == 0, shown
+    assert f"graded {CLASS}, skipped 0 (unchanged), failed 0" in out and "could not" not in out + err, shown
     assert len(scores(course)) == CLASS

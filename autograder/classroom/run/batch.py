@@ -238,14 +238,15 @@ def grade_in_worker(assignment: Assignment, student: str, db_url: str, grading: 
 
 @contextmanager
 def interrupting_workers():
-    """On Ctrl-C or SIGTERM in ``grade``'s own process, its workers are interrupted too (they end their student's
-    grading at once, :func:`.retries.quiet_interrupts`), so that the pool's shutdown does not wait for them."""
+    """On Ctrl-C or SIGTERM in ``grade``'s own process, its workers are stopped too (SIGTERM: they end their student's
+    grading at once, :func:`.retries.quiet_interrupts`, even where Ctrl-C is ignored), so that the pool's shutdown
+    does not wait for them."""
     try:
         yield
     except KeyboardInterrupt:
         for pid in worker_pids():
             with suppress(OSError):
-                os.kill(pid, signal.SIGINT)
+                os.kill(pid, signal.SIGTERM)
         raise
 
 

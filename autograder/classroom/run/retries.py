@@ -28,8 +28,14 @@ HUNG_TWICE = (
 
 def quiet_interrupts() -> None:
     """(In each worker, as it starts) Ctrl-C or SIGTERM ends the worker as a plain exit: its grading's cleanups run
-    (kernels stopped), and no traceback of its own reaches the terminal; ``grade`` says what the run recorded."""
-    signal.signal(signal.SIGINT, _leave)
+    (kernels stopped), and no traceback of its own reaches the terminal; ``grade`` says what the run recorded.
+
+    A ``grade`` started with Ctrl-C ignored (``nohup``, a job put in the background of a script) goes on through it,
+    as Unix programs do, and so do its workers: they see the disposition ``grade`` had (multiprocessing's fork server
+    hands it on), and keep it.  Were they to end on a SIGINT that ``grade`` goes on through, nbgrader would swallow
+    their exit (its ``capture_log`` catches everything) and the run would record their students as failed."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _leave)
     signal.signal(signal.SIGTERM, _leave)
 
 
