@@ -7,6 +7,7 @@ whatever cases it draws, and how long do a notebook's checks take.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import io
 import os
@@ -24,8 +25,9 @@ from . import Mutant
 def load(notebook: str, mutant: Mutant | None = None, repo: Path | None = None) -> tuple[dict, list]:
     """Execute the notebook's non-test cells (the reference, with ``mutant`` applied); return the
     namespace and the test cells as [(grade_id, hidden calls)]."""
-    source = nbformat.read(str(kit_assignment(repo).notebook("source", notebook)), as_version=4)
-    ref = solution_sources(source)
+    path = kit_assignment(repo).notebook("source", notebook)
+    stat = path.stat()
+    cells, ref = _code_cells(str(path), (stat.st_mtime_ns, stat.st_size))
     if mutant is not None and mutant.cell not in ref:
         raise KeyError(
             f"mutant {mutant.name!r}: {notebook} has no solution cell {mutant.cell!r} (it has {sorted(ref)})"
@@ -33,23 +35,40 @@ def load(notebook: str, mutant: Mutant | None = None, repo: Path | None = None) 
     ns: dict = {"__name__": "__student__"}
     tests = []
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        for cell in source.cells:
-            if cell.cell_type != "code":
+        for cell_id, kind, code in cells:
+            if kind == "test":
+                tests.append((cell_id, hidden_calls(code)))
                 continue
-            if is_test_cell(cell):
-                tests.append((grade_id(cell), hidden_calls(cell.source)))
-                continue
-            if mutant is not None and grade_id(cell) == mutant.cell:
+            if mutant is not None and cell_id == mutant.cell:
                 code = mutant.cell_source(ref[mutant.cell])
-            elif is_solution_cell(cell):
-                code = ref[grade_id(cell)]
-            else:
-                code = cell.source
             try:
-                exec(compile(code, "<cell>", "exec"), ns)  # noqa: S102 - the kit's own code and catalogue
+                exec(_compiled(code), ns)  # noqa: S102 - the kit's own code and catalogue
             except Exception:  # noqa: BLE001 - a failing demo cell does not matter here
                 pass
     return ns, tests
+
+
+@functools.lru_cache(maxsize=16)
+def _code_cells(path: str, version: tuple) -> tuple[list, dict]:
+    """The source notebook's code cells as (grade_id, "test" or "code", the source to run: the reference's for a
+    solution cell), and its reference solutions: read once per ``version`` of the file (its mtime and size)."""
+    source = nbformat.read(path, as_version=4)
+    ref = solution_sources(source)
+    cells = []
+    for cell in source.cells:
+        if cell.cell_type != "code":
+            continue
+        if is_test_cell(cell):
+            cells.append((grade_id(cell), "test", cell.source))
+        else:
+            cells.append((grade_id(cell), "code", ref[grade_id(cell)] if is_solution_cell(cell) else cell.source))
+    return cells, ref
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(code: str):
+    """A cell's code object: the same for every namespace it runs in, so compiled once."""
+    return compile(code, "<cell>", "exec")
 
 
 def run_checks(ns: dict, tests: list, seed: int | None = None) -> dict[str, str]:
