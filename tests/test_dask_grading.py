@@ -189,7 +189,16 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     local, remote = tmp_path / "local" / "course", tmp_path / "remote" / "course"
     make_class(local, CLASS)
     make_class(remote, CLASS)
-    kit("grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "2", *CLASS_BUDGET)
+    # the local run goes on meanwhile, on one worker (its hanging student's cell timeout waited out beside the
+    # cluster's, not after it)
+    alongside = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "1"]
+        + CLASS_BUDGET,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     command = on_cluster(remote, cluster, gradebooks["cluster"], *CLASS_BUDGET)
     # the instructor's process killed mid-run (its tasks still running on the cluster) ...
     first = subprocess.Popen(
@@ -211,6 +220,8 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     # ... the next run grades only whoever has no state file yet
     result = kit(*command)
     assert f"skipping {kept} submission(s)" in result.stdout
+    local_said = alongside.communicate(timeout=600)[0]
+    assert alongside.returncode == 0, local_said[-3000:]
     assert sum(f"graded {s}:" in result.stdout or f"FAILED {s}:" in result.stdout for s in CLASS) == len(CLASS) - kept
     assert scores(remote) == scores(local)
     assert scores(remote)["ada"] == 100 and scores(remote)["ben"] == 0
