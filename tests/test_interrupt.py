@@ -56,7 +56,9 @@ def interrupted_after_two(course, how: str, ctrl_c: object = signal.SIG_DFL):
 def one_lesson_class(course, linger: float = 0) -> None:
     """CLASS students who hand in the reference's first lesson, its first solution cell waiting ``linger`` seconds."""
     lessons = {k: v for k, v in persona_notebooks("reference").items() if k.startswith("01")}  # one lesson each
-    make_class(course, {f"s{i}": lingering(lessons, linger) if linger else lessons for i in range(CLASS)})
+    if linger:
+        lessons = lingering(lessons, linger)  # (in place: once for all the students)
+    make_class(course, {f"s{i}": lessons for i in range(CLASS)})
 
 
 @pytest.mark.parametrize("how", ["SIGINT to the group", "SIGTERM to grade"])
