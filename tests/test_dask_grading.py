@@ -185,21 +185,10 @@ def gradebook_rows(db_url: str) -> list[tuple]:
         )
 
 
-def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, gradebooks):
-    local, remote = tmp_path / "local" / "course", tmp_path / "remote" / "course"
-    make_class(local, CLASS)
-    make_class(remote, CLASS)
-    # the local run goes on meanwhile, on one worker (its hanging student's cell timeout waited out beside the
-    # cluster's, not after it)
-    alongside = subprocess.Popen(
-        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "1"]
-        + CLASS_BUDGET,
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    command = on_cluster(remote, cluster, gradebooks["cluster"], *CLASS_BUDGET)
+def cluster_runs(remote: Path, cluster, db_url: str) -> tuple[list[str], int, subprocess.CompletedProcess]:
+    """The class in ``remote`` graded on ``cluster``: a first run killed once two students are recorded, then the
+    run that grades the rest.  Returns the command, how many the first run recorded, and the second run."""
+    command = on_cluster(remote, cluster, db_url, *CLASS_BUDGET)
     # the instructor's process killed mid-run (its tasks still running on the cluster) ...
     first = subprocess.Popen(
         [sys.executable, "-m", "autograder", *command],
@@ -220,8 +209,32 @@ def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, grad
     # ... the next run grades only whoever has no state file yet
     result = kit(*command)
     assert f"skipping {kept} submission(s)" in result.stdout
-    local_said = alongside.communicate(timeout=600)[0]
-    assert alongside.returncode == 0, local_said[-3000:]
+    return command, kept, result
+
+
+def test_a_cluster_grades_a_class_as_the_local_pool_does(tmp_path, cluster, gradebooks):
+    local, remote = tmp_path / "local" / "course", tmp_path / "remote" / "course"
+    make_class(local, CLASS)
+    make_class(remote, CLASS)
+    # the local run goes on meanwhile, on one worker (its hanging student's cell timeout waited out beside the
+    # cluster's, not after it); what it says goes to a file, read once it has ended
+    local_log = tmp_path / "local-grade.log"
+    with local_log.open("w") as log:
+        alongside = subprocess.Popen(
+            [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-dir", str(local), "--jobs", "1"]
+            + CLASS_BUDGET,
+            env=ENV,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        command, kept, result = cluster_runs(remote, cluster, gradebooks["cluster"])
+    except BaseException:
+        alongside.kill()  # the test failed on the cluster's side: the local run is not waited for
+        raise
+    finally:
+        alongside.wait(timeout=600)
+    assert alongside.returncode == 0, local_log.read_text()[-3000:]
     assert sum(f"graded {s}:" in result.stdout or f"FAILED {s}:" in result.stdout for s in CLASS) == len(CLASS) - kept
     assert scores(remote) == scores(local)
     assert scores(remote)["ada"] == 100 and scores(remote)["ben"] == 0
