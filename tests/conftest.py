@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import csv
 import os
 import pwd
@@ -620,8 +621,10 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 def lingering(notebooks: dict, seconds: float) -> dict:
-    """``notebooks`` with the first one's first solution cell waiting ``seconds``: each try of that notebook runs
-    long enough for its kernel to be killed there, and not on the next notebook (or on the kernel started ahead)."""
+    """A copy of ``notebooks`` with the first one's first solution cell waiting ``seconds``: each try of that notebook
+    runs long enough for its kernel to be killed there, and not on the next notebook (or on the kernel started ahead).
+    (A copy: changed in place, notebooks several students share took the wait once per student.)"""
+    notebooks = copy.deepcopy(notebooks)
     first = notebooks[sorted(notebooks)[0]]
     cell = next(c for c in first.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
     cell.source += f"\nimport time\ntime.sleep({seconds})\n"

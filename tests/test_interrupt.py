@@ -57,7 +57,7 @@ def one_lesson_class(course, linger: float = 0) -> None:
     """CLASS students who hand in the reference's first lesson, its first solution cell waiting ``linger`` seconds."""
     lessons = {k: v for k, v in persona_notebooks("reference").items() if k.startswith("01")}  # one lesson each
     if linger:
-        lessons = lingering(lessons, linger)  # (in place: once for all the students)
+        lessons = lingering(lessons, linger)
     make_class(course, {f"s{i}": lessons for i in range(CLASS)})
 
 
